@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Self-installing entry point of websearch-worker.  Standard library only, Python >= 3.9.
+
+    python3 bootstrap/run.py search "query" [options]
+    python3 bootstrap/run.py fetch URL [URL...] [options]
+
+First call: create the worker's venv, install requirements.txt into it, write
+the ready stamp (last), then hand over.  Later calls: read the stamp, compare it
+with requirements.txt, and ``execv`` the venv's interpreter: nothing else.
+
+Bootstrap-only flags (before the command):
+    --venv DIR      venv location (also $WEBSEARCH_WORKER_VENV; default <repo>/.venv)
+    --check         exit 0 if the venv is ready, 1 if not; prints the reason
+    --python-path   print the ready venv's interpreter path (installing first if needed)
+    --reinstall     rebuild the venv from scratch, then run the command if one is given
+"""
+
+import os
+import sys
+
+BOOTSTRAP_VERSION = "1"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STAMP_NAME = "websearch-worker-ready.json"
+ENV_VENV = "WEBSEARCH_WORKER_VENV"
+FLAGS = ("--venv", "--check", "--python-path", "--reinstall")
+
+
+def venv_python(venv):
+    return os.path.join(venv, "bin", "python")
+
+
+REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
+
+
+def read_requirements(path=REQUIREMENTS):
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8")
+
+
+def stamp_problem(venv, requirements):
+    """None if the venv is ready for these requirements, else why not (one line)."""
+    try:
+        with open(os.path.join(venv, STAMP_NAME), "rb") as f:
+            raw = f.read().decode("utf-8")
+    except OSError:
+        return "not installed"
+    import json
+
+    try:
+        stamp = json.loads(raw)
+    except ValueError:
+        return "ready stamp unreadable"
+    if stamp.get("bootstrap") != BOOTSTRAP_VERSION:
+        return "bootstrap version changed"
+    if stamp.get("requirements") != requirements:
+        return "requirements.txt changed"
+    if stamp.get("root") != ROOT:
+        return "project moved"
+    if not os.access(venv_python(venv), os.X_OK):
+        return "venv interpreter missing"
+    return None
+
+
+def exec_worker(venv, argv):
+    python = venv_python(venv)
+    env = os.environ
+    env.setdefault("WEBSEARCH_WORKER_PROG", "bootstrap/run.py")
+    # -I: the user's cwd (maybe holding its own "worker" dir) and PYTHON* variables
+    # must not change which code runs; the worker is found through a .pth file.
+    os.execv(python, [python, "-I", "-m", "worker"] + argv)
+
+
+# ---------------------------------------------------------------------------
+# Slow path: install.  Everything below runs only when the venv is not ready.
+
+
+def log(msg):
+    sys.stderr.write("websearch-worker: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def emit_error(code, message, hint, detail=None):
+    """A SEARCH_ERROR block, built with the same escaping rules as worker/protocol.py."""
+    import json
+
+    error = {"code": code, "message": message, "hint": hint, "retryable": True}
+    if detail:
+        error["detail"] = detail
+    line = json.dumps({"ok": False, "v": 1, "error": error}, ensure_ascii=True, separators=(",", ":"))
+    line = line.replace("SEARCH_", "SEARCH\\u005f")
+    sys.stdout.write("SEARCH_ERROR\n%s\nSEARCH_DONE\n" % line)
+    sys.stdout.flush()
+
+
+class InstallError(Exception):
+    def __init__(self, message, output=""):
+        super().__init__(message)
+        self.output = output
+
+
+_CHILD = []
+
+
+def run(cmd, env=None):
+    import subprocess
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL)
+    _CHILD[:] = [proc]
+    try:
+        raw, _ = proc.communicate()
+    finally:
+        _CHILD[:] = []
+    out = raw.decode("utf-8", errors="replace")
+    if proc.returncode != 0:
+        raise InstallError("%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out)
+    return out
+
+
+def find_uv():
+    if os.environ.get("WEBSEARCH_WORKER_NO_UV"):
+        return None
+    import shutil
+
+    return shutil.which("uv")
+
+
+def site_packages(python):
+    out = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    return out.strip().splitlines()[-1]
+
+
+def install(venv, req_file, fresh):
+    """Build or update the venv; the caller holds the install lock."""
+    import shutil
+
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    python = venv_python(venv)
+    uv = find_uv()
+    if fresh or not os.access(python, os.X_OK):
+        if os.path.lexists(venv):
+            shutil.rmtree(venv)
+        log("creating venv at %s%s" % (venv, " with uv" if uv else ""))
+        if uv:
+            run([uv, "venv", "--quiet", "--python", sys.executable, venv], env)
+        else:
+            run([sys.executable, "-m", "venv", venv], env)
+    if uv:
+        run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-r", req_file], env)
+    else:
+        # The pip bundled by ensurepip (23.2.1 on Python 3.11) cannot resolve
+        # trafilatura with readability-lxml; upgrade it first.
+        run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--upgrade", "pip"], env)
+        run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", req_file], env)
+    purelib = site_packages(python)
+    # The worker runs from this checkout: a .pth file puts it on the venv's path.
+    with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
+        f.write(ROOT + "\n")
+    # Byte-compile now: hosts that set PYTHONDONTWRITEBYTECODE would otherwise
+    # pay for compiling on every call.
+    run([python, "-m", "compileall", "-q", "-j", "0", purelib, os.path.join(ROOT, "worker")], env)
+
+
+def write_stamp(venv, requirements):
+    import json
+    import platform
+
+    stamp = {
+        "bootstrap": BOOTSTRAP_VERSION,
+        "requirements": requirements,
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "root": ROOT,
+    }
+    path = os.path.join(venv, STAMP_NAME)
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(stamp, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)  # atomic: readers see no stamp or a whole one
+
+
+def remove_stamp(venv):
+    try:
+        os.unlink(os.path.join(venv, STAMP_NAME))
+    except FileNotFoundError:
+        pass
+
+
+def lock_path(venv):
+    return os.path.abspath(venv).rstrip("/") + ".lock"
+
+
+def acquire_lock(venv, wait_seconds):
+    """An exclusive flock beside the venv; None if it was not had in time."""
+    import fcntl
+    import time
+
+    os.makedirs(os.path.dirname(lock_path(venv)) or ".", exist_ok=True)
+    fd = os.open(lock_path(venv), os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + wait_seconds
+    announced = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                return None
+            if not announced:
+                log("another call is installing the venv; waiting")
+                announced = True
+            time.sleep(0.2)
+
+
+def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None):
+    """Make the venv ready (installing under the lock); raise InstallError on final failure.
+
+    ``requirements`` is the text the stamp records (default: req_file's content).
+    """
+    import time
+
+    if requirements is None:
+        requirements = read_requirements(req_file)
+    wait = float(os.environ.get("WEBSEARCH_WORKER_LOCK_WAIT", "600"))
+    fd = acquire_lock(venv, wait)
+    if fd is None:
+        raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
+    try:
+        problem = stamp_problem(venv, requirements)
+        if problem is None and not reinstall:
+            return  # another call finished the install while we waited
+        attempts = max(1, int(os.environ.get("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "3")))
+        backoff = float(os.environ.get("WEBSEARCH_WORKER_INSTALL_BACKOFF", "2"))
+        log("first run: installing dependencies into %s (%s)" % (venv, "reinstall requested" if reinstall else problem))
+        started = time.monotonic()
+        for attempt in range(1, attempts + 1):
+            remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
+            try:
+                # A venv that failed mid-install is rebuilt from scratch on retry.
+                install(venv, req_file, fresh=reinstall or attempt > 1)
+                write_stamp(venv, requirements)
+                log("installed in %.1fs" % (time.monotonic() - started))
+                return
+            except (InstallError, OSError) as exc:
+                last = exc
+                if attempt < attempts:
+                    delay = backoff * (2 ** (attempt - 1))
+                    log("install failed (%s); retrying in %gs" % (exc, delay))
+                    time.sleep(delay)
+        raise last if isinstance(last, InstallError) else InstallError(str(last))
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def parse_flags(argv):
+    opts = {"venv": os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")}
+    rest = list(argv)
+    while rest and rest[0] in FLAGS or (rest and rest[0].startswith("--venv=")):
+        flag = rest.pop(0)
+        if flag.startswith("--venv="):
+            opts["venv"] = flag.split("=", 1)[1]
+        elif flag == "--venv":
+            if not rest:
+                emit_error("usage", "--venv needs a directory", "bootstrap/run.py --venv DIR search ...")
+                sys.exit(2)
+            opts["venv"] = rest.pop(0)
+        else:
+            opts[flag[2:].replace("-", "_")] = True
+    opts["venv"] = os.path.abspath(os.path.expanduser(opts["venv"]))
+    return opts, rest
+
+
+def on_signal(signum, frame):
+    """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for proc in _CHILD:
+        try:
+            proc.kill()
+            proc.wait(5)
+        except Exception:
+            pass
+    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install")
+    os._exit(130)
+
+
+def main(argv):
+    import signal
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    opts, rest = parse_flags(argv)
+    venv = opts["venv"]
+    if opts.get("check"):
+        problem = stamp_problem(venv, read_requirements())
+        sys.stdout.write("ready %s\n" % venv_python(venv) if problem is None else "not ready: %s\n" % problem)
+        return 0 if problem is None else 1
+    try:
+        if opts.get("reinstall") or stamp_problem(venv, read_requirements()) is not None:
+            ensure_ready(venv, reinstall=bool(opts.get("reinstall")))
+    except InstallError as exc:
+        tail = "\n".join(exc.output.strip().splitlines()[-15:])
+        if tail:
+            sys.stderr.write(tail + "\n")
+        emit_error(
+            "bootstrap_failed",
+            "could not install the worker's dependencies: %s" % exc,
+            "check network access to the package index (pip/uv configuration), then run the command again; "
+            "bootstrap/run.py --reinstall rebuilds the venv",
+            detail=tail[-2000:] or None,
+        )
+        return 1
+    if opts.get("python_path"):
+        sys.stdout.write(venv_python(venv) + "\n")
+        return 0
+    if not rest and opts.get("reinstall"):
+        return 0
+    exec_worker(venv, rest)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    venv_dir = os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")
+    # Fast path: no bootstrap flags and a ready venv -> exec at once.
+    if not (args and (args[0] in FLAGS or args[0].startswith("--venv="))):
+        try:
+            if stamp_problem(venv_dir, read_requirements()) is None:
+                exec_worker(venv_dir, args)
+        except OSError:
+            pass  # fall through to the slow path, which reinstalls
+    sys.exit(main(args))

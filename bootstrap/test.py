@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Run the whole test suite from a fresh clone:  python3 bootstrap/test.py [pytest args]
+
+Builds (once) a dev venv at .venv-dev with requirements-dev.txt, using the same
+installer, lock and ready stamp as bootstrap/run.py, then runs pytest in it, and
+the pi host's Node tests when Node and hosts/pi are present.
+Standard library only.
+"""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run as bootstrap  # noqa: E402
+
+ROOT = bootstrap.ROOT
+DEV_REQUIREMENTS = os.path.join(ROOT, "requirements-dev.txt")
+
+
+def main(argv):
+    venv = os.environ.get("WEBSEARCH_WORKER_DEV_VENV") or os.path.join(ROOT, ".venv-dev")
+    key = bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS)
+    if bootstrap.stamp_problem(venv, key) is not None:
+        try:
+            bootstrap.ensure_ready(venv, req_file=DEV_REQUIREMENTS, requirements=key)
+        except bootstrap.InstallError as exc:
+            sys.stderr.write("could not build the dev venv: %s\n%s\n" % (exc, exc.output[-3000:]))
+            return 1
+    python = bootstrap.venv_python(venv)
+    rc = subprocess.call([python, "-m", "pytest", "tests"] + argv, cwd=ROOT)
+    if rc == 5:  # no tests collected: say so rather than pass silently
+        sys.stderr.write("pytest collected no tests\n")
+        return 1
+    if rc != 0:
+        return rc
+    pi = os.path.join(ROOT, "hosts", "pi")
+    if os.path.exists(os.path.join(pi, "package.json")) and not argv:
+        rc = subprocess.call(["bash", os.path.join(pi, "test.sh")], cwd=pi)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

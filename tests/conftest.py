@@ -1,0 +1,53 @@
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from worker import protocol  # noqa: E402
+
+
+class Result:
+    def __init__(self, proc, stdout, stderr):
+        self.returncode = proc.returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.payload = None
+        try:
+            self.payload = protocol.parse(stdout)
+        except protocol.ProtocolError:
+            pass
+
+    def __repr__(self):
+        return "Result(rc=%r, stdout=%r, stderr=%r)" % (self.returncode, self.stdout[:2000], self.stderr[-2000:])
+
+
+def worker_env(tmp_path, extra=None):
+    env = dict(os.environ)
+    env["WEBSEARCH_WORKER_TMPDIR"] = str(tmp_path / "calltmp")
+    env["WEBSEARCH_CONFIG"] = str(tmp_path / "no-config.json")
+    env["HOME"] = str(tmp_path / "home")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    for key in ("EXA_API_KEY", "BRAVE_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        env.pop(key, None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_worker(args, env, timeout=60, input=None):
+    """Run ``python -m worker`` as a real subprocess, the way hosts do."""
+    proc = subprocess.run(
+        [sys.executable, "-I", "-m", "worker"] + list(args),
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return Result(proc, proc.stdout.decode("ascii", errors="replace"), proc.stderr.decode("utf-8", errors="replace"))
+
+
+@pytest.fixture
+def env(tmp_path):
+    return worker_env(tmp_path)

@@ -1,0 +1,1 @@
+"""websearch-worker: web search and web fetch for coding agents, one process per call."""

@@ -1,0 +1,108 @@
+"""Entry point: argv in, one protocol block out, a documented exit code.
+
+This is the one place where exceptions become protocol errors.
+"""
+
+import os
+import sys
+
+from . import protocol
+from .errors import WorkerError
+from .runtime import Call
+
+
+def _error_block(exc):
+    if isinstance(exc, WorkerError):
+        return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra)
+    # Anything unexpected: a clear line, the detail on stderr, never a traceback on stdout.
+    return protocol.render_error(
+        "internal",
+        "internal error: %s: %s" % (type(exc).__name__, _one_line(str(exc))),
+        hint="this is a bug in websearch-worker; run again with WEBSEARCH_WORKER_DEBUG=1 for a traceback",
+    )
+
+
+def _one_line(text, limit=300):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _exit_code(exc):
+    if isinstance(exc, WorkerError) and exc.code == "usage":
+        return protocol.EXIT_USAGE
+    return protocol.EXIT_ERROR
+
+
+def _human_error(exc):
+    if isinstance(exc, WorkerError):
+        lines = ["error (%s): %s" % (exc.code, exc.message)]
+        if exc.hint:
+            lines.append("hint: %s" % exc.hint)
+    else:
+        lines = ["internal error: %s: %s" % (type(exc).__name__, _one_line(str(exc)))]
+    return "\n".join(lines) + "\n"
+
+
+def dispatch(args, call):
+    """Run the requested tool; returns the OK payload dict."""
+    if args.command == "search":
+        from .search import run_search
+
+        return run_search(args, call)
+    from .fetch import run_fetch
+
+    return run_fetch(args, call)
+
+
+def main(argv=None, prog="websearch-worker"):
+    argv = sys.argv[1:] if argv is None else argv
+    call = Call()
+    call.install_signal_handlers()
+    human = False
+    try:
+        from .cli import __version__, parse_args
+
+        try:
+            args = parse_args(argv, prog=prog)
+        finally:
+            call.claim_stdout()  # after parsing, so --help still reaches the real stdout
+        if args.version:
+            call.emit("websearch-worker %s\n" % __version__)
+            call.finish(protocol.EXIT_OK)
+        human = args.output == "text"
+        call.deadline = call.started + args.timeout
+        call.keep_temp = args.keep_temp
+        call.make_tempdir()
+    except SystemExit as exc:  # --help
+        call.finish(exc.code if isinstance(exc.code, int) else 0)
+    except BaseException as exc:
+        if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        call.emit(_error_block(exc))
+        call.finish(_exit_code(exc))
+
+    status, value = call.run(lambda: dispatch(args, call))
+    if status == "timeout":
+        value = WorkerError(
+            "timeout",
+            "the call did not finish within --timeout %gs" % args.timeout,
+            hint="raise --timeout, or ask for fewer results or URLs",
+        )
+        status = "error"
+    if status == "ok":
+        if human:
+            call.emit(value.get("text") or "")
+        else:
+            call.emit(protocol.render_ok(value))
+        call.finish(protocol.EXIT_OK)
+    if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+        import traceback
+
+        traceback.print_exception(type(value), value, value.__traceback__)
+    if human:
+        call.emit(_human_error(value))
+    else:
+        call.emit(_error_block(value))
+    call.finish(_exit_code(value))

@@ -1,0 +1,93 @@
+"""The delimited stdout protocol: one emitter, one reference parser.
+
+A call prints exactly one block::
+
+    SEARCH_OK | SEARCH_ERROR
+    <one line of ASCII JSON>
+    SEARCH_DONE
+
+The payload can never contain a marker string, so even a host that finds the
+first ``SEARCH_OK`` and the first ``SEARCH_DONE`` by plain substring search and
+parses what lies between gets the right answer.  See docs/PROTOCOL.md.
+
+Standard library only: Python hosts import this module without the venv.
+"""
+
+import json
+
+VERSION = 1
+OK = "SEARCH_OK"
+ERROR = "SEARCH_ERROR"
+DONE = "SEARCH_DONE"
+_MARKER_STEM = "SEARCH_"
+# Every marker starts with the stem, so escaping the stem's "_" removes them all.
+_ESCAPED_STEM = "SEARCH\\u005f"
+
+# Exit codes (documented in docs/PROTOCOL.md).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CANCELLED = 130
+
+
+def encode_payload(payload):
+    """One line of ASCII JSON in which no marker string can occur.
+
+    ``ensure_ascii`` escapes every non-ASCII character (lone surrogates
+    included) and every control character, so the line holds no newline and
+    survives hosts that decode stdout in chunks.  The stem ``SEARCH_`` can then
+    only occur inside JSON strings (our keys never contain it), where writing
+    its underscore as ``\\u005f`` means the same string to every JSON parser.
+    """
+    line = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str)
+    return line.replace(_MARKER_STEM, _ESCAPED_STEM)
+
+
+def render_ok(payload):
+    body = {"ok": True, "v": VERSION}
+    body.update(payload)
+    return "%s\n%s\n%s\n" % (OK, encode_payload(body), DONE)
+
+
+def render_error(code, message, hint=None, retryable=False, **extra):
+    error = {"code": code, "message": message, "retryable": bool(retryable)}
+    if hint:
+        error["hint"] = hint
+    error.update(extra)
+    return "%s\n%s\n%s\n" % (ERROR, encode_payload({"ok": False, "v": VERSION, "error": error}), DONE)
+
+
+class ProtocolError(ValueError):
+    """The worker's output holds no well-formed block."""
+
+
+def parse(output):
+    """Parse worker stdout into its payload dict.
+
+    Tolerant of noise outside the block (a stray library print, a banner), strict
+    inside it: the first marker line opens the block, the next line must be the
+    JSON payload and the line after it ``SEARCH_DONE``.  Raises ProtocolError
+    naming what is wrong, including a block cut short by a dying process.
+    """
+    if isinstance(output, bytes):
+        output = output.decode("ascii", errors="replace")
+    lines = output.split("\n")
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r")
+        if line not in (OK, ERROR):
+            continue
+        if i + 1 >= len(lines) or not lines[i + 1].strip():
+            raise ProtocolError("truncated block: %s with no payload line" % line)
+        body = lines[i + 1].rstrip("\r")
+        try:
+            payload = json.loads(body)
+        except ValueError as exc:
+            raise ProtocolError("malformed payload after %s: %s" % (line, exc)) from None
+        if i + 2 >= len(lines) or lines[i + 2].rstrip("\r") != DONE:
+            raise ProtocolError("truncated block: %s payload not followed by %s" % (line, DONE))
+        if not isinstance(payload, dict) or "ok" not in payload:
+            raise ProtocolError("payload is not a protocol object")
+        if payload["ok"] is not (line == OK):
+            raise ProtocolError("payload 'ok' disagrees with the %s marker" % line)
+        return payload
+    raise ProtocolError("no SEARCH_OK or SEARCH_ERROR block in the output")

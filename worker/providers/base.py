@@ -1,0 +1,46 @@
+"""The provider interface.
+
+A provider is constructed from its config entry and answers ``search`` and/or
+``fetch``.  It returns plain dicts (the protocol's result shapes) and raises
+WorkerError with a stable code for anything that goes wrong; it never prints.
+"""
+
+from ..errors import WorkerError
+
+
+class ProviderSpec:
+    """One configured provider: what the config file (or the environment) says."""
+
+    def __init__(self, name, type, api_key=None, key_source=None, base_url=None, options=None):
+        self.name = name
+        self.type = type
+        self.api_key = api_key
+        self.key_source = key_source  # "config" | "env:NAME" | None; reported, the key never is
+        self.base_url = base_url
+        self.options = dict(options or {})
+
+    def __repr__(self):  # never show the key
+        return "ProviderSpec(name=%r, type=%r, key=%s)" % (self.name, self.type, "set" if self.api_key else "none")
+
+
+class Provider:
+    #: tools this provider answers: {"search"}, {"fetch"} or both
+    tools = frozenset()
+    #: does it need an API key?
+    needs_key = False
+
+    def __init__(self, spec, call):
+        self.spec = spec
+        self.call = call
+
+    @property
+    def name(self):
+        return self.spec.name
+
+    def search(self, args):
+        """Return {"results": [...], "meta": {...}} for ``args.query``."""
+        raise WorkerError("invalid_argument", "provider %r cannot search" % self.name)
+
+    def fetch(self, urls, args):
+        """Return {"results": [item per URL, in order], "meta": {...}}."""
+        raise WorkerError("invalid_argument", "provider %r cannot fetch" % self.name)

@@ -1,0 +1,161 @@
+"""DuckDuckGo (and friends) through ddgs' own engines, no key.
+
+We drive ddgs' engine classes directly instead of ``DDGS().text``: the
+aggregate call reports a blocked engine and an empty result page the same way
+("No results found"), while one engine's ``search`` returns None for a non-200
+answer (blocked, rate limited) and a list (possibly empty) for a parsed page.
+Engines are tried in order until one answers, so one blocked engine costs a
+fallback, not the call.
+
+Default order: duckduckgo first (the tool's namesake, Bing-backed results
+without ddgs' wikipedia-first ranking of ``auto``), then brave and mojeek
+(independent indexes) and yahoo as fallbacks.
+"""
+
+from urllib.parse import urlsplit
+
+from ..errors import WorkerError
+from .base import Provider
+
+DEFAULT_BACKENDS = ("duckduckgo", "brave", "mojeek", "yahoo")
+TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
+MAX_LIMIT = 50
+MAX_PAGES = 5  # per engine, when --limit asks for more than one page holds
+
+
+def clamp_limit(limit, default=5):
+    if limit is None:
+        return default
+    return max(1, min(MAX_LIMIT, int(limit)))
+
+
+def domain_query(query, include, exclude):
+    """Domain filters as query operators, understood by every ddgs engine's backend."""
+    parts = [query]
+    if include:
+        sites = ["site:%s" % d for d in include]
+        parts.append(sites[0] if len(sites) == 1 else "(%s)" % " OR ".join(sites))
+    parts.extend("-site:%s" % d for d in exclude)
+    return " ".join(parts)
+
+
+def _host_matches(url, domain):
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    domain = domain.lower().strip().lstrip(".")
+    return host == domain or host.endswith("." + domain)
+
+
+def filter_domains(results, include, exclude):
+    """Engines treat site: as a hint; enforce it."""
+    out = []
+    for r in results:
+        url = r["url"]
+        if include and not any(_host_matches(url, d) for d in include):
+            continue
+        if any(_host_matches(url, d) for d in exclude):
+            continue
+        out.append(r)
+    return out
+
+
+def to_result(item, engine):
+    return {
+        "title": item.title or "",
+        "url": item.href or "",
+        "snippet": item.body or "",
+        "engine": engine,
+    }
+
+
+def classify(exc):
+    """A ddgs/primp exception as (code, detail)."""
+    from ddgs.exceptions import RatelimitException, TimeoutException
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, TimeoutException) or "timed out" in text.lower() or "timeout" in text.lower():
+        return "timeout", text
+    if isinstance(exc, RatelimitException):
+        return "blocked", text
+    return "network", text
+
+
+class DdgsProvider(Provider):
+    tools = frozenset({"search"})
+
+    def engine_classes(self, backend):
+        from ddgs.engines import ENGINES
+
+        names = [b.strip() for b in (backend or ",".join(self.spec.options.get("backends", DEFAULT_BACKENDS))).split(",") if b.strip()]
+        text_engines = ENGINES.get("text", {})
+        unknown = [n for n in names if n not in text_engines]
+        if unknown or not names:
+            raise WorkerError("invalid_argument", "unknown ddgs backend %s" % ", ".join(map(repr, unknown or [backend])),
+                              hint="available: %s" % ", ".join(sorted(text_engines)))
+        return [(n, text_engines[n]) for n in names]
+
+    def search(self, args):
+        limit = clamp_limit(args.limit, self.spec.options.get("defaultSearchLimit", 5))
+        query = domain_query(args.query, args.include_domain, args.exclude_domain)
+        failures = []
+        for name, cls in self.engine_classes(args.backend):
+            timeout = self.call.bounded(10)
+            engine = cls(proxy=None, timeout=max(1, int(round(timeout))))
+            try:
+                results = self._collect(engine, name, query, args, limit)
+            except WorkerError:
+                raise
+            except Exception as exc:  # one engine failing is a fallback, not the call
+                code, detail = classify(exc)
+                failures.append((name, code, detail))
+                continue
+            if results is None:
+                failures.append((name, "blocked", "answered with a non-200 status (blocked or rate limited)"))
+                continue
+            meta = {"engine": name, "limit": limit, "page": args.page}
+            if failures:
+                meta["fallbacks"] = [{"engine": n, "error": c, "detail": d[:200]} for n, c, d in failures]
+            warnings = ["engine %s failed (%s); answered by %s" % (n, c, name) for n, c, _ in failures]
+            return {"results": results, "meta": meta, "warnings": warnings}
+        raise self._all_failed(failures)
+
+    def _collect(self, engine, name, query, args, limit):
+        """Results from one engine, paging until ``limit``; None if its first page is refused."""
+        seen = set()
+        out = []
+        for page in range(args.page, args.page + MAX_PAGES):
+            items = engine.search(
+                query,
+                region=args.region or self.spec.options.get("region", "us-en"),
+                safesearch=args.safesearch or "moderate",
+                timelimit=TIMELIMIT.get(args.recency),
+                page=page,
+            )
+            if items is None:
+                if page == args.page:
+                    return None
+                break
+            fresh = []
+            for item in items:
+                r = to_result(item, name)
+                if r["url"] and r["url"] not in seen:
+                    seen.add(r["url"])
+                    fresh.append(r)
+            out.extend(filter_domains(fresh, args.include_domain, args.exclude_domain))
+            if len(out) >= limit or not fresh:
+                break
+        return out[:limit]
+
+    @staticmethod
+    def _all_failed(failures):
+        codes = {c for _, c, _ in failures}
+        summary = "; ".join("%s: %s" % (n, c) for n, c, _ in failures)
+        if codes == {"blocked"}:
+            return WorkerError("blocked", "every search engine refused the request (%s)" % summary,
+                               hint="the engines rate-limit by IP: wait a minute, try --backend with another engine, "
+                                    "or configure a keyed provider (exa, brave)")
+        if "timeout" in codes and codes <= {"timeout", "blocked"}:
+            return WorkerError("timeout", "every search engine timed out (%s)" % summary,
+                               hint="check the network or raise --timeout")
+        detail = next((d for _, c, d in failures if c == "network"), "")
+        return WorkerError("network", "no search engine could be reached (%s)%s" % (summary, (": " + detail[:200]) if detail else ""),
+                           hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS")

@@ -1,0 +1,212 @@
+"""Per-call runtime: private stdout, temp directory, signals, deadline, exit.
+
+Every call is a fresh process, so this module is on every call's path and
+imports nothing heavy.  The work runs on a daemon thread while the main thread
+waits on it; signals are handled by the main thread, so SIGTERM is answered
+within milliseconds even when the work is stuck in a network call, and
+``os._exit`` means no busy worker thread can delay the exit.
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+from . import protocol
+
+TEMP_PREFIX = "call-"
+
+
+def temp_base():
+    """Where per-call temp dirs live: $WEBSEARCH_WORKER_TMPDIR, else $TMPDIR/websearch-worker-<uid>."""
+    explicit = os.environ.get("WEBSEARCH_WORKER_TMPDIR")
+    if explicit:
+        return explicit
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", "websearch-worker-%d" % os.getuid())
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def sweep_stale(base, own=None):
+    """Remove temp dirs whose owning process is gone (e.g. a SIGKILLed call)."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(TEMP_PREFIX):
+            continue
+        path = os.path.join(base, name)
+        if path == own:
+            continue
+        try:
+            pid = int(name[len(TEMP_PREFIX):].split("-", 1)[0])
+        except ValueError:
+            continue
+        if not _pid_alive(pid):
+            remove_tree(path)
+
+
+def remove_tree(path):
+    try:
+        os.rmdir(path)  # the common case: the call left nothing behind
+    except FileNotFoundError:
+        return
+    except OSError:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class Call:
+    """The state of one worker invocation; ``ctx`` for tools and providers."""
+
+    def __init__(self, timeout=None, keep_temp=False):
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout if timeout else None
+        self.keep_temp = keep_temp
+        self.warnings = []
+        self.children = set()
+        self.tempdir = None
+        self._out_fd = None
+        self._emit_lock = threading.Lock()
+        self._emitted = False
+        self._exiting = False
+        self.cancelled = threading.Event()
+
+    # -- stdout -----------------------------------------------------------
+    def claim_stdout(self):
+        """Keep fd 1 for the protocol; route everything else printed to stderr.
+
+        Libraries that print (Python or C level) land on stderr, so stdout
+        carries nothing but our block.
+        """
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        self._out_fd = os.dup(1)
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+
+    def emit(self, text):
+        """Write the call's one block; later attempts are dropped."""
+        with self._emit_lock:
+            if self._emitted:
+                return False
+            self._emitted = True
+            data = text.encode("ascii", errors="backslashreplace")
+            fd = self._out_fd if self._out_fd is not None else 1
+            while data:
+                try:
+                    n = os.write(fd, data)
+                except InterruptedError:
+                    continue
+                except OSError:
+                    break  # the host closed its end; nothing more to say
+                data = data[n:]
+            return True
+
+    # -- temp dir ---------------------------------------------------------
+    def make_tempdir(self):
+        base = temp_base()
+        try:
+            os.makedirs(base, mode=0o700, exist_ok=True)
+        except OSError:
+            pass
+        path = os.path.join(base, "%s%d-%d" % (TEMP_PREFIX, os.getpid(), time.time_ns()))
+        os.mkdir(path, 0o700)
+        self.tempdir = path
+        sweep_stale(base, own=path)
+        return path
+
+    # -- time ---------------------------------------------------------------
+    def remaining(self, default=None):
+        """Seconds left before the call's deadline (None when unbounded)."""
+        if self.deadline is None:
+            return default
+        return max(0.0, self.deadline - time.monotonic())
+
+    def bounded(self, seconds):
+        """``seconds`` cut to what is left of the call's deadline."""
+        left = self.remaining()
+        if left is None:
+            return seconds
+        return max(0.01, min(seconds, left)) if seconds else max(0.01, left)
+
+    def warn(self, message):
+        self.warnings.append(message)
+
+    # -- children -----------------------------------------------------------
+    def track(self, proc):
+        self.children.add(proc)
+        return proc
+
+    def _kill_children(self):
+        for proc in list(self.children):
+            try:
+                proc.kill()
+            except Exception:
+                pass
+
+    # -- exit ---------------------------------------------------------------
+    def cleanup(self):
+        self._kill_children()
+        if self.tempdir and not self.keep_temp:
+            remove_tree(self.tempdir)
+        elif self.tempdir:
+            sys.stderr.write("websearch-worker: kept temp dir %s\n" % self.tempdir)
+
+    def finish(self, code):
+        """Clean up and leave now, whatever other threads are doing."""
+        self._exiting = True
+        self.cleanup()
+        try:
+            sys.stderr.flush()
+        except Exception:
+            pass
+        os._exit(code)
+
+    def _on_signal(self, signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.cancelled.set()
+        name = "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
+        self.emit(protocol.render_error("cancelled", "cancelled by %s" % name, retryable=False))
+        self.finish(protocol.EXIT_CANCELLED)
+
+    def install_signal_handlers(self):
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def run(self, work):
+        """Run ``work()`` on a daemon thread; return ("ok", value) or ("error", exc) or ("timeout", None)."""
+        box = {}
+        done = threading.Event()
+
+        def target():
+            try:
+                box["value"] = work()
+            except BaseException as exc:  # handed to the main thread, which owns error mapping
+                box["error"] = exc
+            finally:
+                done.set()
+
+        thread = threading.Thread(target=target, name="websearch-work", daemon=True)
+        thread.start()
+        # Short waits keep the main thread responsive to signals.
+        while not done.wait(0.05):
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                return "timeout", None
+        if "error" in box:
+            return "error", box["error"]
+        return "ok", box.get("value")
