@@ -1,0 +1,174 @@
+"""Brave provider: request mapping, response parsing, errors — against a fake Brave API on 127.0.0.1."""
+
+import argparse
+import json
+import os
+
+import pytest
+
+from conftest import run_worker
+from fakes.brave_server import KEY, FakeBrave
+from worker.errors import WorkerError
+from worker.providers.base import ProviderSpec
+from worker.providers.brave import BraveProvider, build_params, error_from_response, parse_results, retry_after
+from worker.runtime import Call
+
+
+def _args(query="full query", **kw):
+    base = dict(query=query, limit=None, page=1, recency=None, country=None, search_lang=None, safesearch=None,
+                include_domain=[], exclude_domain=[])
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with FakeBrave() as f:
+        yield f
+
+
+def _provider(fake, key=KEY, **options):
+    options.setdefault("minInterval", 0)
+    spec = ProviderSpec("brave", "brave", api_key=key, key_source="config", base_url=fake.base_url, options=options)
+    return BraveProvider(spec, Call(timeout=30))
+
+
+# -- pure mapping ------------------------------------------------------------------
+
+def test_params_map_every_option():
+    p = build_params(_args("rust async", limit=50, page=3, recency="week", country="DE", search_lang="de",
+                           safesearch="on", include_domain=["docs.rs", "github.com"], exclude_domain=["reddit.com"]))
+    assert p["count"] == 20 and p["offset"] == 2 and p["freshness"] == "pw"
+    assert p["country"] == "DE" and p["search_lang"] == "de" and p["safesearch"] == "strict"
+    assert p["q"] == "rust async (site:docs.rs OR site:github.com) -site:reddit.com"
+    assert build_params(_args(limit=0))["count"] == 1
+    assert build_params(_args())["count"] == 5
+    assert "freshness" not in build_params(_args())
+    assert [build_params(_args(recency=r))["freshness"] for r in ("day", "week", "month", "year")] == ["pd", "pw", "pm", "py"]
+
+
+def test_page_beyond_brave_range_is_invalid_argument():
+    with pytest.raises(WorkerError) as e:
+        build_params(_args(page=11))
+    assert e.value.code == "invalid_argument" and "--page" in e.value.message
+
+
+def test_query_over_brave_limits_is_invalid_query():
+    with pytest.raises(WorkerError) as e:
+        build_params(_args("word " * 60))
+    assert e.value.code == "invalid_query"
+
+
+def test_parse_is_defensive():
+    results, skipped = parse_results({"web": {"results": [{"url": "https://x.example/"}, None, {"title": "t"}, 5]}})
+    assert skipped == 3 and results == [{"title": "", "url": "https://x.example/", "snippet": ""}]
+    assert parse_results({}) == ([], 0)
+    assert parse_results({"web": {"results": "nope"}}) == ([], 0)
+    assert parse_results([]) == ([], 0)
+
+
+def test_retry_after_prefers_header_then_exhausted_window():
+    assert retry_after({"Retry-After": "7"}) == 7
+    assert retry_after({"X-RateLimit-Reset": "1, 1419704", "X-RateLimit-Remaining": "0, 10"}) == 1
+    assert retry_after({"X-RateLimit-Reset": "1, 1419704", "X-RateLimit-Remaining": "1, 0"}) == 1419704
+    assert retry_after({}) is None
+
+
+def test_422_names_the_field_and_option():
+    body = json.dumps({"error": {"id": "e1", "meta": {"errors": [{"loc": ["query", "count"], "msg": "too big"}]}}}).encode()
+    exc = error_from_response(422, {}, body)
+    assert exc.code == "invalid_argument" and exc.extra["field"] == "count"
+    assert "count (--limit): too big" in exc.message and exc.extra["request_id"] == "e1"
+
+
+# -- the provider against the fake API --------------------------------------------
+
+def test_full_response(fake):
+    answer = _provider(fake).search(_args("full query", recency="month", country="US", search_lang="en", safesearch="off"))
+    r = answer["results"]
+    assert [x["url"] for x in r] == [
+        "https://devblogs.example.com/typescript/announcing-typescript-5-7/",
+        "https://github.example.com/microsoft/TypeScript/issues/59000",
+        "https://blog.example.org/ts-5-7",
+    ]
+    assert r[0]["title"] == "TypeScript 5.7 & release notes"  # entities decoded, markup dropped
+    assert r[0]["snippet"].startswith("Today we are excited")
+    assert r[0]["published"] == "2024-11-22T18:00:00" and r[0]["age"] == "November 22, 2024"
+    assert r[0]["extra_snippets"] == ["Checks for never-initialized variables.", "Path rewriting for relative paths."]
+    assert r[0]["site"] == "Example Dev Blogs"
+    assert "extra_snippets" not in r[1] and r[1]["age"] == "3 days ago"
+    meta = answer["meta"]
+    assert meta["request_id"] == "req-7f3a9c1e-full" and meta["skipped"] == 0
+    assert meta["more_results_available"] is True and meta["freshness"] == "pm"
+    path, params, headers = fake.requests[-1]
+    assert path == "/res/v1/web/search"
+    assert params["freshness"] == ["pm"] and params["country"] == ["US"] and params["search_lang"] == ["en"]
+    assert params["safesearch"] == ["off"] and params["count"] == ["5"] and params["offset"] == ["0"]
+    assert headers["X-Subscription-Token"] == KEY and headers["Accept"] == "application/json"
+
+
+def test_gzip_answer(fake):
+    answer = _provider(fake).search(_args("gzip please"))
+    assert len(answer["results"]) == 3
+
+
+def test_missing_fields_are_skipped_and_counted(fake):
+    answer = _provider(fake).search(_args("missing fields"))
+    assert [r["url"] for r in answer["results"]] == ["https://a.example.com/no-title", "https://b.example.com/typed"]
+    assert answer["results"][1] == {"title": "", "url": "https://b.example.com/typed", "snippet": ""}
+    assert answer["meta"]["skipped"] == 3 and answer["meta"]["request_id"] is None
+    assert any("3 results without a usable url skipped" in w for w in answer["warnings"])
+
+
+def test_empty_answer(fake):
+    answer = _provider(fake).search(_args("empty please"))
+    assert answer["results"] == [] and answer["meta"]["skipped"] == 0
+
+
+@pytest.mark.parametrize("query,kw,code,check", [
+    ("limited now", {}, "rate_limited", lambda e: e.extra["retry_after"] == 7 and e.retryable),
+    ("boom now", {}, "provider", lambda e: e.retryable and e.extra["status"] == 503),
+    ("notjson now", {}, "provider", lambda e: "not JSON" in e.message),
+    ("full query", {"country": "ZZ"}, "invalid_argument",
+     lambda e: e.extra["field"] == "country" and "--country" in e.message),
+])
+def test_error_statuses(fake, query, kw, code, check):
+    with pytest.raises(WorkerError) as e:
+        _provider(fake).search(_args(query, **kw))
+    assert e.value.code == code, e.value.message
+    assert check(e.value), e.value.to_dict()
+
+
+def test_401_is_auth_and_never_shows_the_key(fake):
+    wrong = "WRONG-canary-key-must-not-leak-42"
+    with pytest.raises(WorkerError) as e:
+        _provider(fake, key=wrong).search(_args())
+    assert e.value.code == "auth" and e.value.extra["status"] == 401
+    assert "subscription token is invalid" in e.value.message
+    assert wrong not in json.dumps(e.value.to_dict())
+
+
+def test_missing_key_is_config_error(fake):
+    with pytest.raises(WorkerError) as e:
+        _provider(fake, key=None).search(_args())
+    assert e.value.code == "config" and "BRAVE_API_KEY" in e.value.hint
+
+
+def test_timeout(fake):
+    p = _provider(fake, timeout=0.5)
+    with pytest.raises(WorkerError) as e:
+        p.search(_args("slow answer"))
+    assert e.value.code == "timeout"
+
+
+def test_connection_refused_is_network():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    spec = ProviderSpec("brave", "brave", api_key=KEY, base_url="http://127.0.0.1:%d" % port, options={"minInterval": 0})
+    with pytest.raises(WorkerError) as e:
+        BraveProvider(spec, Call(timeout=10)).search(_args())
+    assert e.value.code == "network" and KEY not in e.value.message
