@@ -12,6 +12,7 @@ without ddgs' wikipedia-first ranking of ``auto``), then brave and mojeek
 (independent indexes) and yahoo as fallbacks.
 """
 
+import os
 from urllib.parse import urlsplit
 
 from ..errors import WorkerError
@@ -67,6 +68,15 @@ def to_result(item, engine):
     }
 
 
+def env_proxy():
+    """ddgs' own proxy variable (DDGS_PROXY; "tb" means the local Tor Browser).
+
+    Without it primp still honours HTTPS_PROXY / ALL_PROXY and SSL_CERT_FILE by itself.
+    """
+    proxy = os.environ.get("DDGS_PROXY") or None
+    return "socks5h://127.0.0.1:9150" if proxy == "tb" else proxy
+
+
 def classify(exc):
     """A ddgs/primp exception as (code, detail)."""
     from ddgs.exceptions import RatelimitException, TimeoutException
@@ -99,7 +109,7 @@ class DdgsProvider(Provider):
         failures = []
         for name, cls in self.engine_classes(args.backend):
             timeout = self.call.bounded(10)
-            engine = cls(proxy=None, timeout=max(1, int(round(timeout))))
+            engine = cls(proxy=env_proxy(), timeout=max(1, int(round(timeout))))
             try:
                 results = self._collect(engine, name, query, args, limit)
             except WorkerError:
