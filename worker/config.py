@@ -1,43 +1,393 @@
 """Which providers exist and which one answers a call.
 
-Minimal foundation version: the builtin no-key providers (ddgs for search,
-local for fetch).  The config file and keyed providers extend this module.
+The config file (``--config PATH``, else ``$WEBSEARCH_CONFIG``, else
+``~/.pi/agent/web-search.json``) is optional.  Without it the builtins answer:
+ddgs for search, the local fetcher for fetch, and ``exa`` / ``brave`` when
+``EXA_API_KEY`` / ``BRAVE_API_KEY`` are set.  Two shapes are accepted::
+
+    {"defaultProvider": "exa-main",
+     "providers": [{"name": "exa-main", "type": "exa", "apiKey": "...", "baseUrl": "...",
+                    "options": {"defaultSearchLimit": 5}}],
+     "cacheTtl": 600}
+
+    {"apiKey": "...", "baseUrl": "..."}          # the Exa shorthand: one provider named "exa"
+
+Every mistake is a ``config`` error naming the file, the problem and a minimal
+valid example.  Keys are never echoed: not in messages, not in reprs.
 """
+
+import os
+import sys
 
 from .errors import WorkerError
 from .providers.base import ProviderSpec
 
 SEARCH_FALLBACK = "ddgs"
 FETCH_FALLBACK = "local"
+DEFAULT_PATH = "~/.pi/agent/web-search.json"
+ENV_PATH = "WEBSEARCH_CONFIG"
+
+# builtin type -> (tools it answers, env var holding its key or None)
+BUILTIN = {
+    "ddgs": (frozenset({"search"}), None),
+    "local": (frozenset({"fetch"}), None),
+    "exa": (frozenset({"search", "fetch"}), "EXA_API_KEY"),
+    "brave": (frozenset({"search"}), "BRAVE_API_KEY"),
+}
+
+# top-level settings other modules read (Config.settings): name -> (check, description)
+SETTINGS = {
+    "allowPrivate": ("bool", "allow private/loopback addresses in fetch (like --allow-private)"),
+    "cacheTtl": ("count", "cache lifetime in seconds (like --cache-ttl); 0 disables the cache"),
+    "cacheDir": ("str", "cache directory (like --cache-dir)"),
+    "cacheMaxBytes": ("count", "cache size bound in bytes"),
+    "cache": ("bool", "false turns the cache off (like --no-cache)"),
+}
+
+ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
+INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
+
+EXAMPLE_LIST = ('{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
+                '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}')
+EXAMPLE_SHORTHAND = '{"apiKey": "YOUR_EXA_KEY"}'
+EXAMPLE_ENTRY = '{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY"}'
 
 
 class Config:
-    def __init__(self, path=None, providers=None, default=None, settings=None):
-        self.path = path
-        self.providers = providers or {}
-        self.default = default
-        self.settings = settings or {}
+    def __init__(self, path=None, providers=None, default=None, settings=None, order=None, loaded=False):
+        self.path = path                    # the file consulted (it may not exist)
+        self.loaded = loaded                # did the file exist and parse?
+        self.providers = providers or {}    # name -> ProviderSpec, builtins included
+        self.default = default              # the file's defaultProvider, or None
+        self.settings = settings or {}      # top-level non-provider settings
+        self.order = order or list(self.providers)  # candidates for --provider auto, in order
 
 
-def builtin_specs():
-    return {
-        "ddgs": ProviderSpec("ddgs", "ddgs"),
-        "local": ProviderSpec("local", "local"),
-    }
+def _error(path, problem, example=EXAMPLE_LIST, hint=None):
+    where = "config file %s" % path if path else "provider selection"
+    return WorkerError("config", "%s: %s" % (where, problem),
+                       hint=hint or "a minimal valid config: %s" % example, file=path)
 
 
-def load(args):
-    return Config(providers=builtin_specs())
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- loading ----------------------------------------------------------------
+
+def config_path(args=None):
+    """(path, explicit): --config wins, then $WEBSEARCH_CONFIG, then the default."""
+    explicit = getattr(args, "config", None)
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit)), True
+    env = os.environ.get(ENV_PATH)
+    if env:
+        return os.path.abspath(os.path.expanduser(env)), False
+    return os.path.expanduser(DEFAULT_PATH), False
+
+
+def read_text(path, explicit):
+    """The file's text, or None when it is absent and nobody named it on the command line."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        if explicit:
+            raise _error(path, "no such file (named by --config)",
+                         hint="create it, or drop --config to use %s; a minimal valid config: %s"
+                              % (DEFAULT_PATH, EXAMPLE_SHORTHAND)) from None
+        return None
+    except IsADirectoryError:
+        raise _error(path, "is a directory, not a JSON file") from None
+    except OSError as exc:
+        raise _error(path, "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
+                     hint="check its permissions (chmod 600 %s)" % path) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _error(path, "is not UTF-8 text (byte %d)" % exc.start) from None
+
+
+def parse_json(path, text):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _error(path, "invalid JSON at line %d column %d: %s" % (exc.lineno, exc.colno, exc.msg)) from None
+    except RecursionError:
+        raise _error(path, "invalid JSON: nested too deeply") from None
+
+
+def _check_setting(path, key, value):
+    kind = SETTINGS[key][0]
+    ok = {
+        "bool": isinstance(value, bool),
+        "str": isinstance(value, str) and bool(value.strip()),
+        "count": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+    }[kind]
+    if not ok:
+        want = {"bool": "true or false", "str": "a non-empty string", "count": "a whole number >= 0"}[kind]
+        raise _error(path, '"%s" must be %s, got %s' % (key, want, _short(value)),
+                     example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]))
+
+
+def _is_comment(key):
+    return key.startswith("$") or key.startswith("_")
+
+
+def parse_config(path, data, environ=None):
+    """A Config from the parsed JSON ``data``; raises a config WorkerError on any mistake."""
+    environ = os.environ if environ is None else environ
+    if not isinstance(data, dict):
+        raise _error(path, "the top level must be a JSON object, got %s" % _json_type(data))
+    settings = {}
+    for key, value in data.items():
+        if key in SETTINGS:
+            _check_setting(path, key, value)
+            settings[key] = value
+    shorthand = "providers" not in data and ("apiKey" in data or "baseUrl" in data)
+    allowed = set(SETTINGS) | ({"apiKey", "baseUrl", "options"} if shorthand else {"providers", "defaultProvider"})
+    unknown = [k for k in data if k not in allowed and not _is_comment(k)]
+    if unknown:
+        raise _error(path, "unknown key %s at the top level (accepted: %s)"
+                     % (", ".join('"%s"' % k for k in unknown), ", ".join(sorted(allowed))),
+                     example=EXAMPLE_SHORTHAND if shorthand else EXAMPLE_LIST)
+
+    if shorthand:
+        entries = [dict({k: data[k] for k in ("apiKey", "baseUrl", "options") if k in data}, name="exa", type="exa")]
+        default = None
+    elif "providers" in data:
+        entries = data["providers"]
+        if not isinstance(entries, list):
+            raise _error(path, '"providers" must be a list of provider objects, got %s' % _json_type(entries))
+        if not entries:
+            raise _error(path, '"providers" is an empty list; list at least one provider or remove the key')
+        default = data.get("defaultProvider")
+    else:
+        entries = []
+        default = data.get("defaultProvider")
+
+    configured = {}
+    for index, entry in enumerate(entries):
+        spec = parse_entry(path, index, entry, environ)
+        if spec.name in configured:
+            raise _error(path, "duplicate provider name %r (entries %d and %d); names must be unique"
+                         % (spec.name, list(configured).index(spec.name) + 1, index + 1))
+        configured[spec.name] = spec
+
+    providers = builtin_specs(environ)
+    order = list(configured) + [n for n in ("exa", "brave") if n not in configured]
+    providers.update(configured)
+
+    if default is not None:
+        if not isinstance(default, str) or not default.strip():
+            raise _error(path, '"defaultProvider" must be a provider name (a string), got %s' % _short(default))
+        if default != "auto" and default not in providers:
+            raise _error(path, '"defaultProvider" is %r, which is not in "providers" (configured: %s)'
+                         % (default, ", ".join(configured) or "none"))
+    return Config(path=path, providers=providers, default=default, settings=settings, order=order, loaded=True)
+
+
+def _json_type(value):
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def parse_entry(path, index, entry, environ):
+    where = "provider entry %d" % (index + 1)
+    if not isinstance(entry, dict):
+        raise _error(path, "%s must be an object, got %s" % (where, _json_type(entry)), example=EXAMPLE_ENTRY)
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _error(path, '%s needs a "name" (a non-empty string)' % where, example=EXAMPLE_ENTRY)
+    name = name.strip()
+    where = "provider %r" % name
+    if name == "auto":
+        raise _error(path, '%s: "auto" is reserved for automatic selection; pick another name' % where, example=EXAMPLE_ENTRY)
+    unknown = [k for k in entry if k not in ENTRY_KEYS and not _is_comment(k)]
+    if unknown:
+        raise _error(path, "%s has unknown key %s (accepted: %s)"
+                     % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)), example=EXAMPLE_ENTRY)
+    ptype = entry.get("type", name if name in BUILTIN else None)
+    if not isinstance(ptype, str) or not ptype.strip():
+        raise _error(path, '%s needs a "type": one of %s, or "module:Class" for your own provider'
+                     % (where, ", ".join(BUILTIN)), example=EXAMPLE_ENTRY)
+    ptype = ptype.strip()
+    if ptype not in BUILTIN and not _is_class_ref(ptype):
+        raise _error(path, '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
+                     % (where, _short(ptype), ", ".join(BUILTIN)), example=EXAMPLE_ENTRY)
+    base_url = entry.get("baseUrl")
+    if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
+        raise _error(path, '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
+                     example='{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY", "baseUrl": "https://api.exa.ai"}')
+    options = entry.get("options", {})
+    if not isinstance(options, dict):
+        raise _error(path, '%s: "options" must be an object, got %s' % (where, _json_type(options)),
+                     example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}')
+    for key in INT_OPTIONS:
+        if key in options:
+            value = options[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise _error(path, '%s: option "%s" must be a whole number >= 1, got %s' % (where, key, _short(value)),
+                             example='{"name": "%s", "type": "%s", "options": {"%s": 5}}' % (name, ptype, key))
+    key, source = resolve_key(path, where, ptype, entry, environ)
+    return ProviderSpec(name, ptype, api_key=key, key_source=source,
+                        base_url=base_url.rstrip("/") if base_url else None, options=options)
+
+
+def _is_class_ref(ptype):
+    module, sep, attr = ptype.partition(":")
+    return bool(sep and module and attr and all(p.isidentifier() for p in module.split("."))
+                and all(p.isidentifier() for p in attr.split(".")))
+
+
+def resolve_key(path, where, ptype, entry, environ):
+    """(key, source): the file's apiKey wins over the environment."""
+    key = entry.get("apiKey")
+    if key is not None:
+        if not isinstance(key, str) or not key.strip():
+            raise _error(path, '%s: "apiKey" must be a non-empty string' % where, example=EXAMPLE_ENTRY)
+        return key.strip(), "config"
+    env_name = entry.get("apiKeyEnv")
+    if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
+        raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
+                     example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
+    env_name = env_name or BUILTIN.get(ptype, (None, None))[1]
+    if env_name and (environ.get(env_name) or "").strip():
+        return environ[env_name].strip(), "env:%s" % env_name
+    return None, None
+
+
+def builtin_specs(environ=None):
+    """One provider per builtin type, named after it; keyed ones take their key from the environment."""
+    environ = os.environ if environ is None else environ
+    specs = {}
+    for ptype, (_tools, env_name) in BUILTIN.items():
+        key = (environ.get(env_name) or "").strip() if env_name else ""
+        specs[ptype] = ProviderSpec(ptype, ptype, api_key=key or None, key_source="env:%s" % env_name if key else None)
+    return specs
+
+
+def warn_if_exposed(path, cfg):
+    """Keys in a file others can read: say so on stderr, do not fail."""
+    if not any(s.key_source == "config" for s in cfg.providers.values()):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if mode & 0o044:
+        sys.stderr.write("websearch-worker: warning: %s holds API keys and is readable by %s (mode %03o); "
+                         "run: chmod 600 %s\n" % (path, "group and others" if mode & 0o004 and mode & 0o040
+                                                   else "others" if mode & 0o004 else "group", mode & 0o777, path))
+        sys.stderr.flush()
+
+
+def load(args=None):
+    path, explicit = config_path(args)
+    text = read_text(path, explicit)
+    if text is None:
+        return Config(path=path, providers=builtin_specs(), order=["exa", "brave"], loaded=False)
+    cfg = parse_config(path, parse_json(path, text))
+    warn_if_exposed(path, cfg)
+    return cfg
+
+
+# -- selection --------------------------------------------------------------
+
+def tools_of(cfg, spec):
+    """The tools ``spec`` answers; imports a user's own class (a config error if that fails)."""
+    if spec.type in BUILTIN:
+        return BUILTIN[spec.type][0]
+    return frozenset(provider_class(cfg, spec).tools)
+
+
+def needs_key(cfg, spec):
+    if spec.type in BUILTIN:
+        return BUILTIN[spec.type][1] is not None
+    return bool(getattr(provider_class(cfg, spec), "needs_key", False))
+
+
+def provider_class(cfg, spec):
+    """The class behind ``spec``; for "module:Class" types a failed import is a config error."""
+    from .providers import load_class
+    from .providers.base import Provider
+
+    if spec.type in BUILTIN:
+        return load_class(spec.type)
+    try:
+        cls = load_class(spec.type)
+    except Exception as exc:  # ImportError, AttributeError, or the module's own failure
+        raise _error(cfg.path, "provider %r: type %r cannot be imported (%s: %s)"
+                     % (spec.name, spec.type, type(exc).__name__, " ".join(str(exc).split())[:200]),
+                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
+                     hint="the module must be importable by the worker's Python (installed in its venv or on "
+                          "PYTHONPATH) and define a subclass of worker.providers.base.Provider") from None
+    if not (isinstance(cls, type) and issubclass(cls, Provider)):
+        raise _error(cfg.path, "provider %r: %r is not a subclass of worker.providers.base.Provider" % (spec.name, spec.type),
+                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}')
+    return cls
+
+
+def available(cfg, spec):
+    return bool(spec.api_key) or not needs_key(cfg, spec)
+
+
+def _missing_key(cfg, spec):
+    env_name = BUILTIN.get(spec.type, (None, None))[1]
+    where = ("none in %s" % cfg.path) if cfg.loaded else "no config file (%s)" % cfg.path
+    env_part = " and %s is not set" % env_name if env_name else ""
+    example = '{"providers": [{"name": "%s", "type": "%s", "apiKey": "YOUR_KEY"}]}' % (spec.name, spec.type)
+    return WorkerError("config", "provider %r (%s) needs an API key: %s%s" % (spec.name, spec.type, where, env_part),
+                       hint=("export %s=... or add \"apiKey\" to its entry; a minimal valid config: %s"
+                             % (env_name, example)) if env_name else "add \"apiKey\" to its entry: %s" % example,
+                       file=cfg.path)
 
 
 def select(config, tool, requested=None):
-    """The ProviderSpec that answers ``tool`` given ``--provider`` (or None)."""
-    name = requested or config.default or "auto"
-    if name == "auto":
-        name = SEARCH_FALLBACK if tool == "search" else FETCH_FALLBACK
-    spec = config.providers.get(name)
+    """The ProviderSpec that answers ``tool`` given ``--provider`` (or None).
+
+    No --provider: the file's defaultProvider when it answers ``tool``, else
+    auto.  Auto for search: the first available provider in file order
+    (keyed ones need a key), then the env-key builtins, ddgs last; for fetch:
+    the defaultProvider when it can fetch, else the local fetcher.
+    """
+    cfg = config
+    name = (requested or "").strip() or None
+    if name is None and cfg.default and cfg.default != "auto":
+        spec = cfg.providers[cfg.default]
+        if tool in tools_of(cfg, spec):
+            if not available(cfg, spec):
+                raise _missing_key(cfg, spec)
+            return spec
+        name = "auto"
+    if name is None or name == "auto":
+        return _auto(cfg, tool)
+    spec = cfg.providers.get(name)
     if spec is None:
-        known = ", ".join(sorted(config.providers)) or "none"
-        raise WorkerError("config", "unknown provider %r (configured: %s)" % (name, known),
-                          hint="pass --provider with one of the configured names")
+        raise WorkerError("config", "unknown provider %r; configured: %s%s"
+                          % (name, ", ".join(cfg.providers), ", auto"),
+                          hint=("define it in %s, e.g. %s" % (cfg.path, EXAMPLE_ENTRY)) if cfg.path else None,
+                          file=cfg.path)
+    tools_of(cfg, spec)  # a user's own class must import and be a Provider
+    if not available(cfg, spec):
+        raise _missing_key(cfg, spec)
     return spec
+
+
+def _auto(cfg, tool):
+    if tool == "fetch":
+        if cfg.default and cfg.default != "auto":
+            spec = cfg.providers[cfg.default]
+            if "fetch" in tools_of(cfg, spec) and available(cfg, spec):
+                return spec
+        return cfg.providers[FETCH_FALLBACK]
+    for name in cfg.order:
+        spec = cfg.providers[name]
+        if tool in tools_of(cfg, spec) and available(cfg, spec):
+            return spec
+    return cfg.providers[SEARCH_FALLBACK]
