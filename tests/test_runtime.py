@@ -1,0 +1,176 @@
+"""Per-call runtime as a real process: signals, temp dirs, --timeout.
+
+The blocked call is a real ddgs search through the local TLS proxy, whose
+engine accepts the request and never answers: the worker thread sits inside
+primp's native network call when the signal arrives.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, worker_env
+from fakes.tls_proxy import TlsProxy
+from worker import protocol
+
+DDG = "html.duckduckgo.com"
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory):
+    p = TlsProxy(tmp_path_factory.mktemp("ca"))
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def hanging(proxy, tmp_path):
+    proxy.reset()
+    proxy.route(DDG, hang=True)
+    env = worker_env(tmp_path, proxy.env())
+    return proxy, env
+
+
+def call_dirs(env):
+    base = env["WEBSEARCH_WORKER_TMPDIR"]
+    try:
+        return sorted(n for n in os.listdir(base) if n.startswith("call-"))
+    except FileNotFoundError:
+        return []
+
+
+def start(args, env, code=None):
+    cmd = [sys.executable, "-I", "-m", "worker"] + list(args) if code is None else [sys.executable, "-I", "-c", code] + list(args)
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for(predicate, timeout=30, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError("timed out waiting for %s" % what)
+
+
+def signal_and_collect(proc, signum):
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=30)
+    return time.monotonic() - sent, out.decode("ascii"), err.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("signum,name", [(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT")])
+def test_signal_during_blocked_network_call(hanging, signum, name):
+    proxy, env = hanging
+    proc = start(["search", "rust async runtime", "--backend", "duckduckgo"], env)
+    try:
+        wait_for(lambda: proxy.requests_for(DDG), what="the engine request to reach the proxy")
+        assert len(call_dirs(env)) == 1  # the call's temp dir exists while it runs
+        assert proc.poll() is None  # and the call is really blocked
+        elapsed, out, err = signal_and_collect(proc, signum)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == protocol.EXIT_CANCELLED, (out, err)
+    # Generous bound: the worker answers in milliseconds; this only catches a hang
+    # (waiting on the blocked thread, or on the engine's 10 s timeout).
+    assert elapsed < 2.0, elapsed
+    payload = protocol.parse(out)
+    assert payload["error"]["code"] == "cancelled" and name in payload["error"]["message"]
+    assert out.startswith(protocol.ERROR + "\n") and out.endswith(protocol.DONE + "\n")
+    assert out.count("\n") == 3  # nothing but the block
+    assert call_dirs(env) == []
+    assert "Traceback" not in err
+
+
+def test_sigterm_while_worker_threads_are_busy(tmp_path):
+    """os._exit, not sys.exit: busy non-daemon threads cannot hold the exit back."""
+    env = worker_env(tmp_path)
+    code = (
+        "import sys, threading, os\n"
+        "from worker.runtime import Call\n"
+        "from worker import protocol\n"
+        "def spin():\n"
+        "    while True: sum(range(10000))\n"
+        "for _ in range(4): threading.Thread(target=spin).start()\n"  # non-daemon, CPU-bound
+        "call = Call(); call.install_signal_handlers(); call.claim_stdout(); call.make_tempdir()\n"
+        "os.write(2, b'ready\\n')\n"
+        "status, value = call.run(lambda: threading.Event().wait())\n"
+    )
+    proc = start([], env, code=code)
+    try:
+        assert proc.stderr.readline() == b"ready\n"
+        assert len(call_dirs(env)) == 1
+        time.sleep(0.2)
+        elapsed, out, err = signal_and_collect(proc, signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == protocol.EXIT_CANCELLED, (out, err)
+    assert elapsed < 2.0, elapsed
+    assert protocol.parse(out)["error"]["code"] == "cancelled"
+    assert call_dirs(env) == []
+
+
+def test_keep_temp_keeps_the_directory(hanging):
+    proxy, env = hanging
+    proc = start(["search", "q", "--backend", "duckduckgo", "--keep-temp"], env)
+    try:
+        wait_for(lambda: proxy.requests_for(DDG), what="the engine request")
+        _, out, err = signal_and_collect(proc, signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == protocol.EXIT_CANCELLED
+    kept = call_dirs(env)
+    assert len(kept) == 1 and kept[0].startswith("call-%d-" % proc.pid)
+    assert os.path.join(env["WEBSEARCH_WORKER_TMPDIR"], kept[0]) in err  # told where it is
+
+
+def test_stale_temp_dir_of_dead_pid_is_swept(hanging):
+    proxy, env = hanging
+    base = env["WEBSEARCH_WORKER_TMPDIR"]
+    # A SIGKILLed call leaves its dir behind: no handler runs.
+    proc = start(["search", "q", "--backend", "duckduckgo"], env)
+    wait_for(lambda: proxy.requests_for(DDG), what="the engine request")
+    proc.kill()
+    proc.communicate(timeout=30)
+    stale = call_dirs(env)
+    assert len(stale) == 1
+    with open(os.path.join(base, stale[0], "scratch.bin"), "wb") as f:
+        f.write(b"x" * 100)  # not empty: the sweep must remove trees
+    # A dir whose owner is alive (this test process) must survive the sweep.
+    alive = os.path.join(base, "call-%d-1" % os.getpid())
+    os.mkdir(alive)
+    proxy.route(DDG, status=403)
+    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo"],
+                       cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert protocol.parse(r.stdout)["error"]["code"] == "blocked"
+    assert call_dirs(env) == [os.path.basename(alive)]
+
+
+def test_timeout_bounds_the_whole_call(hanging):
+    proxy, env = hanging
+    started = time.monotonic()
+    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo",
+                        "--timeout", "1"], cwd=ROOT, env=env, capture_output=True, timeout=60)
+    elapsed = time.monotonic() - started
+    payload = protocol.parse(r.stdout)
+    assert r.returncode == protocol.EXIT_ERROR
+    assert payload["error"]["code"] == "timeout" and payload["error"]["retryable"] is True
+    assert elapsed < 8, elapsed  # bounded by --timeout, not by the engine's own 10 s
+    assert call_dirs(env) == []
+
+
+def test_bad_timeout_is_usage(tmp_path):
+    env = worker_env(tmp_path)
+    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--timeout", "0"],
+                       cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert r.returncode == protocol.EXIT_USAGE
+    assert protocol.parse(r.stdout)["error"]["code"] == "usage"
