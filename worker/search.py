@@ -1,11 +1,14 @@
 """The search tool: validate the request, pick the provider, shape the answer."""
 
+from . import cache
 from . import config as config_mod
 from . import textview
 from .errors import WorkerError
 from .providers import load_class
 
 MAX_QUERY_CHARS = 2000
+# The text field is rebuilt from the results on every call, cached or not.
+SEARCH_NOT_IN_KEY = ("max_chars",)
 
 
 def clean_query(query):
@@ -31,14 +34,41 @@ def make_provider(call, args, tool):
     return cfg, provider
 
 
+def fresh_answer(spec, call, args, tool="search"):
+    """Ask the provider (the miss path: provider libraries load only here), within the provider's slot."""
+    from . import ratelimit
+
+    provider = load_class(spec.type)(spec, call)
+    if tool not in provider.tools:
+        raise WorkerError("invalid_argument", "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
+                          hint="choose a provider that supports %s with --provider" % tool)
+    with ratelimit.search_slot(call, spec):
+        return provider.search(args)
+
+
 def run_search(args, call):
     args.query = clean_query(args.query)
-    cfg, provider = make_provider(call, args, "search")
-    answer = provider.search(args)
+    cfg = config_mod.load(args)
+    spec = config_mod.select(cfg, "search", args.provider)
+    # The cache is consulted before any provider exists: a hit imports no provider library.
+    store = cache.open_store(args, cfg.settings, call)
+    key = cache.make_key("search", spec, cache.request_fields(args, exclude=SEARCH_NOT_IN_KEY))
+    hit = store.get(key)
+    if hit is not None:
+        answer, age = hit
+        cache.annotate(answer.setdefault("meta", {}), age)
+    else:
+        from . import ratelimit
+
+        ratelimit.configure(cache.resolve_dir(args, cfg.settings))
+        answer = fresh_answer(spec, call, args)
+        store.put(key, "search", spec.name, answer)
+        answer["meta"] = dict(answer.get("meta") or {}, cached=False, slot_wait_ms=ratelimit.waited_ms())
+    store.close()
     payload = {
         "tool": "search",
-        "provider": provider.name,
-        "provider_type": provider.spec.type,
+        "provider": spec.name,
+        "provider_type": spec.type,
         "query": args.query,
         "results": answer.get("results", []),
         "meta": answer.get("meta", {}),
