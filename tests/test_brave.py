@@ -172,3 +172,68 @@ def test_connection_refused_is_network():
     with pytest.raises(WorkerError) as e:
         BraveProvider(spec, Call(timeout=10)).search(_args())
     assert e.value.code == "network" and KEY not in e.value.message
+
+
+# -- end to end: the worker as hosts run it, configured through the config file ----
+
+def _config(tmp_path, fake, **entry):
+    entry = dict({"name": "brave", "type": "brave", "apiKey": KEY, "baseUrl": fake.base_url,
+                  "options": {"minInterval": 0}}, **entry)
+    entry = {k: v for k, v in entry.items() if v is not None}
+    path = tmp_path / "web-search.json"
+    path.write_text(json.dumps({"providers": [entry]}))
+    os.chmod(path, 0o600)
+    return str(path)
+
+
+def test_worker_search_with_brave(fake, env, tmp_path):
+    cfg = _config(tmp_path, fake)
+    r = run_worker(["search", "full query", "--provider", "brave", "--config", cfg, "--recency", "week"], env)
+    assert r.returncode == 0, r
+    p = r.payload
+    assert p["provider"] == "brave" and p["provider_type"] == "brave" and len(p["results"]) == 3
+    assert p["meta"]["request_id"] == "req-7f3a9c1e-full" and p["meta"]["freshness"] == "pw"
+    assert p["text"].startswith("## Sources\n\n[1] TypeScript 5.7 & release notes\n")
+    assert "request id: req-7f3a9c1e-full" in p["text"] and "provider: brave" in p["text"]
+    assert KEY not in r.stdout and KEY not in r.stderr
+
+
+def test_worker_brave_key_from_environment(fake, env, tmp_path):
+    cfg = _config(tmp_path, fake, apiKey=None)
+    env = dict(env, BRAVE_API_KEY=KEY)
+    r = run_worker(["search", "full query", "--provider", "brave", "--config", cfg], env)
+    assert r.returncode == 0, r
+    assert r.payload["meta"]["key_source"].startswith("env") and KEY not in r.stdout + r.stderr
+
+
+def test_worker_output_text_is_the_text_field(fake, env, tmp_path):
+    cfg = _config(tmp_path, fake)
+    args = ["search", "full query", "--provider", "brave", "--config", cfg, "--no-cache"]
+    r = run_worker(args, env)
+    t = run_worker(args + ["--format", "text"], env)
+    assert t.returncode == 0 and t.stdout == r.payload["text"]
+
+
+@pytest.mark.parametrize("query,extra,code,field", [
+    ("limited now", [], "rate_limited", ("retry_after", 7)),
+    ("full query", ["--country", "ZZ"], "invalid_argument", ("field", "country")),
+    ("boom now", [], "provider", ("status", 503)),
+])
+def test_worker_brave_errors(fake, env, tmp_path, query, extra, code, field):
+    cfg = _config(tmp_path, fake)
+    r = run_worker(["search", query, "--provider", "brave", "--config", cfg] + extra, env)
+    assert r.returncode == 1, r
+    assert r.payload["error"]["code"] == code and r.payload["error"][field[0]] == field[1]
+
+
+def test_worker_brave_401_never_leaks_the_key(fake, env, tmp_path):
+    canary = "canary-BSA-key-that-must-not-leak-9431"
+    cfg = _config(tmp_path, fake, apiKey=canary)
+    r = run_worker(["search", "full query", "--provider", "brave", "--config", cfg], env)
+    assert r.returncode == 1 and r.payload["error"]["code"] == "auth", r
+    assert canary not in r.stdout and canary not in r.stderr
+    for root, _dirs, files in os.walk(tmp_path):
+        for name in files:
+            if name != "web-search.json":
+                with open(os.path.join(root, name), "rb") as fh:
+                    assert canary.encode() not in fh.read(), name

@@ -1,9 +1,35 @@
-"""Readable text for people (--output text) and for models (the payload's text field).
+"""The payload's ``text`` field: the answer a host hands to a model unchanged
+(and what ``--output text`` prints for people).
 
 Pure functions over result payloads.
+
+Page text is hostile, so the layout keeps what we write and what pages wrote
+apart by line position:
+
+* every structural line (``## Sources``, ``## Meta``, ``## Warnings``,
+  ``## Page N of M: URL``, a source's ``[N]`` line, ``status:`` lines, the
+  truncation marker) starts at column 0 and is written only by this module;
+* a title, URL, date or snippet from the web is folded onto one line (every
+  line break, Unicode separators included, becomes a space; control and
+  bidi-override characters are dropped) and placed after one of our own line
+  prefixes, so it can never begin a line;
+* multi-line page text (fetched content) is quoted: every one of its lines is
+  written behind ``> `` (a blank line as ``>``), so a page line that reads
+  ``## Meta`` or ``[2] ...`` arrives as ``> ## Meta``, visibly inside the quote.
 """
 
+import re
+
 DEFAULT_TEXT_CHARS = 20000
+QUOTE = "> "
+MAX_TITLE = 200
+MAX_URL = 500
+MAX_WARNING = 300
+MAX_WARNINGS = 20
+MIN_BODY = 80  # a source's snippet is never squeezed below this before sources are dropped
+
+# C0/C1 controls (tab and newline are folded before this runs) and bidi overrides/isolates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def md_link_url(url):
@@ -15,37 +41,237 @@ def md_link_text(text):
     return " ".join((text or "").split()).replace("[", "\\[").replace("]", "\\]")
 
 
-def _clip(text, limit):
-    if limit is None or len(text) <= limit:
+def one_line(value, limit=None):
+    """Untrusted text as one safe line: no line breaks, no control or bidi characters."""
+    if value is None:
+        return ""
+    text = _UNSAFE.sub("", " ".join(str(value).split()))
+    text = " ".join(text.split())
+    if limit is not None and len(text) > limit:
+        cut = text.rfind(" ", 0, limit - 3)
+        text = text[: cut if cut > limit // 2 else limit - 3].rstrip() + "..."
+    return text
+
+
+def quote(text):
+    """Multi-line untrusted text, every line behind the quote prefix."""
+    lines = []
+    for raw in str(text or "").splitlines():  # splitlines knows every Unicode line boundary
+        line = _UNSAFE.sub("", raw.replace("\t", "    ")).rstrip()
+        lines.append(QUOTE + line if line else QUOTE.rstrip())
+    return "\n".join(lines)
+
+
+def _date(r):
+    published = one_line(r.get("published") or r.get("published_date") or r.get("publishedDate"), 40)
+    if published and re.match(r"^\d{4}-\d\d-\d\dT", published):
+        published = published[:10]  # the day is what a reader needs
+    age = one_line(r.get("age"), 40)
+    if published and age and age != published:
+        return "%s (%s)" % (published, age)
+    return published or age
+
+
+def _source_head(i, r):
+    title = one_line(r.get("title"), MAX_TITLE) or "(untitled)"
+    lines = ["[%d] %s" % (i, title), "    url: %s" % (one_line(r.get("url"), MAX_URL) or "(none)")]
+    date = _date(r)
+    if date:
+        lines.append("    date: %s" % date)
+    return lines
+
+
+def _source_body(r):
+    """(label, text) of what a source says: the fetched excerpt, else the search snippet."""
+    if r.get("excerpt"):
+        return "excerpt", one_line(r.get("excerpt"))
+    body = one_line(r.get("snippet") or r.get("summary") or r.get("text") or "")
+    if not body and r.get("highlights"):
+        body = one_line(" ... ".join(str(h) for h in r.get("highlights") if h))
+    return "snippet", body
+
+
+def _render_source(i, r, body_limit):
+    lines = _source_head(i, r)
+    label, body = _source_body(r)
+    if body:
+        if body_limit is not None and len(body) > body_limit:
+            body = one_line(body, body_limit)
+        lines.append("    %s: %s" % (label, body))
+    err = r.get("fetch_error")
+    if isinstance(err, dict):
+        lines.append("    page not fetched: %s" % one_line(err.get("code"), 40))
+    return "\n".join(lines)
+
+
+def _meta_section(payload, tool):
+    meta = payload.get("meta") or {}
+    provider = one_line(payload.get("provider"), 80) or "?"
+    ptype = one_line(payload.get("provider_type"), 80)
+    lines = ["## Meta", "", "provider: %s%s" % (provider, " (%s)" % ptype if ptype and ptype != provider else "")]
+    results = payload.get("results") or []
+    if tool == "search":
+        query = one_line(payload.get("query"), 300)
+        if query:
+            lines.append("query: %s" % query)
+        fetched = sum(1 for r in results if isinstance(r, dict) and r.get("fetched"))
+        tried = sum(1 for r in results if isinstance(r, dict) and "fetched" in r)
+        lines.append("results: %d%s" % (len(results), ", %d of %d pages fetched" % (fetched, tried) if tried else ""))
+    else:
+        ok = sum(1 for r in results if isinstance(r, dict) and r.get("ok"))
+        lines.append("pages: %d ok, %d failed" % (ok, len(results) - ok))
+    rid = meta.get("request_id") or meta.get("requestId")
+    if rid:
+        lines.append("request id: %s" % one_line(rid, 100))
+    if meta.get("cached"):
+        age = meta.get("cache_age_s")
+        lines.append("cached: yes%s" % (" (%s s old)" % int(age) if isinstance(age, (int, float)) else ""))
+    else:
+        lines.append("cached: no")
+    return "\n".join(lines)
+
+
+def _warnings_section(payload):
+    warnings = [w for w in (payload.get("warnings") or []) if w]
+    if not warnings:
+        return ""
+    lines = ["## Warnings", ""]
+    lines.extend("- %s" % one_line(w, MAX_WARNING) for w in warnings[:MAX_WARNINGS])
+    if len(warnings) > MAX_WARNINGS:
+        lines.append("- (%d more warnings in the payload)" % (len(warnings) - MAX_WARNINGS))
+    return "\n".join(lines)
+
+
+def _hard_clip(text, limit):
+    if len(text) <= limit:
         return text
-    cut = text.rfind("\n", 0, limit - 20)
-    if cut < limit // 2:
-        cut = text.rfind(" ", 0, limit - 20)
-    if cut <= 0:
-        cut = limit - 20
-    return text[:cut].rstrip() + "\n[... truncated]"
+    marker = "\n[... truncated to %d characters]\n" % limit
+    return text[: max(0, limit - len(marker))].rstrip() + marker
+
+
+def _fit_sources(results, budget):
+    """Rendered sources within ``budget``: shrink snippets evenly first, then drop from the end."""
+    rendered = [_render_source(i, r, None) for i, r in enumerate(results, 1)]
+    if sum(len(s) + 2 for s in rendered) <= budget:
+        return rendered
+    longest = max(len(_source_body(r)[1]) for r in results)
+    limit = longest
+    while limit > MIN_BODY:
+        limit = max(MIN_BODY, int(limit * 0.8))
+        rendered = [_render_source(i, r, limit) for i, r in enumerate(results, 1)]
+        if sum(len(s) + 2 for s in rendered) <= budget:
+            return rendered
+    kept = []
+    used = 0
+    for s in rendered:
+        if used + len(s) + 2 > budget - 80:
+            break
+        kept.append(s)
+        used += len(s) + 2
+    dropped = len(rendered) - len(kept)
+    if dropped:
+        kept.append("[%d more source%s not shown here: raise --max-chars or read the results]"
+                    % (dropped, "" if dropped == 1 else "s"))
+    return kept
 
 
 def search_text(payload, max_chars=None):
-    lines = []
-    results = payload.get("results") or []
-    if not results:
-        lines.append("No results for %r." % payload.get("query", ""))
-    for i, r in enumerate(results, 1):
-        title = md_link_text(r.get("title")) or r.get("url", "")
-        lines.append("%d. [%s](%s)" % (i, title, md_link_url(r.get("url"))))
-        date = r.get("published") or r.get("age")
-        if date:
-            lines.append("   %s" % date)
-        body = r.get("excerpt") or r.get("snippet") or ""
-        body = " ".join(body.split())
-        if body:
-            lines.append("   %s" % body)
-        lines.append("")
-    warnings = payload.get("warnings") or []
+    """The LLM-facing text of a search payload, at most ``max_chars`` characters."""
+    limit = max_chars or DEFAULT_TEXT_CHARS
+    results = [r for r in (payload.get("results") or []) if isinstance(r, dict)]
+    tail = [_meta_section(payload, "search")]
+    warnings = _warnings_section(payload)
     if warnings:
-        lines.append("Warnings:")
-        lines.extend("- %s" % w for w in warnings)
-        lines.append("")
-    lines.append("(%d results from %s)" % (len(results), payload.get("provider")))
-    return _clip("\n".join(lines).strip() + "\n", max_chars or DEFAULT_TEXT_CHARS)
+        tail.append(warnings)
+    head = []
+    output = payload.get("output")
+    answer = output.get("content") if isinstance(output, dict) else None
+    if isinstance(answer, str) and answer.strip():
+        # a provider-written answer (Exa deep search): quoted, it is built from pages
+        head.append("## Answer\n\n" + quote(_hard_clip(answer.strip(), max(200, limit // 3))))
+    fixed = sum(len(s) + 2 for s in head + tail) + len("## Sources\n\n")
+    if results:
+        sources = _fit_sources(results, max(0, limit - fixed))
+    else:
+        sources = ["No results."]
+    text = "\n\n".join(head + ["## Sources\n\n" + "\n\n".join(sources)] + tail) + "\n"
+    return _hard_clip(text, limit)
+
+
+# -- fetch ---------------------------------------------------------------------------
+
+def _page_status(item):
+    if not item.get("ok"):
+        err = item.get("error") if isinstance(item.get("error"), dict) else {}
+        return "status: error %s: %s" % (one_line(err.get("code"), 40) or "?", one_line(err.get("message"), 300))
+    facts = []
+    status = item.get("status") or item.get("http_status")
+    if status:
+        facts.append("HTTP %s" % one_line(status, 10))
+    ctype = item.get("content_type")
+    if ctype:
+        facts.append(one_line(ctype, 80).split(";")[0])
+    return "status: ok%s" % (" (%s)" % ", ".join(facts) if facts else "")
+
+
+def _page_range(item, shown):
+    start = item.get("start_index") or 0
+    total = item.get("total_chars") or item.get("total_length")
+    nxt = item.get("next_start_index")
+    if not item.get("truncated") and not start:
+        return None, None
+    end = nxt if isinstance(nxt, int) and nxt > start else start + shown
+    span = "characters %d-%d%s" % (start, end, " of %d" % total if isinstance(total, int) else "")
+    marker = None
+    if item.get("truncated"):
+        marker = "[... truncated: %s shown%s]" % (span, "; continue with --start-index %d" % nxt if isinstance(nxt, int) else "")
+    return span, marker
+
+
+def fetch_page_text(i, n, item, max_chars=None):
+    """One URL's section: header, status, title, and the quoted (bounded) text."""
+    url = one_line(item.get("url"), MAX_URL)
+    lines = ["## Page %d of %d: %s" % (i, n, url), _page_status(item)]
+    final = item.get("final_url")
+    if final and final != item.get("url"):
+        lines.append("final url: %s" % one_line(final, MAX_URL))
+    if not item.get("ok"):
+        return "\n".join(lines)
+    for key, label in (("title", "title"), ("published", "published"), ("author", "author"), ("site_name", "site")):
+        value = one_line(item.get(key), MAX_TITLE)
+        if value:
+            lines.append("%s: %s" % (label, value))
+    for w in (item.get("warnings") or [])[:5]:
+        lines.append("warning: %s" % one_line(w, MAX_WARNING))
+    content = item.get("content") or item.get("text") or ""
+    if not isinstance(content, str):
+        content = str(content)
+    cut_marker = None
+    if max_chars is not None and len(content) > max_chars:
+        cut = content.rfind("\n", 0, max_chars)
+        if cut < max_chars // 2:
+            cut = content.rfind(" ", 0, max_chars)
+        content = content[: cut if cut > 0 else max_chars].rstrip()
+        cut_marker = "[... truncated here to %d characters; the payload's content field has more]" % len(content)
+    _, marker = _page_range(item, len(content))
+    lines.append("")
+    lines.append(quote(content) if content.strip() else "(no text extracted)")
+    for m in (cut_marker, marker):
+        if m:
+            lines.append(m)
+    return "\n".join(lines)
+
+
+def fetch_text(payload, max_chars=None):
+    """The LLM-facing text of a fetch payload: one clearly separated section per URL.
+
+    ``max_chars`` bounds each page's quoted text (the content itself is already
+    bounded by fetch's --max-chars).
+    """
+    items = [r for r in (payload.get("results") or []) if isinstance(r, dict)]
+    sections = [fetch_page_text(i, len(items), item, max_chars) for i, item in enumerate(items, 1)]
+    sections.append(_meta_section(payload, "fetch"))
+    warnings = _warnings_section(payload)
+    if warnings:
+        sections.append(warnings)
+    return "\n\n".join(sections) + "\n"
