@@ -1,0 +1,498 @@
+"""Exa (exa.ai) search and contents through exa-py.
+
+exa-py tracks Exa's API, so the calls go through ``Exa.search`` and
+``Exa.get_contents``; we validate the options Exa would reject only after a
+paid round trip (include/exclude text, additional queries, dates), build our
+normalised results from the exact JSON Exa answered (captured at
+``Exa.request``), and keep that JSON under ``raw``.  exa-py is imported the
+fast way (exa_import), only when an Exa provider answers.
+"""
+
+import datetime
+import json
+import re
+
+from ..errors import WorkerError
+from .base import Provider
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 100
+DEFAULT_FETCH_CHARS = 20000
+MAX_PHRASE_WORDS = 5
+MAX_ADDITIONAL_QUERIES = 5
+LIVECRAWL = ("never", "fallback", "always", "preferred", "auto")
+RECENCY_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+REQUEST_TIMEOUT = 120.0  # deep searches take tens of seconds; the call's deadline cuts it anyway
+USER_AGENT = "websearch-worker (exa-py)"
+
+
+# -- validation and request building (pure) ------------------------------------
+
+def _bad(option, message, hint=None):
+    return WorkerError("invalid_argument", "%s: %s" % (option, message), hint=hint, option=option)
+
+
+def check_date(option, value):
+    """An ISO 8601 date or date-time, passed on as given."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        datetime.datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise _bad(option, "%r is not an ISO 8601 date" % value[:40],
+                   hint="use YYYY-MM-DD or a full timestamp such as 2025-01-31T00:00:00Z") from None
+    return text
+
+
+def recency_start(recency, now=None):
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    start = now - datetime.timedelta(days=RECENCY_DAYS[recency])
+    return start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def check_phrase(option, phrase):
+    """Exa accepts one phrase of up to five words for include/exclude text."""
+    if phrase is None:
+        return None
+    words = phrase.split()
+    if not words:
+        raise _bad(option, "the phrase is empty")
+    if len(words) > MAX_PHRASE_WORDS:
+        raise _bad(option, "Exa accepts one phrase of up to %d words, got %d" % (MAX_PHRASE_WORDS, len(words)),
+                   hint="shorten the phrase to its most distinctive words")
+    return [" ".join(words)]
+
+
+def is_deep(search_type):
+    return bool(search_type) and search_type.startswith("deep")
+
+
+def load_schema(value):
+    """--output-schema: JSON text, or @file holding it."""
+    if value is None:
+        return None
+    source = "--output-schema"
+    text = value
+    if value.startswith("@"):
+        source = "--output-schema file %s" % value[1:]
+        try:
+            with open(value[1:], "r", encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise _bad("--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)) from None
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise _bad("--output-schema", "%s is not valid JSON (%s)" % (source, exc),
+                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'') from None
+    if not isinstance(schema, dict) or schema.get("type") not in ("text", "object"):
+        raise _bad("--output-schema", 'the schema must be an object with "type": "text" or "object"',
+                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'')
+    return schema
+
+
+def search_kwargs(args, options, now=None):
+    """Keyword arguments for ``Exa.search`` from the command line and the provider's options."""
+    kw = {}
+    warnings = []
+    limit = args.limit if args.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
+    if not 1 <= limit <= MAX_LIMIT:
+        warnings.append("--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit))))
+        limit = max(1, min(MAX_LIMIT, limit))
+    kw["num_results"] = limit
+    search_type = (getattr(args, "search_type", None) or "").strip() or None
+    if search_type:
+        if not re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", search_type):
+            raise _bad("--type", "%r is not a search type" % search_type[:40],
+                       hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant")
+        kw["type"] = search_type
+    if getattr(args, "category", None):
+        kw["category"] = args.category.strip()
+    if args.include_domain:
+        kw["include_domains"] = list(args.include_domain)
+    if args.exclude_domain:
+        kw["exclude_domains"] = list(args.exclude_domain)
+    start = check_date("--start-published", getattr(args, "start_published", None))
+    if args.recency:
+        if start:
+            raise _bad("--recency", "give either --recency or --start-published, not both")
+        start = recency_start(args.recency, now)
+    if start:
+        kw["start_published_date"] = start
+    for option, attr, key in (("--end-published", "end_published", "end_published_date"),
+                              ("--start-crawl", "start_crawl", "start_crawl_date"),
+                              ("--end-crawl", "end_crawl", "end_crawl_date")):
+        value = check_date(option, getattr(args, attr, None))
+        if value:
+            kw[key] = value
+    inc = check_phrase("--include-text", getattr(args, "include_text", None))
+    if inc:
+        kw["include_text"] = inc
+    exc = check_phrase("--exclude-text", getattr(args, "exclude_text", None))
+    if exc:
+        kw["exclude_text"] = exc
+    location = getattr(args, "user_location", None)
+    if location:
+        if not re.fullmatch(r"[A-Za-z]{2}", location.strip()):
+            raise _bad("--user-location", "%r is not a two-letter country code" % location[:20], hint="e.g. US, DE, JP")
+        kw["user_location"] = location.strip().upper()
+    if getattr(args, "moderation", False):
+        kw["moderation"] = True
+    extra = [q.strip() for q in getattr(args, "additional_query", None) or [] if q.strip()]
+    if extra:
+        if not is_deep(search_type):
+            raise _bad("--additional-query", "only deep searches take additional queries",
+                       hint="add --type deep (or deep-lite, deep-reasoning)")
+        if len(extra) > MAX_ADDITIONAL_QUERIES:
+            raise _bad("--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra)))
+        kw["additional_queries"] = extra
+    if getattr(args, "system_prompt", None):
+        kw["system_prompt"] = args.system_prompt
+    schema = load_schema(getattr(args, "output_schema", None))
+    if schema is not None:
+        kw["output_schema"] = schema
+    contents = {}
+    if getattr(args, "want_text", False):
+        chars = options.get("defaultFetchTextMaxCharacters")
+        contents["text"] = {"max_characters": chars} if chars else True
+    if getattr(args, "highlights", False):
+        chars = options.get("defaultFetchHighlightsMaxCharacters")
+        contents["highlights"] = {"max_characters": chars} if chars else True
+    if getattr(args, "summary", False):
+        contents["summary"] = True
+    kw["contents"] = contents or False  # metadata only unless asked
+    return kw, warnings
+
+
+def fetch_kwargs(args, options):
+    """(keyword arguments for ``Exa.get_contents``, characters asked for, start index)."""
+    kw = {}
+    fmt = getattr(args, "fetch_format", "markdown")
+    if fmt == "raw":
+        raise _bad("--format", "Exa returns extracted text, not raw bytes",
+                   hint="use --format markdown/text/html, or --provider local for the raw page")
+    max_chars = args.max_chars or options.get("defaultFetchTextMaxCharacters") or DEFAULT_FETCH_CHARS
+    start = getattr(args, "start_index", 0) or 0
+    text = {"max_characters": start + max_chars}
+    if fmt == "html":
+        text["include_html_tags"] = True
+    kw["text"] = text
+    if getattr(args, "highlights", False):
+        chars = options.get("defaultFetchHighlightsMaxCharacters")
+        kw["highlights"] = {"max_characters": chars} if chars else True
+    if getattr(args, "summary", False):
+        kw["summary"] = True
+    livecrawl = getattr(args, "livecrawl", None)
+    if livecrawl:
+        if livecrawl not in LIVECRAWL:
+            raise _bad("--livecrawl", "%r is not one of %s" % (livecrawl[:20], ", ".join(LIVECRAWL)))
+        if getattr(args, "max_age_hours", None) is not None:
+            raise _bad("--livecrawl", "Exa does not accept --livecrawl together with --max-age-hours",
+                       hint="use --max-age-hours alone (0 = always fetch fresh)")
+        kw["livecrawl"] = livecrawl
+    if getattr(args, "livecrawl_timeout", None) is not None:
+        kw["livecrawl_timeout"] = args.livecrawl_timeout
+    if getattr(args, "max_age_hours", None) is not None:
+        if args.max_age_hours < -1:
+            raise _bad("--max-age-hours", "must be -1 (cache only), 0 (always fresh) or a number of hours")
+        kw["max_age_hours"] = args.max_age_hours
+    if getattr(args, "subpages", None):
+        kw["subpages"] = args.subpages
+    targets = [t.strip() for t in getattr(args, "subpage_target", None) or [] if t.strip()]
+    if targets:
+        kw["subpage_target"] = targets if len(targets) > 1 else targets[0]
+    extras = {}
+    if getattr(args, "links", None):
+        extras["links"] = args.links
+    if getattr(args, "image_links", None):
+        extras["image_links"] = args.image_links
+    if extras:
+        kw["extras"] = extras
+    return kw, max_chars, start
+
+
+# -- response shaping (pure) -------------------------------------------------
+
+def _snippet(item):
+    highlights = item.get("highlights") or []
+    if highlights:
+        return " ... ".join(str(h) for h in highlights if h)
+    if item.get("summary"):
+        return str(item["summary"])
+    text = " ".join(str(item.get("text") or "").split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+def search_result(item):
+    r = {
+        "title": item.get("title") or "",
+        "url": item.get("url") or "",
+        "snippet": _snippet(item),
+        "published": item.get("publishedDate"),
+        "author": item.get("author"),
+        "score": item.get("score"),
+        "id": item.get("id"),
+    }
+    for key in ("text", "highlights", "summary", "image", "favicon", "subpages", "extras"):
+        if item.get(key) is not None:
+            r[key] = item[key]
+    return r
+
+
+def raw_summary(data):
+    """The facts Exa returned beside the results (request id, cost, timing...)."""
+    return {k: v for k, v in data.items() if k not in ("results", "statuses")}
+
+
+def response_meta(data, spec, extra=None):
+    meta = {"request_id": data.get("requestId")}
+    if data.get("resolvedSearchType"):
+        meta["resolved_search_type"] = data["resolvedSearchType"]
+    cost = data.get("costDollars")
+    if isinstance(cost, dict) and "total" in cost:
+        meta["cost_dollars"] = cost["total"]
+    if data.get("searchTime") is not None:
+        meta["search_time_ms"] = data["searchTime"]
+    if spec.key_source:
+        meta["key_source"] = spec.key_source
+    if extra:
+        meta.update(extra)
+    return meta
+
+
+def _norm_url(url):
+    return (url or "").strip().rstrip("/").lower()
+
+
+def status_error(status):
+    """An Exa per-URL status with ``status: "error"`` as our item error."""
+    err = status.get("error") if isinstance(status.get("error"), dict) else {}
+    tag = str(err.get("tag") or "UNKNOWN")
+    http = err.get("httpStatusCode")
+    message = "Exa could not fetch this URL (%s%s)" % (tag, ", HTTP %s" % http if http else "")
+    if "TIMEOUT" in tag.upper() or http == 408:
+        code = "timeout"
+    elif isinstance(http, int) and 400 <= http < 600 and http not in (408,):
+        code = "http_error"
+    else:
+        code = "provider"
+    out = {"code": code, "message": message, "tag": tag}
+    if isinstance(http, int):
+        out["status"] = http
+    return out
+
+
+def fetch_items(urls, data, max_chars, start):
+    """One item per requested URL, in input order, from Exa's results and statuses."""
+    results = [r for r in data.get("results") or [] if isinstance(r, dict)]
+    by_key = {}
+    for r in results:
+        for key in (r.get("id"), r.get("url")):
+            if key:
+                by_key.setdefault(_norm_url(key), r)
+    statuses = {}
+    for s in data.get("statuses") or []:
+        if isinstance(s, dict) and s.get("id"):
+            statuses.setdefault(_norm_url(s["id"]), s)
+    items = []
+    for url in urls:
+        key = _norm_url(url)
+        status = statuses.get(key)
+        result = by_key.get(key)
+        if status is not None and status.get("status") not in (None, "success"):
+            items.append({"url": url, "ok": False, "error": status_error(status)})
+            continue
+        if result is None:
+            items.append({"url": url, "ok": False,
+                          "error": {"code": "provider", "message": "Exa returned no content for this URL"}})
+            continue
+        text = str(result.get("text") or "")
+        content = text[start:]
+        item = {
+            "url": url,
+            "ok": True,
+            "title": result.get("title") or "",
+            "author": result.get("author"),
+            "published": result.get("publishedDate"),
+            "content": content,
+            "truncated": len(text) >= start + max_chars,
+        }
+        if result.get("url") and result["url"] != url:
+            item["final_url"] = result["url"]
+        if start:
+            item["start_index"] = start
+        for key in ("highlights", "summary", "subpages", "extras", "image", "favicon"):
+            if result.get(key) is not None:
+                item[key] = result[key]
+        if status is not None and status.get("source"):
+            item["source"] = status["source"]
+        items.append(item)
+    return items
+
+
+# -- errors --------------------------------------------------------------------
+
+def scrub(text, secret):
+    text = " ".join(str(text).split())
+    if secret:
+        text = text.replace(secret, "***")
+    return text[:300]
+
+
+_STATUS_RE = re.compile(r"status code (\d{3})")
+
+
+def map_failure(exc, response, secret, name):
+    """A WorkerError for an exception from exa-py, with the last HTTP response when there was one."""
+    status = response.status_code if response is not None and response.status_code >= 400 else None
+    if status is None and isinstance(exc, ValueError):
+        m = _STATUS_RE.search(str(exc))
+        status = int(m.group(1)) if m else None
+    detail = scrub(exc, secret)
+    if status is not None:
+        body = detail.split(": ", 1)[1] if ": " in detail else detail
+        extra = {"status": status}
+        if status in (401, 403):
+            return WorkerError("auth", "Exa refused the API key (HTTP %d): %s" % (status, body), **extra,
+                               hint="check EXA_API_KEY or the apiKey of provider %r in the config file" % name)
+        if status == 402:
+            return WorkerError("quota", "the Exa account is out of credit (HTTP 402): %s" % body, **extra,
+                               hint="add credit at Exa's dashboard, or use another provider with --provider")
+        if status == 429:
+            retry = _retry_after(response)
+            if retry is not None:
+                extra["retry_after"] = retry
+            return WorkerError("rate_limited", "Exa rate limit reached (HTTP 429): %s" % body, **extra,
+                               hint="wait %s and try again" % ("%gs" % retry if retry is not None else "a moment"))
+        if status >= 500:
+            return WorkerError("provider", "Exa failed (HTTP %d): %s" % (status, body), **extra,
+                               hint="a problem on Exa's side; try again shortly")
+        return WorkerError("invalid_argument", "Exa rejected the request (HTTP %d): %s" % (status, body), **extra,
+                           hint="check the Exa options given")
+    import requests
+
+    from .exa_import import import_exa
+
+    if isinstance(exc, import_exa().ExaTimeoutError) or isinstance(exc, requests.exceptions.Timeout):
+        return WorkerError("timeout", "Exa did not answer in time: %s" % detail, hint="raise --timeout or try again")
+    if isinstance(exc, requests.exceptions.RequestException):
+        return WorkerError("network", "cannot reach Exa: %s" % detail,
+                           hint="check the network connection, proxy settings (HTTPS_PROXY) and the provider's baseUrl")
+    if isinstance(exc, (ValueError, KeyError, TypeError)):
+        return WorkerError("provider", "Exa's answer could not be used: %s" % detail)
+    return None
+
+
+def _retry_after(response):
+    value = response.headers.get("Retry-After") if response is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, round((when - datetime.datetime.now(when.tzinfo)).total_seconds(), 1))
+
+
+# -- the provider ------------------------------------------------------------------
+
+class _Recorder:
+    """Keeps the last HTTP response exa-py received (status and headers for error mapping)."""
+
+    def __init__(self):
+        self.response = None
+
+    def __enter__(self):
+        import requests.sessions
+
+        self._cls = requests.sessions.Session
+        self._send = original = self._cls.send
+        recorder = self
+
+        def send(session, request, **kwargs):
+            response = original(session, request, **kwargs)
+            recorder.response = response
+            return response
+
+        self._cls.send = send
+        return self
+
+    def __exit__(self, *exc):
+        self._cls.send = self._send
+        return False
+
+
+class ExaProvider(Provider):
+    tools = frozenset({"search", "fetch"})
+    needs_key = True
+
+    def client(self):
+        from . import exa_import
+
+        if not self.spec.api_key:
+            raise WorkerError("config", "provider %r (exa) has no API key" % self.name,
+                              hint='export EXA_API_KEY=... or add "apiKey" to its entry in the config file')
+        exa_py = exa_import.import_exa()
+        timeout = self.call.bounded(REQUEST_TIMEOUT) if self.call is not None else REQUEST_TIMEOUT
+        kwargs = {"api_key": self.spec.api_key, "user_agent": USER_AGENT, "timeout": timeout}
+        if self.spec.base_url:
+            kwargs["base_url"] = self.spec.base_url
+        client = exa_py.Exa(**kwargs)
+        captured = {}
+        original = client.request
+
+        def request(endpoint, data=None, *a, **kw):
+            result = original(endpoint, data, *a, **kw)
+            if isinstance(result, dict):
+                captured["data"] = result
+            return result
+
+        client.request = request  # search/get_contents call self.request: keep the exact JSON
+        return client, captured, exa_import.mode
+
+    def _call(self, method, *args, **kwargs):
+        client, captured, mode = self.client()
+        with _Recorder() as rec:
+            try:
+                getattr(client, method)(*args, **kwargs)
+            except WorkerError:
+                raise
+            except Exception as exc:
+                err = map_failure(exc, rec.response, self.spec.api_key, self.name)
+                if err is None:
+                    raise WorkerError("provider", "exa-py failed: %s: %s" % (type(exc).__name__, scrub(exc, self.spec.api_key))) from None
+                raise err from None
+        data = captured.get("data")
+        if not isinstance(data, dict):
+            raise WorkerError("provider", "Exa's answer was not a JSON object")
+        return data, mode
+
+    def search(self, args):
+        kw, warnings = search_kwargs(args, self.spec.options)
+        data, mode = self._call("search", args.query, **kw)
+        results = [search_result(r) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
+        meta = response_meta(data, self.spec, {"limit": kw["num_results"], "exa_import": mode})
+        if kw.get("type"):
+            meta["type"] = kw["type"]
+        answer = {"results": results, "meta": meta, "raw": raw_summary(data), "warnings": warnings}
+        output = data.get("output")
+        if isinstance(output, dict) and output.get("content") is not None:
+            answer["output"] = output
+        return answer
+
+    def fetch(self, urls, args):
+        kw, max_chars, start = fetch_kwargs(args, self.spec.options)
+        data, mode = self._call("get_contents", list(urls), **kw)
+        items = fetch_items(list(urls), data, max_chars, start)
+        meta = response_meta(data, self.spec, {"exa_import": mode, "max_chars": max_chars})
+        raw = raw_summary(data)
+        if data.get("statuses") is not None:
+            raw["statuses"] = data["statuses"]
+        return {"results": items, "meta": meta, "raw": raw}
