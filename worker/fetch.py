@@ -1,0 +1,258 @@
+"""The fetch tool: URLs in, one item per URL out (in input order).
+
+``run_fetch`` is the command; ``fetch_many`` is the reusable batch (search
+enrichment uses it); ``download`` is the one per-URL network step, kept alone
+so a cache or per-host politeness slot can wrap it in one place.
+"""
+
+import threading
+import time
+
+from . import content, textview, window
+from .errors import WorkerError
+from .net import client
+
+DEFAULT_CONCURRENCY = 8
+MAX_URLS = 100
+EXTRACTOR_FORMATS = ("markdown", "text", "html")
+
+
+class Spec:
+    """What to do with each URL (everything but the URL)."""
+
+    def __init__(self, fmt="markdown", max_chars=window.DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
+                 allow_private=False, max_bytes=client.DEFAULT_MAX_BYTES):
+        self.fmt = fmt
+        self.max_chars = max_chars
+        self.start_index = start_index
+        self.per_url_timeout = per_url_timeout
+        self.allow_private = allow_private
+        self.max_bytes = max_bytes
+
+
+def download(url, call, opts):
+    """GET one URL with every safety rule (``worker.net.client``); the seam for cache/politeness wrappers."""
+    return client.download(url, opts)
+
+
+def _options(call, spec, reserve):
+    now = time.monotonic()
+    deadline = None
+    if call is not None and call.deadline is not None:
+        deadline = call.deadline - reserve
+    if spec.per_url_timeout:
+        deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
+    max_bytes = spec.max_bytes
+    return client.Options(
+        allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
+        refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
+    )
+
+
+def error_item(url, exc):
+    if isinstance(exc, WorkerError):
+        err = {"code": exc.code, "message": exc.message}
+        for key in ("status", "retry_after"):
+            if key in exc.extra:
+                err[key] = exc.extra[key]
+        if exc.hint:
+            err["hint"] = exc.hint
+        err["retryable"] = exc.retryable
+    else:
+        err = {"code": "internal", "message": "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+               "retryable": False}
+    return {"url": url, "ok": False, "error": err}
+
+
+def document(resp, fmt):
+    """(text, out_format, metadata dict, extractor name, warnings) for a downloaded body."""
+    ctype = resp.content_type
+    kind = content.kind_of(ctype) or content.kind_of(content.sniff(resp.body))
+    if kind == "binary":
+        raise content.unsupported(ctype or content.sniff(resp.body))
+    warnings = []
+    if kind == "pdf":
+        if resp.truncated:
+            raise WorkerError("too_large", "the PDF is larger than the %d-byte cap" % len(resp.body),
+                              hint="a PDF cannot be read in part; download it another way")
+        text, meta = content.pdf_text(resp.body)
+        if not text.strip():
+            warnings.append("the PDF has no text layer (scanned images?)")
+        return text, "text", meta, "pypdf", warnings
+    decoded, codec, source = content.decode(resp.body, ctype, kind)
+    meta = {"charset": codec}
+    if kind == "html" and fmt in EXTRACTOR_FORMATS:
+        from .extract import extract
+
+        result = extract(decoded, url=resp.final_url, fmt=fmt)
+        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
+            if result.get(key):
+                meta[key] = result[key]
+        text = result.get("text") or ""
+        if not text.strip():
+            warnings.append("no main text found (the page may need JavaScript, or be empty)")
+        return text, fmt, meta, result.get("extractor"), warnings
+    if fmt == "raw":
+        return decoded, "raw", meta, None, warnings
+    mt = content.media_type(ctype)
+    out = "markdown" if mt in ("text/markdown", "text/x-markdown") else "text"
+    if kind == "html":  # --format raw handled above; nothing else reaches here
+        out = "raw"
+    title = content.text_title(decoded, kind) if out == "markdown" else None
+    if title:
+        meta["title"] = title
+    return decoded, out, meta, None, warnings
+
+
+def build_item(url, resp, spec):
+    text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
+    piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
+    item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
+            "content_type": resp.content_type or None, "bytes": len(resp.body)}
+    for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
+        item[key] = meta.get(key)
+    item.update({
+        "format": fmt, "content": piece, "total_chars": len(text), "start_index": min(spec.start_index, len(text)),
+        "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
+    })
+    if meta.get("charset"):
+        item["charset"] = meta["charset"]
+    if meta.get("pages"):
+        item["pages"] = meta["pages"]
+    if resp.redirects:
+        item["redirects"] = list(resp.redirects)
+    if resp.truncated:
+        item["body_truncated"] = True
+        warnings.append("the body was cut at the %d-byte cap; the text covers only its start" % len(resp.body))
+    if spec.start_index > len(text):
+        warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
+    if warnings:
+        item["warnings"] = warnings
+    return item
+
+
+def fetch_one(url, call, spec, reserve=0.0):
+    """One item for one URL; never raises for the URL's own failure."""
+    try:
+        resp = download(url, call, _options(call, spec, reserve))
+        return build_item(url, resp, spec)
+    except Exception as exc:  # one URL's failure is its item, not the batch's
+        return error_item(url, exc)
+
+
+def _reserve(call):
+    """Time kept back from the per-URL deadline for extraction and the answer."""
+    left = call.remaining() if call is not None else None
+    if left is None:
+        return 0.0
+    return min(1.5, max(0.2, left * 0.1))
+
+
+def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
+    """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time."""
+    urls = list(urls)
+    items = [None] * len(urls)
+    reserve = _reserve(call)
+    if len(urls) == 1:
+        items[0] = fetch_one(urls[0], call, spec, reserve)
+        return items
+    lock = threading.Lock()
+    cursor = iter(range(len(urls)))
+
+    def worker():
+        while True:
+            with lock:
+                i = next(cursor, None)
+            if i is None:
+                return
+            items[i] = fetch_one(urls[i], call, spec, reserve)
+
+    threads = [threading.Thread(target=worker, name="fetch-%d" % n, daemon=True)
+               for n in range(max(1, min(concurrency, len(urls))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return items
+
+
+def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,
+               concurrency=DEFAULT_CONCURRENCY, max_bytes=client.DEFAULT_MAX_BYTES):
+    """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
+    spec = Spec(fmt=fmt, max_chars=max_chars, start_index=start_index, per_url_timeout=per_url_timeout,
+                allow_private=allow_private, max_bytes=max_bytes)
+    return fetch_all(urls, call, spec, concurrency)
+
+
+def batch_error(items):
+    """The WorkerError for a batch in which every URL failed (items ride along)."""
+    from collections import Counter
+
+    codes = Counter(it["error"]["code"] for it in items)
+    code, _ = codes.most_common(1)[0]
+    if len(codes) > 1 and list(codes.values()).count(codes[code]) > 1:
+        code = "network"  # no single most common cause
+    first = next(it for it in items if it["error"]["code"] == code) if code in codes else items[0]
+    if len(items) == 1:
+        message = first["error"]["message"]
+    elif len(codes) == 1:
+        message = "all %d URLs failed (%s); first: %s" % (len(items), code, first["error"]["message"])
+    else:
+        message = "all %d URLs failed (%s); first: %s" % (
+            len(items), ", ".join("%s x%d" % kv for kv in codes.most_common()), items[0]["error"]["message"])
+    extra = {"results": items}
+    statuses = {it["error"].get("status") for it in items}
+    if code == "http_error" and len(statuses) == 1 and None not in statuses:
+        extra["status"] = statuses.pop()
+    retryable = any(it["error"].get("retryable") for it in items if it["error"]["code"] == code)
+    return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
+
+
+def run_fetch(args, call):
+    from . import search  # provider selection is shared with the search tool
+
+    urls = list(args.urls)
+    if len(urls) > MAX_URLS:
+        raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
+                          hint="split the URLs over several calls")
+    cfg, provider = search.make_provider(call, args, "fetch")
+    settings = getattr(cfg, "settings", None) or {}
+    args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
+    if args.max_chars is None:
+        args.max_chars = settings.get("fetchMaxChars") or window.DEFAULT_MAX_CHARS
+    args.max_bytes = int(settings.get("fetchMaxBytes") or client.DEFAULT_MAX_BYTES)
+    started = time.monotonic()
+    answer = provider.fetch(urls, args)
+    items = answer.get("results", [])
+    meta = dict(answer.get("meta", {}))
+    meta.setdefault("elapsed_ms", int((time.monotonic() - started) * 1000))
+    meta["ok"] = sum(1 for it in items if it.get("ok"))
+    meta["failed"] = len(items) - meta["ok"]
+    if items and meta["ok"] == 0:
+        raise batch_error(items)
+    payload = {
+        "tool": "fetch",
+        "provider": provider.name,
+        "provider_type": provider.spec.type,
+        "results": items,
+        "meta": meta,
+        "warnings": list(call.warnings) + list(answer.get("warnings", [])),
+    }
+    render = getattr(textview, "fetch_text", None) or _plain_text
+    payload["text"] = render(payload)
+    return payload
+
+
+def _plain_text(payload):
+    """Minimal text view, used only until textview grows its fetch_text."""
+    out = []
+    for item in payload.get("results", []):
+        if item.get("ok"):
+            out.append("## %s\n%s (HTTP %s)\n\n%s" % (item.get("title") or item["url"], item.get("final_url"),
+                                                    item.get("status"), item.get("content", "")))
+            if item.get("truncated"):
+                out.append("[truncated: %d of %d characters; continue with --start-index %d]"
+                           % (len(item["content"]), item["total_chars"], item["next_start_index"]))
+        else:
+            out.append("## %s\nerror (%s): %s" % (item["url"], item["error"]["code"], item["error"]["message"]))
+    return "\n\n".join(out) + "\n"

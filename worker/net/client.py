@@ -1,0 +1,342 @@
+"""One URL in, one bounded Response out: the guarded download.
+
+Every hop (the first request and each redirect) goes through ``_open``, which
+validates the URL, resolves the host, refuses private addresses and connects to
+the vetted address itself.  A watchdog shuts the socket at the per-URL
+deadline, so a server that drips a byte a second cannot hold the call.
+"""
+
+import http.client
+import socket
+import threading
+import time
+import zlib
+
+from ..cli import __version__
+from ..errors import WorkerError
+from . import guard, proxy
+
+USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
+ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
+DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+REDIRECTS = (301, 302, 303, 307, 308)
+MAX_RETRY_AFTER = 30.0
+BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
+CHUNK = 64 * 1024
+
+
+class Options:
+    def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
+                 deadline=None, max_redirects=5, refuse=None):
+        self.allow_private = allow_private
+        self.max_bytes = max_bytes
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.deadline = deadline  # time.monotonic() value, or None
+        self.max_redirects = max_redirects
+        # refuse(content_type, content_length) -> WorkerError | None, asked before the body is read
+        self.refuse = refuse
+
+
+class Response:
+    def __init__(self, url, final_url, status, headers, body, truncated, wire_bytes, redirects):
+        self.url = url
+        self.final_url = final_url
+        self.status = status
+        self.headers = headers  # {lower-case name: value}
+        self.body = body
+        self.truncated = truncated
+        self.wire_bytes = wire_bytes
+        self.redirects = redirects
+
+    @property
+    def content_type(self):
+        return self.headers.get("content-type", "")
+
+
+_tls = {}
+_tls_lock = threading.Lock()
+
+
+def tls_context():
+    """One default context per process (loading CA certs costs ~10 ms; ssl is imported only for https)."""
+    with _tls_lock:
+        ctx = _tls.get("ctx")
+        if ctx is None:
+            import ssl
+
+            ctx = _tls["ctx"] = ssl.create_default_context()
+        return ctx
+
+
+def _left(deadline):
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def _bound(seconds, deadline, what="the request"):
+    left = _left(deadline)
+    if left is None:
+        return seconds
+    if left <= 0:
+        raise WorkerError("timeout", "%s ran out of time" % what)
+    return min(seconds, left)
+
+
+def _connect_any(addresses, port, timeout, deadline):
+    last = None
+    for addr in addresses:
+        try:
+            return socket.create_connection((addr, port), timeout=_bound(timeout, deadline, "connecting"))
+        except OSError as exc:
+            last = exc
+    raise last or OSError("no address to connect to")
+
+
+class _Direct(http.client.HTTPConnection):
+    """HTTP to an already vetted address; Host stays the name."""
+
+    def __init__(self, host, port, addresses, timeout, deadline):
+        super().__init__(host, port, timeout=timeout)
+        self._addresses = addresses
+        self._deadline = deadline
+
+    def connect(self):
+        self.sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
+
+
+class _DirectTLS(http.client.HTTPSConnection):
+    """HTTPS to an already vetted address; SNI and certificate check use the name."""
+
+    def __init__(self, host, port, addresses, timeout, deadline):
+        super().__init__(host, port, timeout=timeout, context=tls_context())
+        self._addresses = addresses
+        self._deadline = deadline
+
+    def connect(self):
+        sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
+        try:
+            self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
+
+
+class _Watchdog:
+    """Shut the connection's socket at the deadline so no blocking read outlives it."""
+
+    def __init__(self, conn, deadline):
+        self.fired = False
+        self._conn = conn
+        self._timer = None
+        left = _left(deadline)
+        if left is not None:
+            self._timer = threading.Timer(max(0.0, left), self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self):
+        self.fired = True
+        sock = getattr(self._conn, "sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self):
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _open(url, opts):
+    """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
+    scheme, host, port, target = guard.check_url(url)
+    via = proxy.proxy_for(scheme, host, port)
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate",
+               "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
+    timeout = _bound(opts.read_timeout, opts.deadline)
+    if via is None:
+        addresses = guard.resolve(host, port, _bound(opts.connect_timeout, opts.deadline, "DNS lookup"))
+        guard.vet_addresses(host, addresses, opts.allow_private)
+        cls = _DirectTLS if scheme == "https" else _Direct
+        conn = cls(host, port, addresses, timeout, opts.deadline)
+    else:
+        # The proxy resolves the name.  We still refuse literal private
+        # addresses and names that resolve to one here; a name we cannot
+        # resolve locally (common behind proxies) is left to the proxy.
+        try:
+            addresses = guard.resolve(host, port, _bound(2.0, opts.deadline, "DNS lookup"))
+        except WorkerError as exc:
+            if exc.code == "timeout" and (_left(opts.deadline) or 1) <= 0:
+                raise
+            addresses = []
+        guard.vet_addresses(host, addresses, opts.allow_private)
+        phost, pport, auth = via
+        if scheme == "https":
+            conn = http.client.HTTPSConnection(phost, pport, timeout=timeout, context=tls_context())
+            conn.set_tunnel(host, port, headers={"Proxy-Authorization": auth} if auth else None)
+        else:
+            conn = http.client.HTTPConnection(phost, pport, timeout=timeout)
+            default = ":%d" % port if port != 80 else ""
+            target = "http://%s%s%s" % (("[%s]" % host) if ":" in host else host, default, target)
+            if auth:
+                headers["Proxy-Authorization"] = auth
+    dog = _Watchdog(conn, opts.deadline)
+    try:
+        conn.request("GET", target, headers=headers)
+        response = conn.getresponse()
+    except BaseException as exc:
+        dog.cancel()
+        conn.close()
+        raise _map_error(exc, url, dog) from None
+    return conn, response, dog
+
+
+def _map_error(exc, url, dog=None):
+    if isinstance(exc, WorkerError):
+        return exc
+    if dog is not None and dog.fired:
+        return WorkerError("timeout", "%s: no complete answer before the deadline" % url,
+                           hint="the server is slow; raise --timeout")
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return WorkerError("timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout")
+    name = type(exc).__name__
+    text = " ".join(str(exc).split())[:200]
+    if "SSL" in name or "Certificate" in name:
+        return WorkerError("network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified")
+    if isinstance(exc, socket.gaierror):
+        return WorkerError("network", "%s: DNS lookup failed: %s" % (url, text))
+    if isinstance(exc, (OSError, http.client.HTTPException)):
+        return WorkerError("network", "%s: connection failed: %s%s" % (url, name, (": " + text) if text else ""))
+    return exc
+
+
+def _retry_after(value):
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        from email.utils import parsedate_to_datetime
+        from datetime import datetime, timezone
+
+        when = parsedate_to_datetime(value)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _decoder(encoding):
+    encoding = (encoding or "").strip().lower()
+    if encoding in ("", "identity", "none"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return "deflate"  # zlib-wrapped or raw: decided on the first bytes
+    raise WorkerError("unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding)
+
+
+def _read_body(response, opts, url, dog):
+    """Stream the body, decoding gzip/deflate incrementally; stop at the cap."""
+    cap = opts.max_bytes
+    decoder = _decoder(response.getheader("content-encoding"))
+    out = []
+    size = 0
+    wire = 0
+    truncated = False
+    while True:
+        if _left(opts.deadline) is not None and _left(opts.deadline) <= 0:
+            raise WorkerError("timeout", "%s: the body did not arrive before the deadline" % url,
+                              hint="the server is slow; raise --timeout")
+        data = response.read1(CHUNK)  # at most one recv: the deadline is checked between reads
+        if not data:
+            break
+        wire += len(data)
+        if decoder == "deflate":
+            decoder = zlib.decompressobj(zlib.MAX_WBITS if (data[0] & 0x0F) == 8 and len(data) > 1
+                                         and ((data[0] << 8) | data[1]) % 31 == 0 else -zlib.MAX_WBITS)
+        if decoder is None:
+            pieces = [data]
+        else:
+            pieces = []
+            pending = data
+            while pending and size + sum(map(len, pieces)) <= cap:
+                try:
+                    piece = decoder.decompress(pending, cap + 1 - size - sum(map(len, pieces)))
+                except zlib.error as exc:
+                    raise WorkerError("network", "%s: corrupt compressed body: %s" % (url, exc)) from None
+                pieces.append(piece)
+                pending = decoder.unconsumed_tail
+                if not piece:
+                    break
+        for piece in pieces:
+            size += len(piece)
+            out.append(piece)
+        if size > cap or (decoder is None and wire > cap):
+            truncated = True
+            break
+    body = b"".join(out)
+    if truncated:
+        if decoder is not None and size > wire * BOMB_RATIO:
+            raise WorkerError("too_large", "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
+                              "refused as a compression bomb" % (url, cap, wire))
+        body = body[:cap]
+    return body, truncated, wire
+
+
+def download(url, opts):
+    """GET ``url`` following up to ``opts.max_redirects`` redirects, each hop guarded.
+
+    Returns a Response; raises WorkerError (invalid_url, blocked_address,
+    timeout, network, http_error, too_large, unsupported_content).
+    """
+    current = url
+    redirects = []
+    retried = False
+    while True:
+        conn, response, dog = _open(current, opts)
+        try:
+            status = response.status
+            headers = {k.lower(): v for k, v in response.getheaders()}
+            if status in REDIRECTS and headers.get("location"):
+                from urllib.parse import urljoin
+
+                if len(redirects) >= opts.max_redirects:
+                    raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
+                                      status=status, hint="open the last URL directly if it is right")
+                current = urljoin(current, headers["location"].strip())
+                redirects.append(current)
+                continue
+            if status in (429, 503) and not retried:
+                wait = _retry_after(headers.get("retry-after"))
+                left = _left(opts.deadline)
+                if wait is not None and wait <= MAX_RETRY_AFTER and (left is None or wait + 1.0 < left):
+                    retried = True
+                    time.sleep(wait)
+                    continue
+            if status >= 400:
+                reason = (response.reason or "").strip()
+                extra = {"status": status}
+                wait = _retry_after(headers.get("retry-after"))
+                if wait is not None:
+                    extra["retry_after"] = round(wait, 1)
+                raise WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                                  retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+            if opts.refuse is not None:
+                length = headers.get("content-length", "")
+                problem = opts.refuse(headers.get("content-type", ""), int(length) if length.strip().isdigit() else None)
+                if problem is not None:
+                    raise problem
+            try:
+                body, truncated, wire = _read_body(response, opts, current, dog)
+            except BaseException as exc:
+                raise _map_error(exc, current, dog) from None
+            return Response(url, current, status, headers, body, truncated, wire, redirects)
+        finally:
+            dog.cancel()
+            conn.close()
