@@ -7,8 +7,9 @@ from .errors import WorkerError
 from .providers import load_class
 
 MAX_QUERY_CHARS = 2000
-# The text field is rebuilt from the results on every call, cached or not.
-SEARCH_NOT_IN_KEY = ("max_chars",)
+# The text field is rebuilt from the results on every call, cached or not;
+# enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
+SEARCH_NOT_IN_KEY = ("max_chars", "fetch_top", "excerpt_chars", "source_timeout", "allow_private")
 
 
 def clean_query(query):
@@ -65,6 +66,10 @@ def run_search(args, call):
         store.put(key, "search", spec.name, answer)
         answer["meta"] = dict(answer.get("meta") or {}, cached=False, slot_wait_ms=ratelimit.waited_ms())
     store.close()
+    if args.fetch_top > 0:
+        from .enrich import enrich
+
+        call.warnings.extend(enrich(answer.get("results", []), args, call, cfg.settings))
     payload = {
         "tool": "search",
         "provider": spec.name,
