@@ -79,11 +79,11 @@ def log(msg):
     sys.stderr.flush()
 
 
-def emit_error(code, message, hint, detail=None):
+def emit_error(code, message, hint, detail=None, retryable=True):
     """A SEARCH_ERROR block, built with the same escaping rules as worker/protocol.py."""
     import json
 
-    error = {"code": code, "message": message, "hint": hint, "retryable": True}
+    error = {"code": code, "message": message, "hint": hint, "retryable": retryable}
     if detail:
         error["detail"] = detail
     line = json.dumps({"ok": False, "v": 1, "error": error}, ensure_ascii=True, separators=(",", ":"))
@@ -104,7 +104,10 @@ _CHILD = []
 def run(cmd, env=None):
     import subprocess
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL)
+    # Its own process group, so a cancelled install can end the installer's
+    # children too (compileall -j0 and pip build steps fork).
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
     _CHILD[:] = [proc]
     try:
         raw, _ = proc.communicate()
@@ -129,22 +132,39 @@ def site_packages(python):
     return out.strip().splitlines()[-1]
 
 
-def install(venv, req_file, fresh):
-    """Build or update the venv; the caller holds the install lock."""
+# What a venv (or one whose creation was cut short) holds at its top level.
+VENV_ENTRIES = {"bin", "lib", "lib64", "include", "share", "pyvenv.cfg", ".gitignore", "CACHEDIR.TAG", ".lock"}
+
+
+def remove_venv(venv):
+    """Delete a venv we are about to rebuild; never a directory that is not one."""
     import shutil
 
+    if not os.path.lexists(venv):
+        return
+    if os.path.islink(venv) or not os.path.isdir(venv):
+        raise InstallError("refusing to replace %s: it is not a directory" % venv)
+    strange = [n for n in os.listdir(venv) if n not in VENV_ENTRIES and not n.startswith(STAMP_NAME)]
+    if strange and not os.path.exists(os.path.join(venv, "pyvenv.cfg")):
+        # --venv pointed at an existing directory of the user's: do not delete it.
+        raise InstallError("refusing to replace %s: it is not empty and not a venv (no pyvenv.cfg)" % venv)
+    shutil.rmtree(venv)
+
+
+def install(venv, req_file, fresh):
+    """Build or update the venv; the caller holds the install lock."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     python = venv_python(venv)
     uv = find_uv()
     if fresh or not os.access(python, os.X_OK):
-        if os.path.lexists(venv):
-            shutil.rmtree(venv)
+        remove_venv(venv)
         log("creating venv at %s%s" % (venv, " with uv" if uv else ""))
         if uv:
             run([uv, "venv", "--quiet", "--python", sys.executable, venv], env)
         else:
             run([sys.executable, "-m", "venv", venv], env)
+    log("installing %s%s" % (os.path.basename(req_file), " with uv" if uv else " with pip"))
     if uv:
         run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-r", req_file], env)
     else:
@@ -157,8 +177,14 @@ def install(venv, req_file, fresh):
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
         f.write(ROOT + "\n")
     # Byte-compile now: hosts that set PYTHONDONTWRITEBYTECODE would otherwise
-    # pay for compiling on every call.
-    run([python, "-m", "compileall", "-q", "-j", "0", purelib, os.path.join(ROOT, "worker")], env)
+    # pay for compiling on every call.  uv --compile-bytecode did site-packages.
+    log("compiling bytecode")
+    if not uv:
+        run([python, "-m", "compileall", "-q", "-j", "0", purelib], env)
+    try:
+        run([python, "-m", "compileall", "-q", os.path.join(ROOT, "worker")], env)
+    except InstallError as exc:  # a read-only checkout still works, just slower
+        log("could not byte-compile the worker package (%s); continuing" % exc)
 
 
 def write_stamp(venv, requirements):
@@ -234,13 +260,17 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
             return  # another call finished the install while we waited
         attempts = max(1, int(os.environ.get("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "3")))
         backoff = float(os.environ.get("WEBSEARCH_WORKER_INSTALL_BACKOFF", "2"))
-        log("first run: installing dependencies into %s (%s)" % (venv, "reinstall requested" if reinstall else problem))
+        # Only a venv that was once complete is updated in place; anything else
+        # (no stamp: never finished, or an install was cut short) is rebuilt.
+        incremental = not reinstall and problem == "requirements.txt changed"
+        log("%sinstalling dependencies into %s (%s)"
+            % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
             remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
             try:
                 # A venv that failed mid-install is rebuilt from scratch on retry.
-                install(venv, req_file, fresh=reinstall or attempt > 1)
+                install(venv, req_file, fresh=not incremental or attempt > 1)
                 write_stamp(venv, requirements)
                 log("installed in %.1fs" % (time.monotonic() - started))
                 return
@@ -281,11 +311,15 @@ def on_signal(signum, frame):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for proc in _CHILD:
         try:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
             proc.wait(5)
         except Exception:
             pass
-    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install")
+    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install",
+               retryable=False)
     os._exit(130)
 
 

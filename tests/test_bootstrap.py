@@ -1,0 +1,391 @@
+"""bootstrap/run.py building real venvs, hermetically.
+
+Each test repo is a copy of bootstrap/run.py beside a stand-in worker package
+(it imports a dependency from the venv and prints a SEARCH_OK block) and a
+requirements.txt naming tiny wheels this file builds with zipfile.  pip and uv
+are pointed at that wheel directory only (no index, no user config), so the
+installs are real and need no registry.
+
+venv + pip costs seconds, so tests share venvs where the behaviour under test
+allows it; the uv path (about a second per venv) carries the tests that need
+several fresh venvs.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+from worker import protocol
+
+STAMP = "websearch-worker-ready.json"
+UV = shutil.which("uv", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+
+STANDIN_MAIN = '''\
+import json, sys
+import wsw_dummy
+payload = {"ok": True, "v": 1, "argv": sys.argv[1:], "dummy": wsw_dummy.VALUE,
+           "prefix": sys.prefix, "isolated": sys.flags.isolated}
+try:
+    import wsw_extra
+    payload["extra"] = wsw_extra.VALUE
+except ImportError:
+    pass
+sys.stdout.write("SEARCH_OK\\n%s\\nSEARCH_DONE\\n" % json.dumps(payload))
+'''
+
+
+def build_wheel(wheeldir, name, version, value):
+    """A minimal pure-Python wheel: one module, METADATA, WHEEL, RECORD."""
+    dist = "%s-%s" % (name, version)
+    files = {
+        "%s/__init__.py" % name: "VALUE = %r\n" % value,
+        "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version),
+        "%s.dist-info/WHEEL" % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for path, text in files.items():
+        data = text.encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
+    record.append("%s.dist-info/RECORD,," % dist)
+    files["%s.dist-info/RECORD" % dist] = "\n".join(record) + "\n"
+    path = os.path.join(str(wheeldir), "%s-py3-none-any.whl" % dist)
+    with zipfile.ZipFile(path, "w") as z:
+        for name_, text in files.items():
+            z.writestr(name_, text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheeldir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wheels")
+    build_wheel(d, "wsw_dummy", "1.0", "dummy-ok")
+    build_wheel(d, "wsw_extra", "1.0", "extra-ok")
+    return d
+
+
+def make_repo(path, requirements="wsw_dummy==1.0\n"):
+    os.makedirs(os.path.join(path, "bootstrap"))
+    os.makedirs(os.path.join(path, "worker"))
+    shutil.copy(os.path.join(ROOT, "bootstrap", "run.py"), os.path.join(path, "bootstrap", "run.py"))
+    with open(os.path.join(path, "worker", "__init__.py"), "w") as f:
+        f.write("")
+    with open(os.path.join(path, "worker", "__main__.py"), "w") as f:
+        f.write(STANDIN_MAIN)
+    write(os.path.join(path, "requirements.txt"), requirements)
+    return str(path)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def boot_env(tmp, wheeldir, uv=False, **extra):
+    env = dict(os.environ)
+    for key in list(env):
+        if key.startswith(("PIP_", "UV_", "WEBSEARCH_WORKER_", "PYTHON")) and key != "PYTHONDONTWRITEBYTECODE":
+            del env[key]
+    env.update({
+        # pip: this wheel directory only, whatever the machine's pip.conf says.
+        "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheeldir),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "UV_NO_CONFIG": "1", "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(wheeldir),
+        "UV_CACHE_DIR": os.path.join(str(tmp), "uv-cache"), "UV_OFFLINE": "1",
+        # Hosts that set this must still get .pyc files from the install.
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "WEBSEARCH_WORKER_INSTALL_BACKOFF": "0.05",
+    })
+    if uv:
+        env["PATH"] = os.path.dirname(UV) + os.pathsep + env.get("PATH", "")
+    else:
+        env["WEBSEARCH_WORKER_NO_UV"] = "1"
+    env.update(extra)
+    return env
+
+
+def boot(repo, args, env, timeout=300):
+    proc = subprocess.run([sys.executable, os.path.join(repo, "bootstrap", "run.py")] + list(args),
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+    return proc.returncode, proc.stdout.decode("ascii"), proc.stderr.decode("utf-8", "replace")
+
+
+def installs(stderr):
+    return stderr.count("installing dependencies into")
+
+
+def read_stamp(venv):
+    with open(os.path.join(venv, STAMP)) as f:
+        return json.load(f)
+
+
+def newest_mtime(venv, skip):
+    newest = 0
+    for dirpath, dirnames, filenames in os.walk(venv):
+        for name in filenames + dirnames:
+            p = os.path.join(dirpath, name)
+            if p != skip and not os.path.islink(p):
+                newest = max(newest, os.lstat(p).st_mtime_ns)
+    return newest
+
+
+# ---------------------------------------------------------------------------
+# pip path: one venv, shared by the tests below in order.
+
+
+@pytest.fixture(scope="module")
+def pip_repo(tmp_path_factory, wheeldir):
+    tmp = tmp_path_factory.mktemp("piprepo")
+    repo = make_repo(tmp / "repo")
+    env = boot_env(tmp, wheeldir)
+    rc, out, err = boot(repo, ["search", "first", "call"], env)
+    return {"repo": repo, "env": env, "venv": os.path.join(repo, ".venv"), "first": (rc, out, err)}
+
+
+def test_pip_first_call_installs_and_runs(pip_repo):
+    rc, out, err = pip_repo["first"]
+    assert rc == 0, err
+    payload = protocol.parse(out)
+    assert payload["argv"] == ["search", "first", "call"]
+    assert payload["dummy"] == "dummy-ok"  # imported from the venv it just built
+    assert payload["prefix"] == pip_repo["venv"]  # default location: <repo>/.venv
+    assert payload["isolated"] == 1  # handed over with -I
+    assert out.count("\n") == 3  # progress went to stderr, not stdout
+    assert "first run: installing dependencies into %s" % pip_repo["venv"] in err
+    assert "with pip" in err and "compiling bytecode" in err
+    assert installs(err) == 1
+
+
+def test_pip_stamp_is_whole_and_written_last(pip_repo):
+    venv = pip_repo["venv"]
+    stamp = read_stamp(venv)
+    with open(os.path.join(pip_repo["repo"], "requirements.txt")) as f:
+        assert stamp["requirements"] == f.read()
+    assert stamp["root"] == pip_repo["repo"]
+    assert stamp["python"] == "%d.%d.%d" % sys.version_info[:3]
+    assert stamp["bootstrap"]
+    stamp_path = os.path.join(venv, STAMP)
+    # Nothing in the venv is newer than the stamp, and no temp stamp was left.
+    assert newest_mtime(venv, stamp_path) <= os.stat(stamp_path).st_mtime_ns
+    assert [n for n in os.listdir(venv) if n.startswith(STAMP)] == [STAMP]
+
+
+def test_pip_install_compiled_bytecode_despite_dontwritebytecode(pip_repo):
+    venv = pip_repo["venv"]
+    libs = [os.path.join(dp, f) for dp, _, fs in os.walk(venv) for f in fs if f.startswith("__init__.") and "wsw_dummy" in dp]
+    assert any(p.endswith(".pyc") for p in libs), libs
+    assert [f for f in os.listdir(os.path.join(pip_repo["repo"], "worker", "__pycache__")) if f.startswith("__main__.")]
+
+
+def test_pip_second_call_takes_fast_path(pip_repo):
+    rc, out, err = boot(pip_repo["repo"], ["search", "again"], pip_repo["env"])
+    assert rc == 0 and protocol.parse(out)["argv"] == ["search", "again"]
+    assert err == ""  # no install, no progress lines
+
+
+def test_pip_check_and_python_path(pip_repo):
+    rc, out, _ = boot(pip_repo["repo"], ["--check"], pip_repo["env"])
+    assert rc == 0 and out.strip() == "ready %s" % os.path.join(pip_repo["venv"], "bin", "python")
+    rc, out, err = boot(pip_repo["repo"], ["--python-path"], pip_repo["env"])
+    assert rc == 0 and out.strip() == os.path.join(pip_repo["venv"], "bin", "python") and err == ""
+
+
+def test_pip_half_built_venv_is_never_ready(pip_repo):
+    repo, env, venv = pip_repo["repo"], pip_repo["env"], pip_repo["venv"]
+    stamp_path = os.path.join(venv, STAMP)
+    saved = open(stamp_path).read()
+    try:
+        os.unlink(stamp_path)  # an install cut short: everything there but the stamp
+        rc, out, _ = boot(repo, ["--check"], env)
+        assert rc == 1 and out.strip() == "not ready: not installed"
+        write(stamp_path, saved[: len(saved) // 2])  # a torn stamp (never produced by os.replace)
+        rc, out, _ = boot(repo, ["--check"], env)
+        assert rc == 1 and "unreadable" in out
+        write(stamp_path + ".tmp-12345", saved)  # a temp stamp is not a stamp
+        os.unlink(stamp_path)
+        rc, out, _ = boot(repo, ["--check"], env)
+        assert rc == 1
+    finally:
+        write(stamp_path, saved)
+        if os.path.exists(stamp_path + ".tmp-12345"):
+            os.unlink(stamp_path + ".tmp-12345")
+    assert boot(repo, ["--check"], env)[0] == 0
+
+
+def test_pip_changed_requirements_reinstall(pip_repo):
+    repo, env, venv = pip_repo["repo"], pip_repo["env"], pip_repo["venv"]
+    req = os.path.join(repo, "requirements.txt")
+    write(req, "wsw_dummy==1.0\nwsw_extra==1.0\n")
+    rc, out, _ = boot(repo, ["--check"], env)
+    assert rc == 1 and "requirements.txt changed" in out
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 0, err
+    assert protocol.parse(out)["extra"] == "extra-ok"
+    assert installs(err) == 1 and "(requirements.txt changed)" in err
+    assert "creating venv" not in err  # a once-ready venv is updated in place
+    assert read_stamp(venv)["requirements"] == "wsw_dummy==1.0\nwsw_extra==1.0\n"
+
+
+# ---------------------------------------------------------------------------
+# Failure, retries, cancellation (pip path: `venv` + ensurepip is slow enough to interrupt).
+
+
+def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo", requirements="wsw_dummy==1.0\nwsw-no-such-package==9.9\n")
+    env = boot_env(tmp_path, wheeldir, uv=bool(UV), WEBSEARCH_WORKER_INSTALL_ATTEMPTS="2")
+    started = time.monotonic()
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 1, err
+    payload = protocol.parse(out)
+    e = payload["error"]
+    assert e["code"] == "bootstrap_failed" and e["retryable"] is True
+    assert e["hint"] and "--reinstall" in e["hint"]
+    assert "wsw-no-such-package" in e["detail"]  # the installer's own last lines
+    assert "retrying in 0.05s" in err and installs(err) == 1
+    assert "creating venv" in err and err.count("creating venv") == 2  # retry starts from scratch
+    assert time.monotonic() - started < 120
+    assert boot(repo, ["--check"], env)[0] == 1
+    # The next call tries again (and, with the requirement fixed, succeeds).
+    rc, out, err = boot(repo, ["search", "x"], dict(env, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1"))
+    assert rc == 1 and installs(err) == 1 and protocol.parse(out)["error"]["code"] == "bootstrap_failed"
+    write(os.path.join(repo, "requirements.txt"), "wsw_dummy==1.0\n")
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 0 and protocol.parse(out)["dummy"] == "dummy-ok", err
+
+
+def test_sigterm_during_install_leaves_no_ready_venv(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo")
+    env = boot_env(tmp_path, wheeldir)  # pip path
+    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        line = b""
+        while b"creating venv" not in line:
+            line = proc.stderr.readline()
+            assert line, "bootstrap ended before creating the venv"
+        time.sleep(0.3)  # inside `python -m venv` / ensurepip
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert elapsed < 10, elapsed
+    e = protocol.parse(out.decode("ascii"))["error"]
+    assert e["code"] == "cancelled" and e["retryable"] is False
+    assert boot(repo, ["--check"], env)[0] == 1
+    # The interrupted venv is rebuilt by the next call.
+    rc, out, err = boot(repo, ["search", "y"], env)
+    assert rc == 0 and protocol.parse(out)["argv"] == ["search", "y"], err
+
+
+def test_never_deletes_a_directory_that_is_not_a_venv(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    env = boot_env(tmp_path, wheeldir, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1")
+    rc, out, err = boot(repo, ["--venv", str(precious), "search", "x"], env)
+    assert rc == 1 and protocol.parse(out)["error"]["code"] == "bootstrap_failed"
+    assert "not a venv" in protocol.parse(out)["error"]["message"]
+    assert (precious / "notes.txt").read_text() == "keep me"
+
+
+# ---------------------------------------------------------------------------
+# uv path (when uv is installed: requirements-dev.txt has it).
+
+needs_uv = pytest.mark.skipif(UV is None, reason="uv is not installed (it is in requirements-dev.txt)")
+
+
+@needs_uv
+def test_uv_install_venv_flag_and_reinstall(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo")
+    venv = str(tmp_path / "elsewhere" / "venv")
+    env = boot_env(tmp_path, wheeldir, uv=True, WEBSEARCH_WORKER_VENV=venv)
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 0, err
+    assert protocol.parse(out)["prefix"] == venv
+    assert "with uv" in err and installs(err) == 1
+    assert not os.path.exists(os.path.join(repo, ".venv"))
+    pycs = [f for dp, _, fs in os.walk(venv) if dp.endswith(os.path.join("wsw_dummy", "__pycache__")) for f in fs]
+    assert pycs, "uv --compile-bytecode left no .pyc"
+    # --venv beats the environment variable.
+    other = str(tmp_path / "other")
+    rc, out, _ = boot(repo, ["--venv", other, "--check"], env)
+    assert rc == 1 and "not installed" in out
+    # --reinstall rebuilds from scratch, then exits 0 when no command follows.
+    marker = os.path.join(venv, "bin", "left-behind")
+    write(marker, "")
+    rc, out, err = boot(repo, ["--reinstall"], env)
+    assert rc == 0 and out == "", err
+    assert "reinstall requested" in err and not os.path.exists(marker)
+    assert boot(repo, ["--check"], env)[0] == 0
+
+
+@needs_uv
+def test_uv_five_racing_first_calls_install_once(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo")
+    env = boot_env(tmp_path, wheeldir, uv=True)
+    venv = os.path.join(repo, ".venv")
+    stamp_path = os.path.join(venv, STAMP)
+    seen = []
+    stop = threading.Event()
+
+    def watch_stamp():  # every read sees no stamp or a whole one
+        while not stop.is_set():
+            try:
+                with open(stamp_path) as f:
+                    seen.append(json.loads(f.read())["requirements"])
+            except FileNotFoundError:
+                pass
+            time.sleep(0.002)
+
+    watcher = threading.Thread(target=watch_stamp, daemon=True)
+    watcher.start()
+    procs = [subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", str(i)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+             for i in range(5)]
+    results = [(p.communicate(timeout=300), p.returncode) for p in procs]
+    stop.set()
+    watcher.join()
+    errs = "".join(e.decode() for (_, e), _ in results)
+    for i, ((out, err), rc) in enumerate(results):
+        assert rc == 0, err
+        assert protocol.parse(out.decode("ascii"))["argv"] == ["search", str(i)]
+    assert installs(errs) == 1, errs
+    assert errs.count("creating venv") == 1
+    assert seen and set(seen) == {"wsw_dummy==1.0\n"}
+
+
+@needs_uv
+def test_lock_wait_is_bounded(tmp_path, wheeldir):
+    import fcntl
+
+    repo = make_repo(tmp_path / "repo")
+    venv = os.path.join(repo, ".venv")
+    env = boot_env(tmp_path, wheeldir, uv=True, WEBSEARCH_WORKER_LOCK_WAIT="0.5")
+    fd = os.open(venv + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # someone else is "installing"
+    try:
+        rc, out, err = boot(repo, ["search", "x"], env)
+    finally:
+        os.close(fd)
+    assert rc == 1
+    e = protocol.parse(out)["error"]
+    assert e["code"] == "bootstrap_failed" and "waiting for another call" in e["message"]
+    assert "another call is installing" in err
+    assert not os.path.exists(venv)  # the waiter touched nothing
