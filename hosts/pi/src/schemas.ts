@@ -1,0 +1,76 @@
+/** TypeBox parameter schemas: what the model sees, so the descriptions say when and how. */
+
+import { StringEnum } from "@mariozechner/pi-ai";
+import { Type } from "typebox";
+
+const Domains = (what: string) =>
+	Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: `${what}, e.g. ["docs.python.org"]` }));
+
+export const SearchSchema = Type.Object({
+	query: Type.String({
+		minLength: 1,
+		maxLength: 2000,
+		description: "What to search for, as you would type it into a search engine. Put exact phrases in double quotes.",
+	}),
+	limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: "Number of results (default 5)." })),
+	recency: Type.Optional(
+		StringEnum(["day", "week", "month", "year"] as const, {
+			description: "Only results published within the last day/week/month/year. Use for news, releases, changelogs.",
+		}),
+	),
+	include_domains: Domains("Only return results from these domains"),
+	exclude_domains: Domains("Never return results from these domains"),
+	fetch_top: Type.Optional(
+		Type.Integer({
+			minimum: 0,
+			maximum: 5,
+			description: "Also fetch the top N result pages (0-5) and include an excerpt of each; saves a web_fetch round trip.",
+		}),
+	),
+	provider: Type.Optional(
+		Type.String({
+			description:
+				"Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a provider name from the user's web-search config. Leave unset unless the user asked for one.",
+		}),
+	),
+	region: Type.Optional(Type.String({ description: "Region such as us-en or de-de (ddgs)." })),
+	type: Type.Optional(Type.String({ description: "Exa only: search type, e.g. auto, neural, keyword, fast, deep." })),
+	category: Type.Optional(
+		Type.String({ description: "Exa only: result category, e.g. 'research paper', news, company, pdf, github." }),
+	),
+	start_published: Type.Optional(Type.String({ description: "Exa only: earliest publication date, YYYY-MM-DD." })),
+	end_published: Type.Optional(Type.String({ description: "Exa only: latest publication date, YYYY-MM-DD." })),
+	include_text: Type.Optional(Type.String({ description: "Exa only: a phrase every result page must contain." })),
+	exclude_text: Type.Optional(Type.String({ description: "Exa only: a phrase no result page may contain." })),
+	highlights: Type.Optional(Type.Boolean({ description: "Exa only: include the most relevant passages of each page." })),
+	summary: Type.Optional(Type.Boolean({ description: "Exa only: include a short summary of each page." })),
+	country: Type.Optional(Type.String({ description: "Brave only: two-letter country code, e.g. US, DE." })),
+	search_lang: Type.Optional(Type.String({ description: "Brave only: result language, e.g. en, de." })),
+});
+
+export const FetchSchema = Type.Object({
+	urls: Type.Array(Type.String({ description: "An http(s) URL" }), {
+		minItems: 1,
+		maxItems: 20,
+		description: "The pages to read (1-20 http(s) URLs), fetched in parallel; results come back in the same order.",
+	}),
+	max_chars: Type.Optional(
+		Type.Integer({ minimum: 1, description: "Characters of content per page (default 20000). Lower it when fetching many pages." }),
+	),
+	start_index: Type.Optional(
+		Type.Integer({
+			minimum: 0,
+			description: "Continue a long page from this character offset (the previous result says where it stopped).",
+		}),
+	),
+	format: Type.Optional(
+		StringEnum(["markdown", "text", "html", "raw"] as const, {
+			description: "Content format: markdown (default, main content only), text, html (cleaned), raw (the body as sent).",
+		}),
+	),
+	provider: Type.Optional(
+		Type.String({ description: "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a configured name." }),
+	),
+	highlights: Type.Optional(Type.Boolean({ description: "Exa only: include the most relevant passages." })),
+	summary: Type.Optional(Type.Boolean({ description: "Exa only: include a short summary of each page." })),
+});
