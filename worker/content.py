@@ -159,13 +159,21 @@ def _detect(body):
     matches = list(from_bytes(body[:200000]))
     if not matches:
         return None
-    best = min(matches, key=lambda m: (m.chaos, -m.coherence))
-    # Single-byte Latin codecs often tie on short Western text; browsers settle
-    # such ties on windows-1252, the web's legacy default, and so do we.
-    for m in matches:
-        if codec_for(m.encoding) == "cp1252" and m.chaos <= best.chaos + 0.01 and m.coherence >= best.coherence - 0.01:
-            return "cp1252"
-    return codec_for(best.encoding)
+    best = codec_for(min(matches, key=lambda m: (m.chaos, -m.coherence)).encoding)
+    # Detection cannot tell the Latin single-byte code pages apart on short
+    # text (it picks cp775 or cp1250 for French).  Browsers settle undeclared
+    # Latin pages on windows-1252, the web's legacy default, and so do we;
+    # non-Latin single-byte scripts and the multi-byte codecs are kept.
+    if best in _LATIN_SINGLE_BYTE or best.startswith(("iso8859_", "mac_", "cp8")) and best not in _NON_LATIN_SINGLE_BYTE:
+        return "cp1252"
+    return best
+
+
+_LATIN_SINGLE_BYTE = frozenset({"cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin_1", "cp437", "cp850", "cp775",
+                                "iso8859_2", "iso8859_3", "iso8859_4", "iso8859_9", "iso8859_10", "iso8859_13",
+                                "iso8859_14", "iso8859_15", "iso8859_16", "mac_roman", "mac_latin2", "hp_roman8"})
+_NON_LATIN_SINGLE_BYTE = frozenset({"iso8859_5", "iso8859_6", "iso8859_7", "iso8859_8", "iso8859_11", "mac_cyrillic",
+                                    "mac_greek", "cp855", "cp866", "cp869", "cp862", "cp864", "cp857"})
 
 
 def pdf_text(body):
