@@ -237,3 +237,19 @@ def test_worker_brave_401_never_leaks_the_key(fake, env, tmp_path):
             if name != "web-search.json":
                 with open(os.path.join(root, name), "rb") as fh:
                     assert canary.encode() not in fh.read(), name
+
+
+def test_free_plan_interval_spaces_requests_across_processes(fake, env, tmp_path):
+    """Two calls started together reach Brave at least ~1 s apart (options.minInterval defaults to 1 s)."""
+    import subprocess
+    import sys
+
+    cfg = _config(tmp_path, fake, options={})
+    before = len(fake.times)
+    procs = [subprocess.Popen([sys.executable, "-I", "-m", "worker", "search", "full query %d" % i, "--provider", "brave",
+                               "--config", cfg, "--no-cache"], cwd=os.path.dirname(os.path.dirname(__file__)), env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(2)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    times = sorted(fake.times[before:])
+    assert len(times) == 2 and times[1] - times[0] >= 0.9

@@ -114,6 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         params = parse_qs(parts.query)
         self.server.requests.append((parts.path, params, dict(self.headers)))
+        self.server.times.append(time.monotonic())
         if parts.path != "/res/v1/web/search":
             return self._send(404, {"type": "ErrorResponse", "error": {"status": 404, "detail": "Not found"}})
         if self.headers.get("X-Subscription-Token") != self.server.key:
@@ -161,11 +162,19 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send(200, FULL, headers)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # a client that gave up (timeout tests) is expected, not news
+
+
 class FakeBrave:
     def __init__(self, key=KEY):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
         self.server.requests = []
+        self.server.times = []  # monotonic arrival time of each request
         self.server.key = key
         self.server.urls = []
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -177,6 +186,10 @@ class FakeBrave:
     @property
     def requests(self):
         return self.server.requests
+
+    @property
+    def times(self):
+        return self.server.times
 
     def set_urls(self, urls):
         self.server.urls = list(urls)

@@ -263,13 +263,18 @@ def _opener():
     return urllib.request.build_opener(_NoRedirect)
 
 
-def _rate_slot(call, key, min_interval):
-    # RATELIMIT HOOK (issue 7): cross-process minimum interval between Brave requests.
-    try:
-        from .. import ratelimit
-    except ImportError:
+def _rate_slot(call, key, min_interval, limit):
+    """Brave's per-plan spacing between request starts, across every worker process of the user.
+
+    Concurrency itself is the search tool's slot (ratelimit.search_slot); this
+    one only adds the minimum interval (free plan: 1 s; paid plans set
+    ``options.minInterval`` lower, or 0 to skip it).
+    """
+    if min_interval <= 0:
         return contextlib.nullcontext(0.0)
-    return ratelimit.slot(call, key, limit=1, min_interval=min_interval)
+    from .. import ratelimit
+
+    return ratelimit.slot(call, key, limit=limit, min_interval=min_interval)
 
 
 class BraveProvider(Provider):
@@ -299,7 +304,7 @@ class BraveProvider(Provider):
             "X-Subscription-Token": self.spec.api_key,
         })
         interval = float(self.spec.options.get("minInterval", DEFAULT_MIN_INTERVAL))
-        with _rate_slot(self.call, "brave:%s" % self.name, interval) as waited:
+        with _rate_slot(self.call, "brave-interval-%s" % self.name, interval, int(self.spec.options.get("concurrency", 5))):
             status, headers, raw = self._send(req)
         if status != 200:
             exc = error_from_response(status, headers, raw, self.name)
@@ -324,8 +329,6 @@ class BraveProvider(Provider):
                 meta[key] = params[key]
         if self.spec.key_source:
             meta["key_source"] = self.spec.key_source
-        if waited:
-            meta["rate_wait_s"] = round(float(waited), 3)
         remaining = headers.get("X-RateLimit-Remaining") if headers is not None else None
         if remaining:
             meta["ratelimit_remaining"] = " ".join(remaining.split())[:60]
