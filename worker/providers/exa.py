@@ -172,7 +172,10 @@ def fetch_kwargs(args, options):
     if fmt == "raw":
         raise _bad("--format", "Exa returns extracted text, not raw bytes",
                    hint="use --format markdown/text/html, or --provider local for the raw page")
-    max_chars = args.max_chars or options.get("defaultFetchTextMaxCharacters") or DEFAULT_FETCH_CHARS
+    max_chars = args.max_chars
+    if options.get("defaultFetchTextMaxCharacters") and (max_chars is None or _is_tool_default(args)):
+        max_chars = options["defaultFetchTextMaxCharacters"]
+    max_chars = max_chars or DEFAULT_FETCH_CHARS
     start = getattr(args, "start_index", 0) or 0
     text = {"max_characters": start + max_chars}
     if fmt == "html":
@@ -210,6 +213,19 @@ def fetch_kwargs(args, options):
     if extras:
         kw["extras"] = extras
     return kw, max_chars, start
+
+
+def _is_tool_default(args):
+    """Did --max-chars come from the fetch tool's default rather than the user?
+
+    The fetch tool fills ``args.max_chars`` with its default before a provider
+    sees it; it may say so in ``args.max_chars_given``.  Without that marker an
+    explicit --max-chars equal to the default counts as not given.
+    """
+    given = getattr(args, "max_chars_given", None)
+    if given is not None:
+        return not given
+    return args.max_chars == DEFAULT_FETCH_CHARS
 
 
 # -- response shaping (pure) -------------------------------------------------

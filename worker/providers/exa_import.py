@@ -135,6 +135,10 @@ class _Finder:
                 return None
             if fullname != "openai" and not isinstance(sys.modules.get("openai"), _OpenAIStub):
                 return None
+            if fullname.rpartition(".")[2][:1].isupper():
+                # `from openai.x import Name` retries Name as a sub-module when the
+                # attribute is unknown: let that fail as an ImportError
+                return None
             return ModuleSpec(fullname, self, is_package=True)
         if fullname in DEFERRED:
             return ModuleSpec(fullname, self, is_package=True)
