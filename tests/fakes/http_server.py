@@ -210,6 +210,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # listen() backlog: the default 5 drops SYNs from a 20-URL batch (1 s retransmits)
+
+
 class FakeWeb:
     def __init__(self):
         self.lock = threading.Lock()
@@ -221,23 +226,27 @@ class FakeWeb:
         self.pdf = minimal_pdf(["Quarterly Widget Report", "Revenue grew by 12 percent in the third quarter.",
                                 "Widget shipments reached 4,200 units."])
 
-    def start(self):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.server.daemon_threads = True
-        self.server.request_queue_size = 128
-        self.server.web = self
+    def start(self, hosts=1):
+        """Listen on 127.0.0.1 and, with ``hosts`` > 1, on 127.0.0.2... too (distinct hosts, shared stats)."""
+        self.servers = []
+        for i in range(hosts):
+            server = _Server(("127.0.0.%d" % (i + 1), 0), _Handler)
+            server.web = self
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+            self.servers.append(server)
+        self.server = self.servers[0]
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
         return self
 
     def stop(self):
-        if self.server:
-            self.server.shutdown()
-            self.server.server_close()
+        for server in getattr(self, "servers", []):
+            server.shutdown()
+            server.server_close()
 
-    def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
+    def url(self, path, host=0):
+        """The URL of ``path`` on host number ``host`` (0 = 127.0.0.1)."""
+        addr, port = self.servers[host % len(self.servers)].server_address[:2]
+        return "http://%s:%d%s" % (addr, port, path)
 
     def hits(self, path):
         with self.lock:
