@@ -37,6 +37,31 @@ def read_requirements(path=REQUIREMENTS):
         return f.read().decode("utf-8")
 
 
+def stamp_key(requirements):
+    """What the stamp must record for these requirements, as hex: comparable without json.
+
+    Covers the bootstrap version, the checkout's location and the exact
+    requirements text.  Hex has no characters JSON escapes, so the fast path can
+    look for it in the raw stamp bytes.
+    """
+    if isinstance(requirements, str):
+        requirements = requirements.encode("utf-8")
+    return (BOOTSTRAP_VERSION.encode() + b"\0" + os.fsencode(ROOT) + b"\0" + requirements).hex()
+
+
+def fast_ready(venv, requirements_bytes):
+    """The fast path's readiness check, without importing json.
+
+    json (and the re it pulls in) costs more than the rest of the fast path;
+    a substring test of the raw stamp is enough because the key is hex.
+    Anything unexpected is "not ready", and the slow path decides properly.
+    """
+    with open(os.path.join(venv, STAMP_NAME), "rb") as f:
+        raw = f.read()
+    needle = b'"key": "' + stamp_key(requirements_bytes).encode() + b'"'
+    return needle in raw and os.access(venv_python(venv), os.X_OK)
+
+
 def stamp_problem(venv, requirements):
     """None if the venv is ready for these requirements, else why not (one line)."""
     try:
@@ -56,6 +81,8 @@ def stamp_problem(venv, requirements):
         return "requirements.txt changed"
     if stamp.get("root") != ROOT:
         return "project moved"
+    if stamp.get("key") != stamp_key(requirements):
+        return "ready stamp outdated"
     if not os.access(venv_python(venv), os.X_OK):
         return "venv interpreter missing"
     return None
@@ -192,6 +219,7 @@ def write_stamp(venv, requirements):
     import platform
 
     stamp = {
+        "key": stamp_key(requirements),
         "bootstrap": BOOTSTRAP_VERSION,
         "requirements": requirements,
         "python": platform.python_version(),
@@ -201,7 +229,7 @@ def write_stamp(venv, requirements):
     path = os.path.join(venv, STAMP_NAME)
     tmp = "%s.tmp-%d" % (path, os.getpid())
     with open(tmp, "w") as f:
-        json.dump(stamp, f)
+        json.dump(stamp, f, separators=(", ", ": "))  # fast_ready looks for '"key": "<hex>"'
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)  # atomic: readers see no stamp or a whole one
@@ -262,7 +290,7 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
         backoff = float(os.environ.get("WEBSEARCH_WORKER_INSTALL_BACKOFF", "2"))
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
-        incremental = not reinstall and problem == "requirements.txt changed"
+        incremental = not reinstall and problem in ("requirements.txt changed", "ready stamp outdated")
         log("%sinstalling dependencies into %s (%s)"
             % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
         started = time.monotonic()
@@ -363,8 +391,9 @@ if __name__ == "__main__":
     # Fast path: no bootstrap flags and a ready venv -> exec at once.
     if not (args and (args[0] in FLAGS or args[0].startswith("--venv="))):
         try:
-            if stamp_problem(venv_dir, read_requirements()) is None:
-                exec_worker(venv_dir, args)
+            with open(REQUIREMENTS, "rb") as req:
+                if fast_ready(venv_dir, req.read()):
+                    exec_worker(venv_dir, args)
         except OSError:
-            pass  # fall through to the slow path, which reinstalls
+            pass  # fall through to the slow path, which checks properly and installs
     sys.exit(main(args))

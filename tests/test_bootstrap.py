@@ -176,6 +176,7 @@ def test_pip_stamp_is_whole_and_written_last(pip_repo):
     assert stamp["root"] == pip_repo["repo"]
     assert stamp["python"] == "%d.%d.%d" % sys.version_info[:3]
     assert stamp["bootstrap"]
+    assert bytes.fromhex(stamp["key"]).endswith(stamp["requirements"].encode())
     stamp_path = os.path.join(venv, STAMP)
     # Nothing in the venv is newer than the stamp, and no temp stamp was left.
     assert newest_mtime(venv, stamp_path) <= os.stat(stamp_path).st_mtime_ns
@@ -193,6 +194,16 @@ def test_pip_second_call_takes_fast_path(pip_repo):
     rc, out, err = boot(pip_repo["repo"], ["search", "again"], pip_repo["env"])
     assert rc == 0 and protocol.parse(out)["argv"] == ["search", "again"]
     assert err == ""  # no install, no progress lines
+
+
+def test_fast_path_imports_nothing_heavy(pip_repo):
+    """The ready check reads two files and execs: no json, re or subprocess on the way."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", os.path.join(pip_repo["repo"], "bootstrap", "run.py"),
+                           "search", "fast"], env=pip_repo["env"], capture_output=True, timeout=60)
+    assert proc.returncode == 0 and protocol.parse(proc.stdout.decode())["argv"] == ["search", "fast"]
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    assert imported, proc.stderr  # -X importtime reported the bootstrap's own imports
+    assert not imported & {"json", "re", "subprocess", "shutil", "platform", "fcntl", "signal"}, sorted(imported)
 
 
 def test_pip_check_and_python_path(pip_repo):
