@@ -46,7 +46,7 @@ FETCH = {
          "content": "# The Guide\n\nFirst paragraph.\n\n```python\nprint('hi')\n```\n\n" + HOSTILE + "\n\nLast words.",
          "truncated": True, "start_index": 0, "total_chars": 50000, "next_start_index": 20000},
         {"url": "https://gone.example.com/x", "ok": False, "error": {"code": "http_error", "message": "HTTP 404 Not Found"}},
-        {"url": "https://plain.example.com/a.txt", "ok": True, "status": 200, "content_type": "text/plain", "content": "",
+        {"url": "https://plain.example.com/a.txt", "ok": True, "status": 200, "content_type": "text/plain", "content": "", "cached": True, "cache_age_s": 42.5,
          "warnings": ["no main text found\n## Meta"]},
     ],
     "meta": {"cached": True, "cache_age_s": 42},

@@ -211,6 +211,9 @@ def _page_status(item):
     ctype = item.get("content_type")
     if ctype:
         facts.append(one_line(ctype, 80).split(";")[0])
+    if item.get("cached"):
+        age = item.get("cache_age_s")
+        facts.append("cached%s" % (" %d s ago" % age if isinstance(age, (int, float)) else ""))
     return "status: ok%s" % (" (%s)" % ", ".join(facts) if facts else "")
 
 
