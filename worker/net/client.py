@@ -260,6 +260,7 @@ def _read_body(response, opts, url, dog):
         if decoder == "deflate":
             decoder = zlib.decompressobj(zlib.MAX_WBITS if (data[0] & 0x0F) == 8 and len(data) > 1
                                          and ((data[0] << 8) | data[1]) % 31 == 0 else -zlib.MAX_WBITS)
+        pending = b""
         if decoder is None:
             pieces = [data]
         else:
@@ -279,10 +280,11 @@ def _read_body(response, opts, url, dog):
             out.append(piece)
         if size > cap or (decoder is None and wire > cap):
             truncated = True
+            wire -= len(pending)  # compressed bytes not yet inflated do not count toward the ratio
             break
     body = b"".join(out)
     if truncated:
-        if decoder is not None and size > wire * BOMB_RATIO:
+        if decoder is not None and size > max(1, wire) * BOMB_RATIO:
             raise WorkerError("too_large", "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
                               "refused as a compression bomb" % (url, cap, wire))
         body = body[:cap]
