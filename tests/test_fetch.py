@@ -295,3 +295,55 @@ def test_sigterm_mid_batch_exits_130_and_removes_temp_dir(web, env):
     r = Result(proc, out.decode("ascii"), err.decode("utf-8", "replace"))
     assert r.returncode == 130 and r.payload["error"]["code"] == "cancelled", r
     assert not os.listdir(env["WEBSEARCH_WORKER_TMPDIR"])
+
+
+# ------------------------------------------------------------------ TLS
+
+@pytest.fixture(scope="module")
+def tls_web(tmp_path_factory):
+    import ssl
+
+    import trustme
+
+    ca = trustme.CA()
+    ca_file = str(tmp_path_factory.mktemp("ca") / "ca.pem")
+    ca.cert_pem.write_to_path(ca_file)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("localhost", "127.0.0.1").configure_cert(ctx)
+    w = FakeWeb().start(tls=ctx)
+    w.ca_file = ca_file
+    yield w
+    w.stop()
+
+
+def test_https_connects_to_the_vetted_address_with_the_name_for_sni(tls_web, tmp_path):
+    env = worker_env(tmp_path, {"SSL_CERT_FILE": tls_web.ca_file})
+    url = "https://localhost:%d/docs" % tls_web.port
+    r = fetch(env, url, PRIV)
+    assert r.returncode == 0, r
+    assert "max_workers" in r.payload["results"][0]["content"]
+    assert tls_web.log[-1][1]["Host"] == "localhost:%d" % tls_web.port
+    # Without the test CA the certificate cannot be verified: a network error, never plaintext fallback.
+    r = fetch(worker_env(tmp_path / "noca"), url, PRIV)
+    assert r.payload["error"]["code"] == "network" and "TLS" in r.payload["error"]["message"], r
+
+
+def test_https_through_a_connect_proxy(tmp_path):
+    from fakes.http_server import DOCS
+    from fakes.tls_proxy import TlsProxy
+
+    proxy = TlsProxy(tmp_path)
+    try:
+        proxy.route("docs.example.com", body=DOCS)
+        proxy.route("go.example.com", status=302, headers={"Location": "https://169.254.169.254/latest/"})
+        env = worker_env(tmp_path, proxy.env())
+        r = fetch(env, "https://docs.example.com/config", "https://go.example.com/x")
+        assert r.returncode == 0, r
+        docs, meta = r.payload["results"]
+        assert docs["ok"] and "parallel build processes" in docs["content"] and docs["final_url"] == "https://docs.example.com/config"
+        assert meta["error"]["code"] == "blocked_address"
+        assert "docs.example.com:443" in proxy.connects and not any("169.254" in c for c in proxy.connects)
+        [req] = proxy.requests_for("docs.example.com")
+        assert req.path == "/config" and req.headers["user-agent"].startswith("websearch-worker/")
+    finally:
+        proxy.close()

@@ -226,11 +226,17 @@ class FakeWeb:
         self.pdf = minimal_pdf(["Quarterly Widget Report", "Revenue grew by 12 percent in the third quarter.",
                                 "Widget shipments reached 4,200 units."])
 
-    def start(self, hosts=1):
-        """Listen on 127.0.0.1 and, with ``hosts`` > 1, on 127.0.0.2... too (distinct hosts, shared stats)."""
+    def start(self, hosts=1, tls=None):
+        """Listen on 127.0.0.1 and, with ``hosts`` > 1, on 127.0.0.2... too (distinct hosts, shared stats).
+
+        ``tls``: a server-side ssl.SSLContext to serve https instead of http.
+        """
+        self.scheme = "https" if tls else "http"
         self.servers = []
         for i in range(hosts):
             server = _Server(("127.0.0.%d" % (i + 1), 0), _Handler)
+            if tls is not None:
+                server.socket = tls.wrap_socket(server.socket, server_side=True)
             server.web = self
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
             self.servers.append(server)
@@ -246,7 +252,7 @@ class FakeWeb:
     def url(self, path, host=0):
         """The URL of ``path`` on host number ``host`` (0 = 127.0.0.1)."""
         addr, port = self.servers[host % len(self.servers)].server_address[:2]
-        return "http://%s:%d%s" % (addr, port, path)
+        return "%s://%s:%d%s" % (self.scheme, addr, port, path)
 
     def hits(self, path):
         with self.lock:
