@@ -433,8 +433,18 @@ class _Null:
         pass
 
 
+_active_dir = None
+
+
+def active_dir():
+    """This call's cache directory (set by open_store); rate-limit lock files live there too."""
+    return _active_dir or default_dir()
+
+
 def open_store(args, settings=None, call=None):
+    global _active_dir
     pol = policy(args, settings)
+    _active_dir = pol.directory
     if not pol.enabled:
         return _Null()
     return Store(pol, call)

@@ -32,7 +32,13 @@ class Spec:
 
 def download(url, call, opts):
     """GET one URL with every safety rule (``worker.net.client``); the seam for cache/politeness wrappers."""
-    return client.download(url, opts)
+    from urllib.parse import urlsplit
+
+    from . import ratelimit
+
+    # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
+    with ratelimit.host_slot(call, urlsplit(url).hostname, deadline=opts.deadline):
+        return client.download(url, opts)
 
 
 def _options(call, spec, reserve):
@@ -208,6 +214,49 @@ def batch_error(items):
     return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
 
 
+def cached_fetch(urls, args, call, cfg, spec):
+    """The provider's answer for ``urls``, each URL served from the cache when it can be.
+
+    Cached per URL, so a later batch reuses any of its URLs; only successful
+    items are stored.  The provider is built only when some URL misses.
+    """
+    from . import cache, search
+
+    store = cache.open_store(args, cfg.settings, call)
+    request = cache.request_fields(args, exclude=("urls",))
+    keys = [cache.make_key("fetch", spec, dict(request, url=url)) for url in urls]
+    hits = store.get_many(set(keys))
+    misses = list(dict.fromkeys(url for url, key in zip(urls, keys) if key not in hits))
+    fresh, meta, warnings, waited = {}, {}, [], 0
+    if misses:
+        from . import ratelimit
+
+        provider = search.load_class(spec.type)(spec, call)
+        if "fetch" not in provider.tools:
+            raise WorkerError("invalid_argument", "provider %r (%s) cannot fetch" % (spec.name, spec.type),
+                              hint="choose a provider that supports fetch with --provider")
+        answer = provider.fetch(misses, args)
+        meta, warnings = dict(answer.get("meta", {})), list(answer.get("warnings", []))
+        fresh = dict(zip(misses, answer.get("results", [])))  # items come in input order
+        store.put_many([(keys[urls.index(url)], "fetch", spec.name, it) for url, it in fresh.items() if it.get("ok")])
+        waited = ratelimit.waited_ms()
+    store.close()
+    items = []
+    for url, key in zip(urls, keys):
+        if key in hits:
+            item, age = hits[key]
+            item = dict(item, cached=True, cache_age_s=round(age, 1))
+        else:
+            item = dict(fresh.get(url) or error_item(url, WorkerError("provider", "the provider returned no item")))
+            if item.get("ok"):
+                item["cached"] = False
+        items.append(item)
+    meta["cache_hits"] = len(urls) - sum(1 for key in keys if key not in hits)
+    meta["cached"] = not misses
+    meta["slot_wait_ms"] = waited
+    return {"results": items, "meta": meta, "warnings": warnings}
+
+
 def run_fetch(args, call):
     from . import search  # provider selection is shared with the search tool
 
@@ -215,14 +264,15 @@ def run_fetch(args, call):
     if len(urls) > MAX_URLS:
         raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
                           hint="split the URLs over several calls")
-    cfg, provider = search.make_provider(call, args, "fetch")
+    cfg = search.config_mod.load(args)
+    spec = search.config_mod.select(cfg, "fetch", args.provider)
     settings = getattr(cfg, "settings", None) or {}
     args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
     if args.max_chars is None:
         args.max_chars = settings.get("fetchMaxChars") or window.DEFAULT_MAX_CHARS
     args.max_bytes = int(settings.get("fetchMaxBytes") or client.DEFAULT_MAX_BYTES)
     started = time.monotonic()
-    answer = provider.fetch(urls, args)
+    answer = cached_fetch(urls, args, call, cfg, spec)
     items = answer.get("results", [])
     meta = dict(answer.get("meta", {}))
     meta.setdefault("elapsed_ms", int((time.monotonic() - started) * 1000))
@@ -232,8 +282,8 @@ def run_fetch(args, call):
         raise batch_error(items)
     payload = {
         "tool": "fetch",
-        "provider": provider.name,
-        "provider_type": provider.spec.type,
+        "provider": spec.name,
+        "provider_type": spec.type,
         "results": items,
         "meta": meta,
         "warnings": list(call.warnings) + list(answer.get("warnings", [])),

@@ -43,16 +43,16 @@ _warned = False
 
 
 def configure(directory):
-    """Put the lock files under ``directory``/locks (the call's cache directory)."""
+    """Put the lock files under ``directory``/locks (default: the call's cache directory)."""
     global _dir
     _dir = directory
 
 
 def lock_dir():
     if _dir is None:
-        from .cache import default_dir
+        from .cache import active_dir
 
-        return os.path.join(default_dir(), "locks")
+        return os.path.join(active_dir(), "locks")
     return os.path.join(_dir, "locks")
 
 
@@ -84,21 +84,28 @@ def _warn_once(message):
             pass
 
 
-def _check(call, key, started):
-    """Raise if the call is over: cancelled (SIGTERM) or out of time."""
-    if call is None:
-        return
-    if call.cancelled.is_set():
+def _left(call, deadline):
+    """Seconds until the nearer of the call's deadline and ``deadline`` (monotonic); None if unbounded."""
+    left = call.remaining() if call is not None else None
+    if deadline is not None:
+        mine = deadline - time.monotonic()
+        left = mine if left is None else min(left, mine)
+    return left
+
+
+def _check(call, key, started, deadline=None):
+    """Raise if the wait is over: the call cancelled (SIGTERM) or out of time."""
+    if call is not None and call.cancelled.is_set():
         raise WorkerError("cancelled", "cancelled while waiting for a %s slot" % key)
-    left = call.remaining()
+    left = _left(call, deadline)
     if left is not None and left <= 0:
-        raise WorkerError("timeout", "waited %.1fs for a free %s slot; the call's --timeout ran out"
+        raise WorkerError("timeout", "waited %.1fs for a free %s slot before the deadline"
                           % (time.monotonic() - started, key),
                           hint="other worker processes are using every slot; raise --timeout or retry later")
 
 
-def _sleep(call, seconds):
-    left = call.remaining() if call is not None else None
+def _sleep(call, seconds, deadline=None):
+    left = _left(call, deadline)
     if left is not None:
         seconds = min(seconds, max(left, 0.001))
     if call is not None:
@@ -112,13 +119,15 @@ class slot:
 
     ``with slot(call, key, limit, min_interval) as waited:`` -- ``waited`` is the
     seconds spent waiting.  Raises WorkerError timeout/cancelled when the call's
-    deadline passes or it is cancelled while waiting.  When the lock directory
+    deadline (or ``deadline``, a time.monotonic() value) passes or it is
+    cancelled while waiting.  When the lock directory
     cannot be used the limit is skipped with one warning on stderr: rate
     limiting is politeness, never a reason to fail the call.
     """
 
-    def __init__(self, call, key, limit=DEFAULT_SEARCH_CONCURRENCY, min_interval=0.0):
+    def __init__(self, call, key, limit=DEFAULT_SEARCH_CONCURRENCY, min_interval=0.0, deadline=None):
         self.call = call
+        self.deadline = deadline
         self.key = safe_name(key)
         self.limit = max(1, int(limit or 1))
         self.min_interval = float(min_interval or 0.0)
@@ -187,8 +196,8 @@ class slot:
                             os.close(other)
                     fds = []
                     return got
-                _check(self.call, self.key, started)
-                _sleep(self.call, delay * (0.5 + random.random()))
+                _check(self.call, self.key, started, self.deadline)
+                _sleep(self.call, delay * (0.5 + random.random()), self.deadline)
                 delay = min(POLL_MAX_S, delay * 1.5)
         finally:
             for fd in fds:
@@ -209,8 +218,8 @@ class slot:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    _check(self.call, self.key, started)
-                    _sleep(self.call, delay)
+                    _check(self.call, self.key, started, self.deadline)
+                    _sleep(self.call, delay, self.deadline)
                     delay = min(POLL_MAX_S, delay * 1.5)
             last = _read_time(fd)
             while True:
@@ -220,8 +229,8 @@ class slot:
                 wait = last + self.min_interval - now
                 if wait <= 0:
                     break
-                _check(self.call, self.key, started)
-                _sleep(self.call, min(wait, POLL_MAX_S))
+                _check(self.call, self.key, started, self.deadline)
+                _sleep(self.call, min(wait, POLL_MAX_S), self.deadline)
             # Fixed width: one small pwrite, so a killed process leaves an old or a new time.
             os.pwrite(fd, ("%-31.6f\n" % time.time()).encode("ascii"), 0)
         finally:
@@ -267,6 +276,14 @@ def search_slot(call, spec):
     return slot(call, "search-" + spec.type, limit=limit)
 
 
-def host_slot(call, host, limit=HOST_CONCURRENCY):
-    """Fetch politeness: at most ``limit`` requests to ``host`` at once across processes."""
-    return slot(call, "host-" + (host or "unknown"), limit=limit)
+def host_slot(call, host, limit=None, deadline=None):
+    """Fetch politeness: at most ``limit`` requests to ``host`` at once across processes.
+
+    Default HOST_CONCURRENCY, or $WEBSEARCH_WORKER_HOST_CONCURRENCY (tests, local mirrors).
+    """
+    if limit is None:
+        try:
+            limit = int(os.environ.get("WEBSEARCH_WORKER_HOST_CONCURRENCY") or HOST_CONCURRENCY)
+        except ValueError:
+            limit = HOST_CONCURRENCY
+    return slot(call, "host-" + (host or "unknown"), limit=limit, deadline=deadline)

@@ -61,7 +61,6 @@ def run_search(args, call):
     else:
         from . import ratelimit
 
-        ratelimit.configure(cache.resolve_dir(args, cfg.settings))
         answer = fresh_answer(spec, call, args)
         store.put(key, "search", spec.name, answer)
         answer["meta"] = dict(answer.get("meta") or {}, cached=False, slot_wait_ms=ratelimit.waited_ms())
