@@ -28,7 +28,9 @@ def main(argv):
             sys.stderr.write("could not build the dev venv: %s\n%s\n" % (exc, exc.output[-3000:]))
             return 1
     python = bootstrap.venv_python(venv)
-    rc = subprocess.call([python, "-m", "pytest", "tests"] + argv, cwd=ROOT)
+    # Test paths given (tests/test_x.py, tests/test_x.py::name): run those, not the whole suite too.
+    paths = [a for a in argv if not a.startswith("-") and os.path.exists(os.path.join(ROOT, a.split("::", 1)[0]))]
+    rc = subprocess.call([python, "-m", "pytest"] + ([] if paths else ["tests"]) + argv, cwd=ROOT)
     if rc == 5:  # no tests collected: say so rather than pass silently
         sys.stderr.write("pytest collected no tests\n")
         return 1
