@@ -1,9 +1,9 @@
 // End to end through the real pi package (see harness.mjs).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { call, DEV_PYTHON, fakeBrave, httpServer, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
+import { call, DEV_PYTHON, fakeBrave, httpServer, PI_DIR, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
 
 const PAGE = "# Release notes\n\nThe quick brown fox ships version 2.0 of the widget library.\n";
 let web;
@@ -92,12 +92,13 @@ test("web_search: the fake Brave API through a config file, then a provider erro
 		steps: [
 			call("web_search", { query: "full query", provider: "brave", limit: 3, recency: "week" }),
 			call("web_search", { query: "limited query", provider: "brave" }),
+			call("web_search", { query: "full query", provider: "brave", limit: 3, recency: "week" }),
 			say("done"),
 		],
 	});
 	try {
 		await s.session.prompt("search");
-		const [ok, limited] = s.toolEnds();
+		const [ok, limited, again] = s.toolEnds();
 		assert.equal(ok.isError, false, resultText(ok));
 		const d = ok.result.details;
 		assert.equal(d.tool, "search");
@@ -109,9 +110,44 @@ test("web_search: the fake Brave API through a config file, then a provider erro
 		assert.equal(limited.isError, true);
 		assert.match(resultText(limited), /web_search failed \(rate_limited\)/);
 		assert.match(resultText(limited), /Hint: /);
+
+		assert.equal(again.isError, false, resultText(again));
+		assert.equal(ok.result.details.meta.cached, false);
+		assert.equal(again.result.details.meta.cached, true);
+		assert.deepEqual(again.result.details.results, d.results);
+
+		// The compact rows pi shows, rendered by the registered definitions (plain theme).
+		const plain = { fg: (_c, t) => t, bold: (t) => t };
+		const render = (c) => c.render(200).map((l) => l.trimEnd()).join("\n");
+		const def = s.session.getToolDefinition("web_search");
+		assert.equal(render(def.renderCall({ query: "full query", provider: "brave", limit: 3, recency: "week" }, plain, {})), 'web_search "full query" (brave, limit 3, past week)');
+		const n = d.results.length;
+		assert.equal(render(def.renderResult(ok.result, { expanded: false, isPartial: false }, plain, { isError: false })), `${n} result${n === 1 ? "" : "s"} · brave`);
+		assert.equal(render(def.renderResult(again.result, { expanded: false, isPartial: false }, plain, { isError: false })), `${n} result${n === 1 ? "" : "s"} · brave · cached`);
+		assert.match(render(def.renderResult(limited.result, { expanded: false, isPartial: false }, plain, { isError: true })), /^web_search failed \(rate_limited\)/);
 	} finally {
 		await s.dispose();
 		brave.close();
+	}
+});
+
+test("installed as a symlink in the project's .pi/extensions, discovered by pi and finding its checkout", async () => {
+	const project = join(TMP, "symlinked-project");
+	mkdirSync(join(project, ".pi", "extensions"), { recursive: true });
+	symlinkSync(PI_DIR, join(project, ".pi", "extensions", "web-search"));
+	const s = await piSession({
+		cwd: project,
+		extensionPaths: [],
+		flags: { "web-search-python": DEV_PYTHON, "web-search-allow-private": true },
+		steps: [call("web_fetch", { url: `${web.url}/notes.md` }), say("done")],
+	});
+	try {
+		await s.session.prompt("read it");
+		const [end] = s.toolEnds();
+		assert.equal(end.isError, false, resultText(end));
+		assert.match(resultText(end), /version 2\.0/);
+	} finally {
+		await s.dispose();
 	}
 });
 

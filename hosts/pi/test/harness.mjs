@@ -94,7 +94,7 @@ export async function fakeBrave() {
  * A pi session runtime with the extension loaded from hosts/pi (its package.json
  * "pi" manifest) and a faux model that plays ``steps`` (tool calls, then text).
  */
-export async function piSession({ flags = {}, steps, cwd = TMP }) {
+export async function piSession({ flags = {}, steps, cwd = TMP, extensionPaths = [PI_DIR] }) {
 	const faux = registerFauxProvider({ provider: "faux-e2e" });
 	faux.setResponses(steps);
 	const agentDir = join(TMP, "agent");
@@ -112,7 +112,7 @@ export async function piSession({ flags = {}, steps, cwd = TMP }) {
 			modelRegistry,
 			settingsManager,
 			extensionFlagValues: flagValues,
-			resourceLoaderOptions: { additionalExtensionPaths: [PI_DIR], noSkills: true, noPromptTemplates: true, noThemes: true },
+			resourceLoaderOptions: { additionalExtensionPaths: extensionPaths, noSkills: true, noPromptTemplates: true, noThemes: true },
 		});
 		return {
 			...(await createAgentSessionFromServices({ services, sessionManager, sessionStartEvent, model: faux.getModel(), thinkingLevel: "off" })),
