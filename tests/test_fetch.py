@@ -347,3 +347,14 @@ def test_https_through_a_connect_proxy(tmp_path):
         assert req.path == "/config" and req.headers["user-agent"].startswith("websearch-worker/")
     finally:
         proxy.close()
+
+
+def test_allow_private_config_setting(web, tmp_path):
+    env = worker_env(tmp_path)
+    cfg = tmp_path / "web-search.json"
+    cfg.write_text('{"allowPrivate": true}')
+    r = fetch(env, web.url("/plain"), "--config", str(cfg))
+    assert r.returncode == 0 and r.payload["results"][0]["ok"], r
+    cfg.write_text('{"allowPrivate": false}')
+    r = fetch(env, web.url("/plain"), "--config", str(cfg))
+    assert r.payload["error"]["code"] == "blocked_address", r
