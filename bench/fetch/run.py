@@ -50,7 +50,9 @@ ENV = env()
 def run(args):
     """(seconds, max RSS in MB, payload) for one fresh worker process."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-I", "-m", "worker"] + args, cwd=REPO, env=ENV,
+    if args and args[0] == "fetch":
+        args = args + ["--no-cache"]  # measure the network path, not the cache
+    proc = subprocess.Popen([os.environ.get("BENCH_PYTHON", sys.executable), "-I", "-m", "worker"] + args, cwd=REPO, env=ENV,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
