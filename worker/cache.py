@@ -364,6 +364,7 @@ class Store:
                 db.executemany(
                     "INSERT OR REPLACE INTO entries (key, tool, provider, created, expires, size, value)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+                _test_pause("cache-write")
                 db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
                 self._bound_size(db)
                 db.execute("COMMIT")
@@ -405,6 +406,13 @@ class Store:
             victims.append((key,))
             excess -= size
         db.executemany("DELETE FROM entries WHERE key = ?", victims)
+
+
+def _test_pause(point):
+    """Fault injection for tests/test_load.py: stop inside the write transaction so a test can kill us there."""
+    if os.environ.get("WEBSEARCH_WORKER_TEST_PAUSE") == point:
+        _stderr("test pause: %s" % point)
+        time.sleep(float(os.environ.get("WEBSEARCH_WORKER_TEST_PAUSE_S") or 30))
 
 
 def _one_line(exc, limit=200):

@@ -24,6 +24,11 @@ class Stats:
         self.max_inflight = 0
         self.total = 0
         self.by_path = {}
+        self.arrived = {}  # query or page name -> threading.Event, set when its request comes in
+
+    def event(self, name):
+        with self.lock:
+            return self.arrived.setdefault(name, threading.Event())
 
     def enter(self, path):
         with self.lock:
@@ -55,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
         serial = stats.enter(parts.path)
+        stats.event(query.get("q", [parts.path])[0]).set()
         try:
             delay = float(query.get("delay", ["0"])[0])
             if delay:
@@ -87,6 +93,9 @@ class Handler(BaseHTTPRequestHandler):
 class CountServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # 50 processes connect at once
+
+    def handle_error(self, request, client_address):
+        pass  # a killed worker hangs up mid-answer: expected here, not news
 
     def __init__(self):
         super().__init__(("127.0.0.1", 0), Handler)

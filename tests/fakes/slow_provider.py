@@ -28,3 +28,7 @@ class SlowProvider(Provider):
             raise WorkerError("network", "fake search server: %s" % exc) from None
         limit = args.limit or 5
         return {"results": body["results"][:limit], "meta": {"serial": body["serial"]}}
+
+
+class OtherSlowProvider(SlowProvider):
+    """The same provider under another type: its own rate-limit slots (keyed by type)."""
