@@ -10,7 +10,7 @@
  * abort signal, never by the exit code.
  */
 
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT_CANCELLED, parse, ProtocolError, type WorkerErrorObject, type WorkerPayload } from "./protocol.ts";
 import type { RunnerSettings } from "./settings.ts";
@@ -119,16 +119,17 @@ export function interpret(tool: string, r: ExecResult, aborted: boolean, phase =
 	return payload;
 }
 
-/** Would bootstrap/run.py install before answering?  Only decides whether to say "installing". */
+/**
+ * No ready stamp at all: the bootstrap will install.  Only decides whether to
+ * say "installing" at once; a stale stamp (requirements changed) is noticed by
+ * the bootstrap itself, and by the slow-preparation notice below.
+ */
 export function needsInstall(settings: RunnerSettings): boolean {
-	try {
-		const stamp = JSON.parse(readFileSync(join(settings.venv, STAMP), "utf8"));
-		const req = readFileSync(join(settings.root, "requirements.txt"), "utf8");
-		return stamp.requirements !== req || stamp.root !== settings.root;
-	} catch {
-		return true;
-	}
+	return !existsSync(join(settings.venv, STAMP));
 }
+
+/** Say "preparing" when --python-path takes this long (an update or a lock wait). */
+const SLOW_PREPARE_MS = 1500;
 
 export class WorkerRunner {
 	/** venv -> its ready interpreter (learned from bootstrap/run.py --python-path) */
@@ -219,10 +220,18 @@ export class WorkerRunner {
 		const { settings, tool } = opts;
 		const known = this.ready.get(settings.venv);
 		if (known) return known;
+		let slow: NodeJS.Timeout | undefined;
 		if (needsInstall(settings)) {
 			opts.onProgress?.(`Installing the web search worker into ${settings.venv} (first use; this can take a minute)...`);
+		} else {
+			slow = setTimeout(() => opts.onProgress?.(`Preparing the web search worker in ${settings.venv} (updating its packages)...`), SLOW_PREPARE_MS);
 		}
-		const r = await this.call(settings.bootstrapPython, [bootstrap, "--venv", settings.venv, "--python-path"], signal, opts.installTimeoutMs, opts.cwd);
+		let r: ExecResult;
+		try {
+			r = await this.call(settings.bootstrapPython, [bootstrap, "--venv", settings.venv, "--python-path"], signal, opts.installTimeoutMs, opts.cwd);
+		} finally {
+			clearTimeout(slow);
+		}
 		if (signal.aborted) throw new CancelledError(tool, r.code, "while installing");
 		const lines = r.stdout.trim().split("\n");
 		const last = lines[lines.length - 1]?.trim() ?? "";

@@ -1,6 +1,6 @@
 // End to end through the real pi package (see harness.mjs).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { call, DEV_PYTHON, fakeBrave, httpServer, PI_DIR, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
@@ -30,6 +30,7 @@ before(async () => {
 
 after(async () => {
 	await web?.close();
+	if (!process.env.WEBSEARCH_PI_KEEP_TMP) rmSync(TMP, { recursive: true, force: true });
 });
 
 const nextStall = () => new Promise((r) => waiters.push(r));
