@@ -7,9 +7,8 @@ Options that belong to one provider (Exa, Brave) are declared here too so that
 
 import argparse
 
+from . import __version__  # noqa: F401  (re-exported: providers read it from here)
 from .errors import UsageError
-
-__version__ = "0.1.0"
 
 EXAMPLES = """\
 examples:

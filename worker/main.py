@@ -56,6 +56,11 @@ def dispatch(args, call):
 
 def main(argv=None, prog="websearch-worker"):
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # hosts probe with this: answer before argparse and json load
+        from . import __version__
+
+        os.write(1, ("websearch-worker %s\n" % __version__).encode())
+        sys.exit(0)
     call = Call()
     call.install_signal_handlers()
     human = False

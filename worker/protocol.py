@@ -13,8 +13,6 @@ parses what lies between gets the right answer.  See docs/PROTOCOL.md.
 Standard library only: Python hosts import this module without the venv.
 """
 
-import json
-
 VERSION = 1
 OK = "SEARCH_OK"
 ERROR = "SEARCH_ERROR"
@@ -39,6 +37,8 @@ def encode_payload(payload):
     only occur inside JSON strings (our keys never contain it), where writing
     its underscore as ``\\u005f`` means the same string to every JSON parser.
     """
+    import json  # here, not at module level: --version and bootstrap paths never need it
+
     line = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str)
     return line.replace(_MARKER_STEM, _ESCAPED_STEM)
 
@@ -69,6 +69,8 @@ def parse(output):
     JSON payload and the line after it ``SEARCH_DONE``.  Raises ProtocolError
     naming what is wrong, including a block cut short by a dying process.
     """
+    import json
+
     if isinstance(output, bytes):
         output = output.decode("ascii", errors="replace")
     lines = output.split("\n")
