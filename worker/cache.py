@@ -195,8 +195,9 @@ class Store:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 self._init_schema(db)
-            # Only this connection's settings; the file's (WAL, vacuum) persist.
+            # Per-connection settings; the file's own (WAL, auto_vacuum) persist in it.
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA journal_size_limit=%d" % (8 * 1024 * 1024))
         except BaseException:
             db.close()
             raise
@@ -207,7 +208,6 @@ class Store:
         # auto_vacuum must be chosen before the first table exists; WAL persists in the file.
         db.execute("PRAGMA auto_vacuum=INCREMENTAL")
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA journal_size_limit=%d" % (8 * 1024 * 1024))
         db.execute("BEGIN IMMEDIATE")
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
