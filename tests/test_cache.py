@@ -309,7 +309,8 @@ def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypat
     assert proc.returncode == 0, proc
     assert payload["results"] == answer["results"] and payload["meta"]["cached"] is True
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
-    assert "sqlite3" in imported and "worker.cache" in imported  # the check below looks at a real import log
+    assert "_sqlite3" in imported and "worker.cache" in imported  # the check below looks at a real import log
+    assert "datetime" not in imported  # the C driver alone: sqlite3.dbapi2 would pull datetime in
     heavy = {m for m in imported if m.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "requests",
                                                           "httpx", "socket", "ssl", "urllib", "http", "random")}
     assert not heavy, sorted(heavy)
