@@ -279,7 +279,10 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
     if requirements is None:
         requirements = read_requirements(req_file)
     wait = float(os.environ.get("WEBSEARCH_WORKER_LOCK_WAIT", "600"))
-    fd = acquire_lock(venv, wait)
+    try:
+        fd = acquire_lock(venv, wait)
+    except OSError as exc:  # e.g. the venv's parent cannot be created or written
+        raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc))
     if fd is None:
         raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
     try:
@@ -372,7 +375,8 @@ def main(argv):
         emit_error(
             "bootstrap_failed",
             "could not install the worker's dependencies: %s" % exc,
-            "check network access to the package index (pip/uv configuration), then run the command again; "
+            "check that the venv location is writable (--venv DIR) and the package index is reachable "
+            "(pip/uv configuration), then run the command again; "
             "bootstrap/run.py --reinstall rebuilds the venv",
             detail=tail[-2000:] or None,
         )

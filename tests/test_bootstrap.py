@@ -400,3 +400,15 @@ def test_lock_wait_is_bounded(tmp_path, wheeldir):
     assert e["code"] == "bootstrap_failed" and "waiting for another call" in e["message"]
     assert "another call is installing" in err
     assert not os.path.exists(venv)  # the waiter touched nothing
+
+
+def test_unwritable_venv_location_is_a_bootstrap_failed_block(tmp_path):
+    """A venv whose parent cannot exist: one clear block, no traceback."""
+    import subprocess
+    import sys as _sys
+
+    proc = subprocess.run([_sys.executable, os.path.join(ROOT, "bootstrap", "run.py"), "--venv", "/dev/null/x", "search", "q"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert protocol.parse(proc.stdout)["error"]["code"] == "bootstrap_failed"
