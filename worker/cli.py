@@ -28,6 +28,15 @@ FETCH_FORMATS = ("markdown", "text", "html", "raw")
 OUTPUTS = ("protocol", "text")
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse builds a formatter on every add_argument, and the stock one asks
+    the terminal for its width (importing shutil) each time: a fixed width keeps
+    that off every call's start-up; help text is the only thing that uses it."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, width or 100)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse would print usage and exit 2 with no block
         raise UsageError(message)
@@ -85,19 +94,28 @@ def _common(p, *, top):
     g.add_argument("--cache-dir", metavar="DIR", default=d(None), help="cache directory")
 
 
-def build_parser(prog="websearch-worker"):
+def build_parser(prog="websearch-worker", only=None):
     parser = _Parser(
         prog=prog,
         description="Web search and web fetch for coding agents.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="{search,fetch}")
 
-    s = sub.add_parser("search", help="search the web", epilog=EXAMPLES,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    build = _SUBCOMMANDS if only is None else {only: _SUBCOMMANDS[only]}
+    for name, (helptext, add_options) in _SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=_Formatter)
+        if name in build:
+            add_options(p)
+        else:  # never parsed in this call; listed so --help still names it
+            p.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _search_options(s):
     s.add_argument("query", nargs="+", help="the search query")
     _common(s, top=False)
     s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None,
@@ -139,8 +157,9 @@ def build_parser(prog="websearch-worker"):
     en.add_argument("--excerpt-chars", type=_int(50, 20000), default=600)
     en.add_argument("--source-timeout", type=_positive_float, default=6.0)
 
-    f = sub.add_parser("fetch", help="fetch pages as clean text", epilog=EXAMPLES,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _fetch_options(f):
     f.add_argument("urls", nargs="+", metavar="URL")
     _common(f, top=False)
     f.add_argument("--format", choices=FETCH_FORMATS, dest="fetch_format", default="markdown",
@@ -158,11 +177,34 @@ def build_parser(prog="websearch-worker"):
     fx.add_argument("--subpage-target", action="append", default=[], metavar="TERM")
     fx.add_argument("--links", type=_int(0), default=None, metavar="N")
     fx.add_argument("--image-links", type=_int(0), default=None, metavar="N")
-    return parser
+
+
+_SUBCOMMANDS = {
+    "search": ("search the web", _search_options),
+    "fetch": ("fetch pages as clean text", _fetch_options),
+}
+# Options before the subcommand that take a value (so their value is not the command).
+_VALUED = ("--config", "--provider", "--timeout", "--output", "--cache-ttl", "--cache-dir")
+
+
+def _command_in(argv):
+    """The subcommand named in argv, found the way argparse will find it, or None."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUED:
+            skip = True
+        elif token == "--":
+            return None
+        elif not token.startswith("-"):
+            return token if token in _SUBCOMMANDS else None
+    return None
 
 
 def parse_args(argv, prog="websearch-worker"):
-    parser = build_parser(prog)
+    # Every call is a fresh process: build just the options of the command in use.
+    parser = build_parser(prog, only=_command_in(argv))
     args = parser.parse_args(argv)
     if args.version:
         return args
