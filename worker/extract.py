@@ -207,6 +207,10 @@ def _readability(tree, url):
     if not html or not html.strip():
         return None
     root = lxml.html.fragment_fromstring(html, create_parent="div")
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "javascript:", "data:")):
+            a.attrib.pop("href", None)  # in-page and script links are not links for a reader
     if url:
         try:  # on the small summary only: on the whole page this costs ~4 ms
             root.make_links_absolute(url, handle_failures="discard")
@@ -224,9 +228,9 @@ def _render_trafilatura(doc, fmt, plain):
     if fmt == "markdown":
         from trafilatura.xml import xmltotxt
         return (xmltotxt(doc.body, True) or "").strip()
-    from trafilatura.xml import build_html_output
-    doc.commentsbody = None
-    html = build_html_output(doc, False)
+    from lxml.etree import tostring
+    from trafilatura.htmlprocessing import convert_to_html
+    html = tostring(convert_to_html(doc.body), encoding="unicode", method="html")
     return _strip_html_wrapper(html)
 
 
