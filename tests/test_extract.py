@@ -227,8 +227,9 @@ def test_garbage_never_raises(junk, fmt):
 
 def test_deep_nesting_keeps_text():
     html = "<html><body>" + "<div>" * 3000 + "<p>Deeply nested paragraph with enough words to count as content.</p>" + "</div>" * 3000 + "</body></html>"
-    r = extract(html, fmt="markdown")
-    assert isinstance(r["text"], str)
+    for fmt in ("markdown", "text"):
+        r = extract(html, fmt=fmt)
+        assert "Deeply nested paragraph" in r["text"]
 
 
 def test_hostile_text_is_data():

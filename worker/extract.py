@@ -109,6 +109,14 @@ def _extract(html, url, fmt, result):
         text = _render_html_root(root, fmt, None) if root is not None else ""
         result["extractor"] = "fallback" if text else "none"
         result["text"] = text
+    if not result["text"].strip():
+        # e.g. nesting deeper than the HTML parser keeps: the words are still there
+        text = _plain_fallback_text(html)
+        if text:
+            if fmt == "html":
+                from html import escape
+                text = "<p>%s</p>" % escape(text)
+            result.update(text=text, extractor="fallback")
 
 
 def shingles(text, n=4):
@@ -230,7 +238,12 @@ def _render_trafilatura(doc, fmt, plain):
         return (xmltotxt(doc.body, True) or "").strip()
     from lxml.etree import tostring
     from trafilatura.htmlprocessing import convert_to_html
-    html = tostring(convert_to_html(doc.body), encoding="unicode", method="html")
+    root = convert_to_html(doc.body)
+    for el in root.iter("pre"):  # trafilatura's <code> becomes <pre> even inline
+        parent = el.getparent()
+        if parent is not None and parent.tag not in ("body", "div", "blockquote", "li") and "\n" not in (el.text or ""):
+            el.tag = "code"
+    html = tostring(root, encoding="unicode", method="html")
     return _strip_html_wrapper(html)
 
 
@@ -264,9 +277,11 @@ def _fallback_root(tree):
 
 
 def _plain_fallback_text(html):
-    text = re.sub(r"(?is)<(script|style)[^>]*>.*?</\1>", " ", html)
-    text = re.sub(r"(?s)<[^>]*>", " ", text)
-    return " ".join(text.split())
+    from html import unescape
+    html = html[:2000000]  # last resort only; bounded work on hostile input
+    text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
+    text = re.sub(r"(?s)<!--.*?-->|<[^>]*>", " ", text)
+    return " ".join(unescape(text).split())
 
 
 # ------------------------------------------------------------------ links
