@@ -370,3 +370,20 @@ def test_canary_key_leaks_nowhere(env, tmp_path):
         assert os.path.isdir(env["WEBSEARCH_WORKER_TMPDIR"])
     finally:
         s.shutdown()
+
+
+
+def test_fetch_payload_keeps_exa_raw_and_explicit_default_max_chars(env, tmp_path, server):
+    """The fetch tool passes Exa's own response through as `raw`; an explicit --max-chars
+    equal to the tool's default still beats the provider option defaultFetchTextMaxCharacters."""
+    path = tmp_path / "web-search.json"
+    path.write_text(json.dumps({"providers": [{"name": "exa", "type": "exa", "apiKey": exa_server.KEY,
+                                               "baseUrl": server.url,
+                                               "options": {"defaultFetchTextMaxCharacters": 3000}}]}))
+    os.chmod(path, 0o600)
+    env["WEBSEARCH_CONFIG"] = str(path)
+    p = ok(run_worker(["fetch", "https://a.example/one", "--provider", "exa", "--max-chars", "20000", "--no-cache"], env))
+    assert p["raw"]["requestId"].startswith("req-contents")
+    assert server.requests[-1]["body"]["text"] == {"maxCharacters": 20000}
+    ok(run_worker(["fetch", "https://a.example/one", "--provider", "exa", "--no-cache"], env))
+    assert server.requests[-1]["body"]["text"] == {"maxCharacters": 3000}

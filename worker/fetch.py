@@ -10,7 +10,10 @@ import time
 
 from . import content, textview, window
 from .errors import WorkerError
-from .net import client
+from .net import DEFAULT_MAX_BYTES
+
+# worker.net.client (http.client, ssl, email) is imported where a download
+# happens, so a call answered wholly from the cache never pays for it.
 
 DEFAULT_CONCURRENCY = 8
 MAX_URLS = 100
@@ -21,7 +24,7 @@ class Spec:
     """What to do with each URL (everything but the URL)."""
 
     def __init__(self, fmt="markdown", max_chars=window.DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=client.DEFAULT_MAX_BYTES):
+                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES):
         self.fmt = fmt
         self.max_chars = max_chars
         self.start_index = start_index
@@ -37,6 +40,8 @@ def download(url, call, opts):
     from . import ratelimit
 
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
+    from .net import client
+
     with ratelimit.host_slot(call, urlsplit(url).hostname, deadline=opts.deadline):
         return client.download(url, opts)
 
@@ -48,6 +53,8 @@ def _options(call, spec, reserve):
         deadline = call.deadline - reserve
     if spec.per_url_timeout:
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
+    from .net import client
+
     max_bytes = spec.max_bytes
     return client.Options(
         allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
@@ -183,7 +190,7 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
 
 
 def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,
-               concurrency=DEFAULT_CONCURRENCY, max_bytes=client.DEFAULT_MAX_BYTES):
+               concurrency=DEFAULT_CONCURRENCY, max_bytes=DEFAULT_MAX_BYTES):
     """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
     spec = Spec(fmt=fmt, max_chars=max_chars, start_index=start_index, per_url_timeout=per_url_timeout,
                 allow_private=allow_private, max_bytes=max_bytes)
@@ -227,7 +234,7 @@ def cached_fetch(urls, args, call, cfg, spec):
     keys = [cache.make_key("fetch", spec, dict(request, url=url)) for url in urls]
     hits = store.get_many(set(keys))
     misses = list(dict.fromkeys(url for url, key in zip(urls, keys) if key not in hits))
-    fresh, meta, warnings, waited = {}, {}, [], 0
+    fresh, meta, warnings, waited, raw = {}, {}, [], 0, None
     if misses:
         from . import ratelimit
 
@@ -237,6 +244,7 @@ def cached_fetch(urls, args, call, cfg, spec):
                               hint="choose a provider that supports fetch with --provider")
         answer = provider.fetch(misses, args)
         meta, warnings = dict(answer.get("meta", {})), list(answer.get("warnings", []))
+        raw = answer.get("raw")
         fresh = dict(zip(misses, answer.get("results", [])))  # items come in input order
         store.put_many([(keys[urls.index(url)], "fetch", spec.name, it) for url, it in fresh.items() if it.get("ok")])
         waited = ratelimit.waited_ms()
@@ -254,7 +262,10 @@ def cached_fetch(urls, args, call, cfg, spec):
     meta["cache_hits"] = len(urls) - sum(1 for key in keys if key not in hits)
     meta["cached"] = not misses
     meta["slot_wait_ms"] = waited
-    return {"results": items, "meta": meta, "warnings": warnings}
+    answer = {"results": items, "meta": meta, "warnings": warnings}
+    if raw is not None:
+        answer["raw"] = raw
+    return answer
 
 
 def run_fetch(args, call):
@@ -268,9 +279,10 @@ def run_fetch(args, call):
     spec = search.config_mod.select(cfg, "fetch", args.provider)
     settings = getattr(cfg, "settings", None) or {}
     args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
+    args.max_chars_given = args.max_chars is not None  # providers with their own default (Exa) need to know
     if args.max_chars is None:
         args.max_chars = settings.get("fetchMaxChars") or window.DEFAULT_MAX_CHARS
-    args.max_bytes = int(settings.get("fetchMaxBytes") or client.DEFAULT_MAX_BYTES)
+    args.max_bytes = int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES)
     started = time.monotonic()
     answer = cached_fetch(urls, args, call, cfg, spec)
     items = answer.get("results", [])
@@ -288,21 +300,8 @@ def run_fetch(args, call):
         "meta": meta,
         "warnings": list(call.warnings) + list(answer.get("warnings", [])),
     }
-    render = getattr(textview, "fetch_text", None) or _plain_text
-    payload["text"] = render(payload)
+    if "raw" in answer:  # the provider's own response (Exa), for hosts that need more than we map
+        payload["raw"] = answer["raw"]
+    payload["text"] = textview.fetch_text(payload)
     return payload
 
-
-def _plain_text(payload):
-    """Minimal text view, used only until textview grows its fetch_text."""
-    out = []
-    for item in payload.get("results", []):
-        if item.get("ok"):
-            out.append("## %s\n%s (HTTP %s)\n\n%s" % (item.get("title") or item["url"], item.get("final_url"),
-                                                    item.get("status"), item.get("content", "")))
-            if item.get("truncated"):
-                out.append("[truncated: %d of %d characters; continue with --start-index %d]"
-                           % (len(item["content"]), item["total_chars"], item["next_start_index"]))
-        else:
-            out.append("## %s\nerror (%s): %s" % (item["url"], item["error"]["code"], item["error"]["message"]))
-    return "\n\n".join(out) + "\n"

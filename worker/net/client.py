@@ -18,7 +18,7 @@ from . import guard, proxy
 
 USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
 ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
-DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0
 BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
