@@ -275,3 +275,51 @@ def test_module_import_is_cheap():
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def _run_fixtures_in_subprocess(plain):
+    code = (
+        "import json, os, sys\n"
+        "from worker.extract import extract\n"
+        "from worker import extract_imports\n"
+        "d = %r\n"
+        "out = {}\n"
+        "for n in sorted(os.listdir(d)):\n"
+        "    if n.endswith('.html'):\n"
+        "        h = open(os.path.join(d, n), encoding='utf-8').read()\n"
+        "        out[n] = [extract(h, url='https://example.com/x', fmt=f) for f in ('text', 'markdown', 'html')]\n"
+        "heavy = [m for m in ('courlan', 'htmldate', 'charset_normalizer', 'justext', 'urllib3', 'chardet') if m in sys.modules]\n"
+        "print(json.dumps({'mode': extract_imports.mode(), 'heavy': heavy, 'out': out}))\n" % PAGES)
+    env = dict(os.environ)
+    env.pop("WEBSEARCH_WORKER_PLAIN_IMPORTS", None)
+    if plain:
+        env["WEBSEARCH_WORKER_PLAIN_IMPORTS"] = "1"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_deferred_imports_give_identical_output():
+    deferred = _run_fixtures_in_subprocess(plain=False)
+    plain = _run_fixtures_in_subprocess(plain=True)
+    assert deferred["mode"] == "deferred"
+    assert plain["mode"] == "plain"
+    assert deferred["heavy"] == []  # the point of deferring
+    assert deferred["out"] == plain["out"]
+
+
+def test_deferred_imports_leave_real_modules_usable():
+    code = ("from worker.extract import extract\n"
+            "extract('<p>' + 'word ' * 200 + '</p>')\n"
+            "import courlan, htmldate, urllib.request, importlib.metadata, chardet\n"
+            "assert callable(urllib.request.urlopen)\n"
+            "assert importlib.metadata.version('lxml')\n"
+            "assert courlan.get_base_url('https://a.example/b') == 'https://a.example'\n"
+            "import trafilatura\n"
+            "assert trafilatura.extract('<html><body><p>' + 'Some text here. ' * 30 + '</p></body></html>')\n"
+            "from trafilatura.utils import load_html\n"
+            "assert load_html(b'<html><body><p>bytes</p></body></html>') is not None\n"
+            "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "ok", proc.stderr

@@ -152,6 +152,8 @@ def choose(t_text, r_text):
 
 def _parse(html):
     try:
+        from .extract_imports import core
+        core()
         from trafilatura.utils import load_html
         tree = load_html(html)
     except (Exception, RecursionError):
@@ -166,7 +168,8 @@ def _parse(html):
 
 
 def _trafilatura(tree, url, formatting):
-    from trafilatura import bare_extraction
+    from .extract_imports import core
+    bare_extraction = core().bare_extraction
 
     # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
     # on the benchmark; links are put back afterwards for markdown/html (_attach_links).
@@ -190,7 +193,9 @@ def _readability(tree, url):
 
     import lxml.html
     from lxml import etree
-    from readability import readability as rd
+
+    from .extract_imports import readability
+    rd = readability()
 
     class _Doc(rd.Document):
         # readability's default _parse runs lxml's html Cleaner (~7 ms a page) and, on
