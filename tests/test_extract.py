@@ -323,3 +323,12 @@ def test_deferred_imports_leave_real_modules_usable():
             "print('ok')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_no_stray_output_on_stderr():
+    code = ("from worker.extract import extract\n"
+            "for h in ('', '<html></html>', '<p>x</p>', 'plain', '<div>' * 3000):\n"
+            "    extract(h, fmt='text')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stdout == "" and proc.stderr == "", proc.stderr

@@ -181,12 +181,20 @@ def core():
             if name == "trafilatura" or name.startswith("trafilatura."):
                 del sys.modules[name]
         return _plain("trafilatura.core")
+    # what trafilatura's __init__ would have done: its warnings ("discarding data") are
+    # not for our stderr unless the application configures logging
+    import logging
+    logging.getLogger("trafilatura").addHandler(logging.NullHandler())
     _state["mode"] = "deferred"
     return mod
 
 
 def readability():
     """The readability.readability module (readability-lxml), imported as cheaply as is safe."""
+    import logging
+    # readability logs a traceback at ERROR on pages it cannot parse; we fall back
+    # instead, so keep it off stderr unless the application configures logging
+    logging.getLogger("readability").addHandler(logging.NullHandler())
     if "readability.readability" in sys.modules:
         return sys.modules["readability.readability"]
     if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "readability" in sys.modules:
