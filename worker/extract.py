@@ -21,8 +21,6 @@ The pipeline, chosen by measurement (bench/extraction/run.py, docs/PERFORMANCE.m
 5. If both give nothing, a whole-body text fallback without navigation and scripts.
 """
 
-import re
-
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
 FORMATS = ("markdown", "text", "html")
 
@@ -33,8 +31,6 @@ TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: p
 SUBSET_COVER = 0.97         # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
 
-_TOKEN_RE = re.compile(r"\w+")
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def extract(html, url=None, fmt="markdown"):
@@ -121,8 +117,9 @@ def _extract(html, url, fmt, result):
 
 def shingles(text, n=4):
     """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
+    import re
     from collections import Counter
-    tokens = _TOKEN_RE.findall(text or "")
+    tokens = re.findall(r"\w+", text or "")
     if len(tokens) < n:
         return Counter([tuple(tokens)]) if tokens else Counter()
     return Counter(zip(*(tokens[i:] for i in range(n))))
@@ -265,6 +262,7 @@ def _render_html_root(root, fmt, plain):
 
 
 def _strip_html_wrapper(html):
+    import re
     m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
     return (m.group(1) if m else (html or "")).strip()
 
@@ -282,6 +280,7 @@ def _fallback_root(tree):
 
 
 def _plain_fallback_text(html):
+    import re
     from html import unescape
     html = html[:2000000]  # last resort only; bounded work on hostile input
     text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
@@ -293,6 +292,7 @@ def _plain_fallback_text(html):
 
 
 def _anchors(tree, url, limit=2000):
+    import re
     """{anchor text: absolute href} for the page's links, first occurrence wins."""
     from urllib.parse import urljoin
     out = {}
@@ -322,6 +322,8 @@ def _attach_links(body, tree, url):
     each link text found in the extracted text becomes a <ref target> again, first
     occurrence only, never inside code.
     """
+    import re
+
     from lxml.etree import Element
     anchors = _anchors(tree, url)
     if not anchors:
