@@ -8,6 +8,16 @@ WorkerError with a stable code for anything that goes wrong; it never prints.
 from ..errors import WorkerError
 
 
+def site_operators(query, include, exclude):
+    """Domain filters as ``site:`` / ``-site:`` query operators (ddgs engines, Brave)."""
+    parts = [query]
+    if include:
+        sites = ["site:%s" % d for d in include]
+        parts.append(sites[0] if len(sites) == 1 else "(%s)" % " OR ".join(sites))
+    parts.extend("-site:%s" % d for d in exclude)
+    return " ".join(parts)
+
+
 class ProviderSpec:
     """One configured provider: what the config file (or the environment) says."""
 

@@ -23,7 +23,7 @@ import urllib.request
 
 from ..cli import __version__
 from ..errors import WorkerError
-from .base import Provider
+from .base import Provider, site_operators
 
 DEFAULT_BASE_URL = "https://api.search.brave.com"
 ENDPOINT = "/res/v1/web/search"
@@ -52,20 +52,10 @@ def clamp_count(limit, default=DEFAULT_COUNT):
     return max(MIN_COUNT, min(MAX_COUNT, int(limit)))
 
 
-def brave_query(query, include, exclude):
-    """Domain filters as Brave's query operators."""
-    parts = [query]
-    if include:
-        sites = ["site:%s" % d for d in include]
-        parts.append(sites[0] if len(sites) == 1 else "(%s)" % " OR ".join(sites))
-    parts.extend("-site:%s" % d for d in exclude)
-    return " ".join(parts)
-
-
 def build_params(args, options=None):
     """The query parameters for one web search; raises before any I/O on what Brave would refuse."""
     options = options or {}
-    q = brave_query(args.query, getattr(args, "include_domain", None) or [], getattr(args, "exclude_domain", None) or [])
+    q = site_operators(args.query, getattr(args, "include_domain", None) or [], getattr(args, "exclude_domain", None) or [])
     if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
         raise WorkerError("invalid_query",
                           "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"

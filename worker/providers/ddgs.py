@@ -16,7 +16,7 @@ import os
 from urllib.parse import urlsplit
 
 from ..errors import WorkerError
-from .base import Provider
+from .base import Provider, site_operators
 
 DEFAULT_BACKENDS = ("duckduckgo", "brave", "mojeek", "yahoo")
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
@@ -28,16 +28,6 @@ def clamp_limit(limit, default=5):
     if limit is None:
         return default
     return max(1, min(MAX_LIMIT, int(limit)))
-
-
-def domain_query(query, include, exclude):
-    """Domain filters as query operators, understood by every ddgs engine's backend."""
-    parts = [query]
-    if include:
-        sites = ["site:%s" % d for d in include]
-        parts.append(sites[0] if len(sites) == 1 else "(%s)" % " OR ".join(sites))
-    parts.extend("-site:%s" % d for d in exclude)
-    return " ".join(parts)
 
 
 def _host_matches(url, domain):
@@ -105,7 +95,7 @@ class DdgsProvider(Provider):
 
     def search(self, args):
         limit = clamp_limit(args.limit, self.spec.options.get("defaultSearchLimit", 5))
-        query = domain_query(args.query, args.include_domain, args.exclude_domain)
+        query = site_operators(args.query, args.include_domain, args.exclude_domain)
         failures = []
         for name, cls in self.engine_classes(args.backend):
             timeout = self.call.bounded(10)
