@@ -19,6 +19,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -195,8 +196,21 @@ def _read_stderr_until(proc, marker, timeout=20.0):
     return marker in buf
 
 
+# A call paused inside its write transaction holds SQLite's write lock; a second writer
+# would give up after the busy timeout and skip its write (by design: never a failed
+# call), never reaching the pause.  So write-phase kills take turns.
+_WRITE_PHASE = threading.Lock()
+
+
 def _one_kill(phase, n, env, server, rng):
     """Start a call, bring it to ``phase``, SIGTERM it at a random moment there; return what we saw."""
+    if phase == "write":
+        with _WRITE_PHASE:
+            return _one_kill_now(phase, n, env, server, rng)
+    return _one_kill_now(phase, n, env, server, rng)
+
+
+def _one_kill_now(phase, n, env, server, rng):
     query = "kill %s %d" % (phase, n)
     args = ["search", query, "--provider", "fake"]
     run_env = env

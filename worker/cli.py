@@ -5,7 +5,29 @@ Options that belong to one provider (Exa, Brave) are declared here too so that
 ``--help`` shows everything a user can say, in one place.
 """
 
-import argparse
+import sys
+
+
+def _import_argparse():
+    """argparse without gettext: argparse imports gettext (and with it locale) only to
+    translate its own messages, which we never localise.  A stand-in is in
+    sys.modules for the length of the import alone, so a later ``import gettext``
+    anywhere in the process gets the real module."""
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        import argparse
+        return argparse
+    stub = type(sys)("gettext")
+    stub.gettext = lambda message: message
+    stub.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+    sys.modules["gettext"] = stub
+    try:
+        import argparse
+    finally:
+        del sys.modules["gettext"]
+    return argparse
+
+
+argparse = _import_argparse()
 
 from . import __version__  # noqa: F401  (re-exported: providers read it from here)
 from .errors import UsageError

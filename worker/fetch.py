@@ -227,7 +227,7 @@ def cached_fetch(urls, args, call, cfg, spec):
     Cached per URL, so a later batch reuses any of its URLs; only successful
     items are stored.  The provider is built only when some URL misses.
     """
-    from . import cache, search
+    from . import cache, providers
 
     store = cache.open_store(args, cfg.settings, call)
     request = cache.request_fields(args, exclude=("urls",))
@@ -238,10 +238,7 @@ def cached_fetch(urls, args, call, cfg, spec):
     if misses:
         from . import ratelimit
 
-        provider = search.load_class(spec.type)(spec, call)
-        if "fetch" not in provider.tools:
-            raise WorkerError("invalid_argument", "provider %r (%s) cannot fetch" % (spec.name, spec.type),
-                              hint="choose a provider that supports fetch with --provider")
+        provider = providers.build(spec, call, "fetch")
         answer = provider.fetch(misses, args)
         meta, warnings = dict(answer.get("meta", {})), list(answer.get("warnings", []))
         raw = answer.get("raw")
@@ -269,14 +266,14 @@ def cached_fetch(urls, args, call, cfg, spec):
 
 
 def run_fetch(args, call):
-    from . import search  # provider selection is shared with the search tool
+    from . import config as config_mod
 
     urls = list(args.urls)
     if len(urls) > MAX_URLS:
         raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
                           hint="split the URLs over several calls")
-    cfg = search.config_mod.load(args)
-    spec = search.config_mod.select(cfg, "fetch", args.provider)
+    cfg = config_mod.load(args)
+    spec = config_mod.select(cfg, "fetch", args.provider)
     settings = getattr(cfg, "settings", None) or {}
     args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
     args.max_chars_given = args.max_chars is not None  # providers with their own default (Exa) need to know

@@ -4,7 +4,7 @@ from . import cache
 from . import config as config_mod
 from . import textview
 from .errors import WorkerError
-from .providers import load_class
+from . import providers
 
 MAX_QUERY_CHARS = 2000
 # The text field is rebuilt from the results on every call, cached or not;
@@ -24,25 +24,11 @@ def clean_query(query):
     return query
 
 
-def make_provider(call, args, tool):
-    cfg = config_mod.load(args)
-    spec = config_mod.select(cfg, tool, args.provider)
-    cls = load_class(spec.type)
-    provider = cls(spec, call)
-    if tool not in provider.tools:
-        raise WorkerError("invalid_argument", "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
-                          hint="choose a provider that supports %s with --provider" % tool)
-    return cfg, provider
-
-
 def fresh_answer(spec, call, args, tool="search"):
     """Ask the provider (the miss path: provider libraries load only here), within the provider's slot."""
     from . import ratelimit
 
-    provider = load_class(spec.type)(spec, call)
-    if tool not in provider.tools:
-        raise WorkerError("invalid_argument", "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
-                          hint="choose a provider that supports %s with --provider" % tool)
+    provider = providers.build(spec, call, tool)
     with ratelimit.search_slot(call, spec):
         return provider.search(args)
 

@@ -22,3 +22,14 @@ def load_class(type_name):
     module_name, _, attr = ref.partition(":")
     module = import_module(module_name)
     return getattr(module, attr)
+
+
+def build(spec, call, tool):
+    """The provider for ``spec``, checked to answer ``tool`` ("search" or "fetch")."""
+    from ..errors import WorkerError
+
+    provider = load_class(spec.type)(spec, call)
+    if tool not in provider.tools:
+        raise WorkerError("invalid_argument", "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
+                          hint="choose a provider that supports %s with --provider" % tool)
+    return provider
