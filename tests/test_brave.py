@@ -193,7 +193,7 @@ def test_worker_search_with_brave(fake, env, tmp_path):
     p = r.payload
     assert p["provider"] == "brave" and p["provider_type"] == "brave" and len(p["results"]) == 3
     assert p["meta"]["request_id"] == "req-7f3a9c1e-full" and p["meta"]["freshness"] == "pw"
-    assert p["text"].startswith("## Sources\n\n[1] TypeScript 5.7 & release notes\n")
+    assert p["text"].startswith("## Sources\n\n1. [TypeScript 5.7 & release notes](")
     assert "request id: req-7f3a9c1e-full" in p["text"] and "provider: brave" in p["text"]
     assert KEY not in r.stdout and KEY not in r.stderr
 

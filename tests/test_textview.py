@@ -91,7 +91,7 @@ def _structural(text):
 def test_page_text_cannot_forge_structure():
     search = textview.search_text(copy.deepcopy(SEARCH))
     assert [l for l in _structural(search) if l.startswith("##")] == ["## Sources", "## Meta", "## Warnings"]
-    assert [l.split()[0] for l in _structural(search) if l.startswith("[")] == ["[1]", "[2]", "[3]"]
+    assert [l.split()[0] for l in _structural(search) if l[:1].isdigit()] == ["1.", "2.", "3."]
     assert "provider: trusted" not in _structural(search) and "\x1b" not in search and "\u202e" not in search
     fetch = textview.fetch_text(copy.deepcopy(FETCH))
     heads = [l for l in _structural(fetch) if l.startswith("##")]
@@ -108,7 +108,7 @@ def test_search_text_respects_max_chars_and_keeps_meta(limit):
     text = textview.search_text(payload, max_chars=limit)
     assert len(text) <= limit
     if limit >= 1000:
-        assert "## Meta" in text and "## Warnings" in text and "[1] TypeScript" in text
+        assert "## Meta" in text and "## Warnings" in text and "1. [TypeScript" in text
         assert re.search(r"\[\d+ more sources not shown", text)
 
 
@@ -118,7 +118,7 @@ def test_long_snippets_shrink_before_sources_are_dropped():
         r.pop("excerpt", None)
         r["snippet"] = "word " * 400
     text = textview.search_text(payload, max_chars=1500)
-    assert len(text) <= 1500 and "[3]" in text and "more sources not shown" not in text
+    assert len(text) <= 1500 and "\n3. [" in text and "more sources not shown" not in text
 
 
 @settings(max_examples=200, deadline=None)
@@ -127,10 +127,18 @@ def test_any_page_text_stays_inside_its_lines(title, body):
     payload = {"provider": "p", "query": "q", "meta": {}, "warnings": [],
                "results": [{"title": title, "url": "https://x.example/", "snippet": body}]}
     structural = _structural(textview.search_text(payload))
-    assert structural[0] == "## Sources" and structural[1].startswith("[1] ")
+    assert structural[0] == "## Sources" and structural[1].startswith("1. ")
     assert structural[2:] == ["## Meta", "provider: p", "query: q", "results: 1", "cached: no"]
     fetch = {"provider": "local", "meta": {}, "warnings": [],
              "results": [{"url": "https://x.example/", "ok": True, "title": title, "content": body}]}
     structural = _structural(textview.fetch_text(fetch))
     assert structural[:2] == ["## Page 1 of 1: https://x.example/", "status: ok"]
     assert structural[-3:] == ["provider: local", "pages: 1 ok, 0 failed", "cached: no"]
+
+
+def test_source_line_is_a_numbered_markdown_link_that_cannot_break():
+    payload = {"provider": "p", "query": "q", "meta": {}, "warnings": [],
+               "results": [{"title": "A [tricky] title](javascript:alert(1))", "url": "https://x.example/a (b)/c d",
+                            "snippet": "s"}]}
+    line = textview.search_text(payload).split("\n")[2]
+    assert line == "1. [A \\[tricky\\] title\\](javascript:alert(1))](https://x.example/a%20%28b%29/c%20d)"

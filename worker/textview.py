@@ -7,7 +7,7 @@ Page text is hostile, so the layout keeps what we write and what pages wrote
 apart by line position:
 
 * every structural line (``## Sources``, ``## Meta``, ``## Warnings``,
-  ``## Page N of M: URL``, a source's ``[N]`` line, ``status:`` lines, the
+  ``## Page N of M: URL``, a source's ``N. [title](url)`` line, ``status:`` lines, the
   truncation marker) starts at column 0 and is written only by this module;
 * a title, URL, date or snippet from the web is folded onto one line (every
   line break, Unicode separators included, becomes a space; control and
@@ -15,7 +15,7 @@ apart by line position:
   prefixes, so it can never begin a line;
 * multi-line page text (fetched content) is quoted: every one of its lines is
   written behind ``> `` (a blank line as ``>``), so a page line that reads
-  ``## Meta`` or ``[2] ...`` arrives as ``> ## Meta``, visibly inside the quote.
+  ``## Meta`` or ``2. ...`` arrives as ``> ## Meta``, visibly inside the quote.
 """
 
 import re
@@ -73,8 +73,13 @@ def _date(r):
 
 
 def _source_head(i, r):
+    """``N. [Title](url)``: a numbered markdown link people and models both read.
+
+    Brackets in the title are escaped and parentheses and spaces in the URL
+    percent-encoded, so neither can end the link early."""
     title = one_line(r.get("title"), MAX_TITLE) or "(untitled)"
-    lines = ["[%d] %s" % (i, title), "    url: %s" % (one_line(r.get("url"), MAX_URL) or "(none)")]
+    url = one_line(r.get("url"), MAX_URL)
+    lines = ["%d. [%s](%s)" % (i, md_link_text(title), md_link_url(url)) if url else "%d. %s" % (i, md_link_text(title))]
     date = _date(r)
     if date:
         lines.append("    date: %s" % date)
