@@ -17,10 +17,11 @@ does not touch the network or any provider.  Keys are the normalised request as
 JSON text (no hashing module to import); they never contain an API key.
 """
 
-import json
 import os
 import sys
 import time
+
+from . import jsonio
 
 DB_NAME = "cache.sqlite3"
 SCHEMA_VERSION = 1
@@ -121,14 +122,14 @@ def spec_fingerprint(spec):
     """A short fingerprint of the provider's settings (never its key), so editing them misses."""
     import zlib
 
-    material = json.dumps([spec.type, spec.base_url, spec.options], sort_keys=True, default=str)
+    material = jsonio.dumps([spec.type, spec.base_url, spec.options], sort_keys=True, default=str)
     return "%08x" % zlib.crc32(material.encode("utf-8", "surrogatepass"))
 
 
 def make_key(tool, spec, request):
     """The cache key: tool, provider name and the normalised request, as canonical JSON."""
-    return json.dumps([KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
-                      sort_keys=True, separators=(",", ":"), default=str)
+    return jsonio.dumps([KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
+                        sort_keys=True, separators=(",", ":"), default=str)
 
 
 # -- the store ----------------------------------------------------------------
@@ -344,7 +345,7 @@ class Store:
         if now >= expires or age >= self.policy.ttl or age < -5:  # -5: the clock stepped back
             return None
         try:
-            return json.loads(value), max(0.0, age)
+            return jsonio.loads(value), max(0.0, age)
         except ValueError:
             return None
 
@@ -369,7 +370,7 @@ class Store:
         records = []
         for key, tool, provider, value in rows:
             try:
-                text = json.dumps(value, separators=(",", ":"))
+                text = jsonio.dumps(value, separators=(",", ":"))
             except (TypeError, ValueError):
                 continue  # not plain JSON data: not cacheable, not an error
             records.append((key, tool, provider, now, now + self.policy.ttl, len(text), text))

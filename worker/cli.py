@@ -26,9 +26,6 @@ def _import_argparse():
         del sys.modules["gettext"]
     return argparse
 
-
-argparse = _import_argparse()
-
 from . import __version__  # noqa: F401  (re-exported: providers read it from here)
 from .errors import UsageError
 
@@ -50,27 +47,36 @@ FETCH_FORMATS = ("markdown", "text", "html", "raw")
 OUTPUTS = ("protocol", "text")
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse builds a formatter on every add_argument, and the stock one asks
-    the terminal for its width (importing shutil) each time: a fixed width keeps
-    that off every call's start-up; help text is the only thing that uses it."""
+def _argparse_classes():
+    argparse = _import_argparse()
 
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position, width or 100)
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        """argparse builds a formatter on every add_argument, and the stock one asks
+        the terminal for its width (importing shutil) each time: a fixed width keeps
+        that off start-up; help text is the only thing that uses it."""
+
+        def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+            super().__init__(prog, indent_increment, max_help_position, width or 100)
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # argparse would print usage and exit 2 with no block
+            raise UsageError(message)
+
+    return argparse, Parser, Formatter
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse would print usage and exit 2 with no block
-        raise UsageError(message)
+def _bad_value(message):
+    """argparse shows an ArgumentTypeError's own message; the fast parser only needs it to be an error."""
+    return _import_argparse().ArgumentTypeError(message)
 
 
 def _positive_float(value):
     try:
         f = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected a number of seconds, got %r" % value) from None
+        raise _bad_value("expected a number of seconds, got %r" % value) from None
     if not f > 0:
-        raise argparse.ArgumentTypeError("must be greater than 0, got %r" % value)
+        raise _bad_value("must be greater than 0, got %r" % value)
     return f
 
 
@@ -79,23 +85,23 @@ def _int(lo=None, hi=None):
         try:
             n = int(value)
         except ValueError:
-            raise argparse.ArgumentTypeError("expected a whole number, got %r" % value) from None
+            raise _bad_value("expected a whole number, got %r" % value) from None
         if lo is not None and n < lo:
-            raise argparse.ArgumentTypeError("must be at least %d, got %d" % (lo, n))
+            raise _bad_value("must be at least %d, got %d" % (lo, n))
         if hi is not None and n > hi:
-            raise argparse.ArgumentTypeError("must be at most %d, got %d" % (hi, n))
+            raise _bad_value("must be at most %d, got %d" % (hi, n))
         return n
 
     return parse
 
 
-def _common(p, *, top):
+def _common(p, *, top, suppress):
     """Options accepted both before and after the subcommand.
 
     Subparser copies use SUPPRESS defaults so an option given before the
     subcommand is not reset by the subparser.
     """
-    d = (lambda v: v) if top else (lambda v: argparse.SUPPRESS)
+    d = (lambda v: v) if top else (lambda v: suppress)
     g = p.add_argument_group("common options")
     g.add_argument("--config", metavar="PATH", default=d(None),
                    help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)")
@@ -117,6 +123,7 @@ def _common(p, *, top):
 
 
 def build_parser(prog="websearch-worker", only=None):
+    argparse, _Parser, _Formatter = _argparse_classes()
     parser = _Parser(
         prog=prog,
         description="Web search and web fetch for coding agents.",
@@ -124,22 +131,22 @@ def build_parser(prog="websearch-worker", only=None):
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    _common(parser, top=True)
+    _common(parser, top=True, suppress=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", metavar="{search,fetch}")
 
     build = _SUBCOMMANDS if only is None else {only: _SUBCOMMANDS[only]}
     for name, (helptext, add_options) in _SUBCOMMANDS.items():
         p = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=_Formatter)
         if name in build:
-            add_options(p)
+            add_options(p, argparse.SUPPRESS)
         else:  # never parsed in this call; listed so --help still names it
             p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
-def _search_options(s):
+def _search_options(s, suppress):
     s.add_argument("query", nargs="+", help="the search query")
-    _common(s, top=False)
+    _common(s, top=False, suppress=suppress)
     s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None,
                    help="alias of --output for search")
     s.add_argument("--limit", type=int, default=None, help="number of results (default 5; ddgs 1-50)")
@@ -181,9 +188,9 @@ def _search_options(s):
 
 
 
-def _fetch_options(f):
+def _fetch_options(f, suppress):
     f.add_argument("urls", nargs="+", metavar="URL")
-    _common(f, top=False)
+    _common(f, top=False, suppress=suppress)
     f.add_argument("--format", choices=FETCH_FORMATS, dest="fetch_format", default="markdown",
                    help="content format (default markdown)")
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
@@ -224,10 +231,150 @@ def _command_in(argv):
     return None
 
 
+class _Recorder:
+    """Stands in for an argparse parser to read the option declarations above as data."""
+
+    def __init__(self):
+        self.options = {}  # flag -> (dest, kwargs)
+        self.positional = None  # (dest, kwargs)
+
+    def add_argument(self, *flags, **kw):
+        if not flags[0].startswith("-"):
+            self.positional = (flags[0], kw)
+            return
+        dest = kw.get("dest") or flags[0][2:].replace("-", "_")
+        for flag in flags:
+            self.options[flag] = (dest, kw)
+
+    def add_argument_group(self, *a, **kw):
+        return self
+
+
+_SUPPRESS = object()
+
+
+def _declared(command):
+    top = _Recorder()
+    top.add_argument("--version", action="store_true", default=False)
+    _common(top, top=True, suppress=_SUPPRESS)
+    sub = _Recorder()
+    _SUBCOMMANDS[command][1](sub, _SUPPRESS)
+    return top, sub
+
+
+class _Decline(Exception):
+    """Not a plain, valid command line: argparse takes over (it words errors and help)."""
+
+
+def _apply(ns, option, value):
+    dest, kw = option
+    action = kw.get("action")
+    if action == "store_true":
+        if value is not None:
+            raise _Decline
+        ns[dest] = True
+        return
+    if value is None or value.startswith("-"):
+        raise _Decline  # a missing value, or one argparse might read as an option
+    if kw.get("type") is not None:
+        try:
+            value = kw["type"](value)
+        except Exception:
+            raise _Decline from None
+    if "choices" in kw and value not in kw["choices"]:
+        raise _Decline
+    if action == "append":
+        ns[dest] = list(ns.get(dest) or []) + [value]
+    else:
+        ns[dest] = value
+
+
+def _defaults(recorder):
+    out = {}
+    for dest, kw in recorder.options.values():
+        default = kw.get("default")
+        if default is not _SUPPRESS:
+            out[dest] = list(default) if isinstance(default, list) else default
+    return out
+
+
+def fast_parse(argv):
+    """A Namespace for a plain, valid command line, else None.
+
+    Every call is a fresh process and argparse costs milliseconds to import and to
+    build; the common case (exact option names, valid values) is read here from
+    the same declarations.  Anything else (-h, abbreviations, a bad or missing
+    value, a stray argument) returns None and argparse parses it, so errors and
+    help read exactly as before.  tests/test_cli.py checks the two agree.
+    """
+    try:
+        return _fast_parse(list(argv))
+    except _Decline:
+        return None
+
+
+def _fast_parse(argv):
+    from types import SimpleNamespace
+
+    command = _command_in(argv)
+    if command is None or argv.count("--") > 1:
+        raise _Decline
+    top, sub = _declared(command)
+    ns = _defaults(top)
+    ns["command"] = None
+    i = 0
+    while argv[i] != command:  # options before the command
+        token = argv[i]
+        flag, eq, value = token.partition("=")
+        option = top.options.get(flag)
+        if option is None:
+            raise _Decline
+        if not eq and option[1].get("action") != "store_true":
+            i += 1
+            value = argv[i] if i < len(argv) else None
+        _apply(ns, option, value if (eq or option[1].get("action") != "store_true") else None)
+        i += 1
+    ns["command"] = command
+    ns.update(_defaults(sub))
+    dest, _kw = sub.positional
+    positional = []
+    run_ended = False
+    i += 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            if run_ended and positional:
+                raise _Decline
+            positional.extend(argv[i + 1:])
+            break
+        if token.startswith("-") and token != "-":
+            if positional:
+                run_ended = True
+            flag, eq, value = token.partition("=")
+            option = sub.options.get(flag)
+            if option is None:
+                raise _Decline
+            store_true = option[1].get("action") == "store_true"
+            if not eq and not store_true:
+                i += 1
+                value = argv[i] if i < len(argv) else None
+            _apply(ns, option, value if (eq or not store_true) else None)
+        else:
+            if run_ended:
+                raise _Decline  # positionals split by options: argparse's call
+            positional.append(token)
+        i += 1
+    if not positional:
+        raise _Decline
+    ns[dest] = positional
+    return SimpleNamespace(**ns)
+
+
 def parse_args(argv, prog="websearch-worker"):
-    # Every call is a fresh process: build just the options of the command in use.
-    parser = build_parser(prog, only=_command_in(argv))
-    args = parser.parse_args(argv)
+    args = fast_parse(argv)
+    if args is None:
+        # Every call is a fresh process: build just the options of the command in use.
+        args = build_parser(prog, only=_command_in(argv)).parse_args(argv)
     if args.version:
         return args
     if not args.command:

@@ -110,11 +110,11 @@ def read_text(path, explicit):
 
 
 def parse_json(path, text):
-    import json
+    from .jsonio import loads  # json's C scanner; json itself loads only to word an error
 
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return loads(text)
+    except ValueError as exc:  # json.JSONDecodeError
         raise _error(path, "invalid JSON at line %d column %d: %s" % (exc.lineno, exc.colno, exc.msg)) from None
     except RecursionError:
         raise _error(path, "invalid JSON: nested too deeply") from None

@@ -37,9 +37,9 @@ def encode_payload(payload):
     only occur inside JSON strings (our keys never contain it), where writing
     its underscore as ``\\u005f`` means the same string to every JSON parser.
     """
-    import json  # here, not at module level: --version and bootstrap paths never need it
+    from .jsonio import dumps_ascii  # the C encoder: no json package, no re, on the hot path
 
-    line = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str)
+    line = dumps_ascii(payload)
     return line.replace(_MARKER_STEM, _ESCAPED_STEM)
 
 

@@ -7,8 +7,8 @@ within milliseconds even when the work is stuck in a network call, and
 ``os._exit`` means no busy worker thread can delay the exit.
 """
 
+import _signal as signal  # the C module: ``signal`` adds enums (and an enum import) we never use
 import os
-import signal
 import sys
 import threading
 import time

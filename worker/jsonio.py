@@ -1,0 +1,76 @@
+"""JSON in and out through the C accelerator, without importing the json package.
+
+``import json`` pulls in ``re`` (and with it ``enum``) to compile the pure-Python
+fallback's patterns, milliseconds that a cache hit, the cheapest call there is,
+would pay for nothing.  The C encoder and scanner behind json are used directly
+with the settings json.dumps/json.loads would pass them; where they are missing
+or refuse (another Python), the json package does the work.  Errors always come
+from the json package, so messages and exception types are json's own.
+"""
+
+try:
+    from _json import encode_basestring as _plain
+    from _json import encode_basestring_ascii as _ascii
+    from _json import make_encoder as _make_encoder
+    from _json import make_scanner as _make_scanner
+except ImportError:  # pragma: no cover - CPython always has _json
+    _make_encoder = None
+
+
+class _Context:
+    """What json.decoder.JSONDecoder hands the C scanner (json.loads's defaults)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo = None
+
+    @staticmethod
+    def parse_constant(name):
+        return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
+
+
+_WS = " \t\n\r"
+_scan = None
+
+
+def dumps(obj, *, sort_keys=False, separators=(", ", ": "), default=None, allow_nan=True, ensure_ascii=True):
+    """json.dumps with these keyword arguments (and no indent)."""
+    if _make_encoder is not None:
+        try:
+            encode = _make_encoder(None, default, _ascii if ensure_ascii else _plain, None, separators[1],
+                                   separators[0], sort_keys, False, allow_nan)
+            return "".join(encode(obj, 0))
+        except (TypeError, ValueError, RecursionError):
+            pass  # json says it in its own words below
+    import json
+
+    return json.dumps(obj, sort_keys=sort_keys, separators=separators, default=default, allow_nan=allow_nan,
+                      ensure_ascii=ensure_ascii)
+
+
+def dumps_ascii(obj):
+    """The protocol's encoding: one line of ASCII, compact, no NaN, unknown objects as str."""
+    return dumps(obj, separators=(",", ":"), default=str, allow_nan=False)
+
+
+def loads(text):
+    """json.loads(text) for str input."""
+    global _scan
+    if _make_encoder is not None and isinstance(text, str):
+        try:
+            if _scan is None:
+                _scan = _make_scanner(_Context())
+            start = len(text) - len(text.lstrip(_WS))
+            value, end = _scan(text, start)
+            if not text[end:].strip(_WS):
+                return value
+        except (StopIteration, ValueError, TypeError, SystemError):
+            # A malformed document: the C scanner reports it through json.decoder,
+            # which is not loaded (Python 3.11 then raises SystemError); json words it.
+            pass
+    import json
+
+    return json.loads(text)
