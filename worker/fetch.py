@@ -8,12 +8,15 @@ so a cache or per-host politeness slot can wrap it in one place.
 import threading
 import time
 
-from . import content, textview, window
+from . import textview
 from .errors import WorkerError
 from .net import DEFAULT_MAX_BYTES
 
-# worker.net.client (http.client, ssl, email) is imported where a download
-# happens, so a call answered wholly from the cache never pays for it.
+# worker.net.client (http.client, ssl, email), content and window (re) are
+# imported where a download is handled, so a call answered wholly from the
+# cache never pays for them.
+
+DEFAULT_MAX_CHARS = 20000  # characters of text per URL unless --max-chars says
 
 DEFAULT_CONCURRENCY = 8
 MAX_URLS = 100
@@ -23,7 +26,7 @@ EXTRACTOR_FORMATS = ("markdown", "text", "html")
 class Spec:
     """What to do with each URL (everything but the URL)."""
 
-    def __init__(self, fmt="markdown", max_chars=window.DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
+    def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
                  allow_private=False, max_bytes=DEFAULT_MAX_BYTES):
         self.fmt = fmt
         self.max_chars = max_chars
@@ -47,14 +50,15 @@ def download(url, call, opts):
 
 
 def _options(call, spec, reserve):
+    from . import content
+    from .net import client
+
     now = time.monotonic()
     deadline = None
     if call is not None and call.deadline is not None:
         deadline = call.deadline - reserve
     if spec.per_url_timeout:
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
-    from .net import client
-
     max_bytes = spec.max_bytes
     return client.Options(
         allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
@@ -79,6 +83,8 @@ def error_item(url, exc):
 
 def document(resp, fmt):
     """(text, out_format, metadata dict, extractor name, warnings) for a downloaded body."""
+    from . import content
+
     ctype = resp.content_type
     kind = content.kind_of(ctype) or content.kind_of(content.sniff(resp.body))
     if kind == "binary":
@@ -118,6 +124,8 @@ def document(resp, fmt):
 
 
 def build_item(url, resp, spec):
+    from . import window
+
     text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
     item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
@@ -278,7 +286,7 @@ def run_fetch(args, call):
     args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
     args.max_chars_given = args.max_chars is not None  # providers with their own default (Exa) need to know
     if args.max_chars is None:
-        args.max_chars = settings.get("fetchMaxChars") or window.DEFAULT_MAX_CHARS
+        args.max_chars = settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS
     args.max_bytes = int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES)
     started = time.monotonic()
     answer = cached_fetch(urls, args, call, cfg, spec)

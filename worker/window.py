@@ -7,7 +7,6 @@ exactly there.
 
 import re
 
-DEFAULT_MAX_CHARS = 20000
 OUTLINE_MAX = 60
 TITLE_MAX = 120
 
@@ -80,7 +79,7 @@ def _cjk(ch):
     return "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
 
 
-def window(text, start_index=0, max_chars=DEFAULT_MAX_CHARS):
+def window(text, start_index, max_chars):
     """(content, truncated, next_start_index or None) for ``text[start_index:]`` within ``max_chars``."""
     total = len(text)
     start = max(0, min(start_index or 0, total))

@@ -13,11 +13,11 @@ import json
 import re
 
 from ..errors import WorkerError
+from ..fetch import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .base import Provider
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
-DEFAULT_FETCH_CHARS = 20000
 MAX_PHRASE_WORDS = 5
 MAX_ADDITIONAL_QUERIES = 5
 LIVECRAWL = ("never", "fallback", "always", "preferred", "auto")

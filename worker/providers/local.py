@@ -10,7 +10,7 @@ class LocalFetchProvider(Provider):
     def fetch(self, urls, args):
         spec = fetch_mod.Spec(
             fmt=getattr(args, "fetch_format", None) or "markdown",
-            max_chars=getattr(args, "max_chars", None) or fetch_mod.window.DEFAULT_MAX_CHARS,
+            max_chars=getattr(args, "max_chars", None) or fetch_mod.DEFAULT_MAX_CHARS,
             start_index=getattr(args, "start_index", 0) or 0,
             allow_private=bool(getattr(args, "allow_private", False)),
             max_bytes=getattr(args, "max_bytes", None) or fetch_mod.client.DEFAULT_MAX_BYTES,
