@@ -2,7 +2,7 @@
 
 Regenerate the snapshots after an intended format change with
 
-    UPDATE_SNAPSHOTS=1 /tmp/devvenv/bin/python -m pytest -q tests/test_textview.py
+    UPDATE_SNAPSHOTS=1 .venv-dev/bin/python -m pytest -q tests/test_textview.py
 
 and review the diff of tests/snapshots/ before committing.
 """

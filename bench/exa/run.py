@@ -1,6 +1,6 @@
 """Exa search end to end in a fresh process, against the local fake Exa API.
 
-    /tmp/devvenv/bin/python bench/exa/run.py [--runs N]
+    .venv-dev/bin/python bench/exa/run.py [--runs N]
 
 Three ways to make the same request, each a fresh `python -I` process, medians:
 
