@@ -51,3 +51,13 @@ def run_worker(args, env, timeout=60, input=None):
 @pytest.fixture
 def env(tmp_path):
     return worker_env(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory):
+    """A local CONNECT proxy terminating TLS with a test CA (tests/fakes/tls_proxy.py), per test module."""
+    from fakes.tls_proxy import TlsProxy
+
+    p = TlsProxy(tmp_path_factory.mktemp("ca"))
+    yield p
+    p.close()

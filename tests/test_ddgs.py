@@ -12,7 +12,6 @@ import socket
 import pytest
 
 from conftest import run_worker, worker_env
-from fakes.tls_proxy import TlsProxy
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ddgs")
 DDG = "html.duckduckgo.com"
@@ -24,13 +23,6 @@ YAHOO = "search.yahoo.com"
 def page(name):
     with open(os.path.join(FIXTURES, name + ".html"), "rb") as f:
         return f.read()
-
-
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory):
-    p = TlsProxy(tmp_path_factory.mktemp("ca"))
-    yield p
-    p.close()
 
 
 @pytest.fixture

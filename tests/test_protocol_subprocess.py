@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, worker_env
-from fakes.tls_proxy import TlsProxy
 from worker import protocol
 from worker.search import clean_query
 
@@ -97,13 +96,6 @@ def argv_safe(s):
     """The string as a subprocess argument can carry it (no NUL, encodable surrogates only)."""
     s = s.replace("\x00", "")
     return "".join(ch for ch in s if not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff")
-
-
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory):
-    p = TlsProxy(tmp_path_factory.mktemp("ca"))
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,9 @@ import time
 import pytest
 
 from conftest import ROOT, worker_env
-from fakes.tls_proxy import TlsProxy
 from worker import protocol
 
 DDG = "html.duckduckgo.com"
-
-
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory):
-    p = TlsProxy(tmp_path_factory.mktemp("ca"))
-    yield p
-    p.close()
 
 
 @pytest.fixture
