@@ -369,19 +369,18 @@ class FakeWeb:
         h.send_header("Content-Type", "text/html; charset=utf-8")
         h.send_header("Connection", "close")
         h.end_headers()
-        h.wfile.write(b"<html><body><p>")
-        h.wfile.flush()
-        for _ in range(int(120 / every)):
-            time.sleep(every)
-            h.wfile.write(b"a")
-            h.wfile.flush()
-        h.close_connection = True
+        self._trickle(h, b"<html><body><p>", b"a", every)
 
     def _drip_headers(self, h, every):
-        h.wfile.write(b"HTTP/1.1 200 OK\r\n")
+        self._trickle(h, b"HTTP/1.1 200 OK\r\n", b"X-Drip: a\r\n", every)
+
+    @staticmethod
+    def _trickle(h, head, piece, every):
+        """Send ``head``, then one ``piece`` every ``every`` seconds for up to two minutes."""
+        h.wfile.write(head)
         h.wfile.flush()
         for _ in range(int(120 / every)):
             time.sleep(every)
-            h.wfile.write(b"X-Drip: a\r\n")
+            h.wfile.write(piece)
             h.wfile.flush()
         h.close_connection = True
