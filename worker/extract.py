@@ -1,24 +1,30 @@
 """HTML -> clean main content (markdown, plain text or cleaned HTML) plus page metadata.
 
 Pure functions, no I/O. Heavy libraries (lxml, trafilatura, readability) are imported
-inside the functions: importing this module costs nothing.
+inside the functions: importing this module costs nothing. Not thread-safe: lxml and
+trafilatura keep module-level parsers, so a process extracts on one thread only
+(worker.fetch does; ``prepare`` imports everything on that thread first).
 
 The pipeline, chosen by measurement (bench/extraction/run.py, docs/PERFORMANCE.md):
 
 1. Parse once with lxml (through trafilatura's loader, which copes with encoding
-   declarations and broken markup).
-2. trafilatura in precision mode, comments off, without its internal fallbacks
-   ("fast"): the primary extraction.
-3. readability-lxml on a copy of the same tree (with a cheaper pre-clean than its
-   default lxml Cleaner): a second opinion.
-4. Compare the two by 4-token shingle overlap and keep trafilatura's result unless:
-   - it is (nearly) empty while readability found real text, or
-   - readability's text contains nearly all of it and is more than twice as long
-     (trafilatura stopped early on a long article), or
-   - readability's text is nearly all inside trafilatura's and trafilatura's adds a
-     moderate amount (20-40 %) of text readability judged boilerplate (related
-     links, "about the company" blurbs, comment headers).
-5. If both give nothing, a whole-body text fallback without navigation and scripts.
+   declarations and broken markup). A page over the work budget (nodes, attributes)
+   takes a cheap path: its main region rendered as is.
+2. Metadata (extract_meta) and the page's kind (extract_pagetype): article,
+   documentation, forum, product, listing, collection or service.
+3. Articles and products: trafilatura in precision mode, with readability-lxml on a
+   copy of the same tree as a second opinion (``choose`` keeps trafilatura's result
+   unless it is nearly empty, truncated, or padded with boilerplate readability left
+   out).
+4. Every other kind: the page's main region kept whole, minus chrome
+   (extract_region): entry titles, short posts and specification lines are the
+   content there, and an article extractor drops them. trafilatura takes over when
+   the region is nearly empty.
+5. If everything gives nothing, a whole-body text fallback.
+
+Every stage that raises is named in the result's ``warnings`` (stage and exception
+type) and the next stage takes over; WEBSEARCH_WORKER_DEBUG=1 prints the traceback
+to stderr. Nothing fails silently into worse text.
 """
 
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
@@ -30,12 +36,40 @@ TRUNCATED_COVER = 0.95      # share of primary's shingles found in readability's
 TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: primary truncated
 SUBSET_COVER = 0.97         # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
+PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask readability too
 
+# Kinds read as a whole region rather than as an article (see extract_region).
+REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
+# The region is "nearly empty" next to trafilatura's text below this share of its words.
+REGION_MIN_SHARE = 0.5
+# An "article" whose region is this many times longer and holds this share of the
+# article's words is read as a region (see _extract).
+REGION_OVER_ARTICLE = 2.0
+REGION_COVER = 0.8
+
+# Work budget: a page past these is read by the cheap path (no trafilatura, no
+# readability), whose cost grows only linearly. Real pages stay far below them.
+MAX_NODES = 60000
+MAX_ATTRIBUTES = 120000
+
+
+def prepare():
+    """Import every extraction library now, on the calling thread.
+
+    The import-time stand-ins of extract_imports replace modules in sys.modules while
+    trafilatura is being imported; no other thread may run then. Callers that go on
+    to start threads (worker.fetch) call this first.
+    """
+    from .extract_imports import core, readability
+    core()
+    readability()
+    import lxml.html  # noqa: F401
+    from . import extract_meta, extract_pagetype, extract_region, extract_render  # noqa: F401
 
 
 def extract(html, url=None, fmt="markdown"):
     """Main content and metadata of an HTML page. Never raises."""
-    result = {"text": "", "extractor": "none"}
+    result = {"text": "", "extractor": "none", "page_type": None, "warnings": []}
     for k in EMPTY_KEYS:
         result[k] = None
     if fmt not in FORMATS:
@@ -48,71 +82,212 @@ def extract(html, url=None, fmt="markdown"):
         if url is not None and not isinstance(url, str):
             url = None
         _extract(html, url, fmt, result)
-    except (Exception, RecursionError):  # hostile or broken input: return what we have
-        pass
+    except (Exception, RecursionError) as exc:  # hostile or broken input: return what we have, and say so
+        _failed(result, "pipeline", exc, "the text so far is kept")
+    if not result["text"].strip():
+        text = _plain_fallback_text(html) if isinstance(html, str) else ""
+        if text:
+            if fmt == "html":
+                from html import escape
+                text = "<p>%s</p>" % escape(text)
+            result.update(text=text, extractor="fallback")
     return result
+
+
+# ------------------------------------------------------------------ stages
+
+
+def _failed(result, stage, exc, then):
+    """Record that a stage raised: a warning for the item, the traceback for a debugger."""
+    import os
+    result["warnings"].append("extraction stage %r failed (%s); %s" % (stage, type(exc).__name__, then))
+    if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+        import sys
+        import traceback
+        sys.stderr.write("websearch-worker: extraction stage %r failed:\n" % stage)
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+def _stage(result, stage, then, fn, *args):
+    """fn(*args), or None when it raises (recorded by _failed)."""
+    try:
+        return fn(*args)
+    except (Exception, RecursionError) as exc:
+        _failed(result, stage, exc, then)
+        return None
 
 
 # ------------------------------------------------------------------ pipeline
 
 
 def _extract(html, url, fmt, result):
-    tree = _parse(html)
+    tree = _stage(result, "parse", "plain-text fallback", _parse, html)
     if tree is None:
-        text = _plain_fallback_text(html)
-        result.update(text=text, extractor="fallback" if text else "none")
+        return  # extract() falls back to the plain text of the markup
+    meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
+    result.update(meta)
+    if _over_budget(tree):
+        result["warnings"].append("the page is too large to analyse (over %d elements or %d attributes); "
+                                  "its main region is given as is" % (MAX_NODES, MAX_ATTRIBUTES))
+        result["page_type"] = "unknown"
+        _use_region(result, tree, url, fmt, "budget", prune=False)
         return
+    kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url,
+                        meta.get("_og_type")) or ("article", False)
+    result["page_type"] = kind
+    result.pop("_og_type", None)
+    if kind in REGION_KINDS:
+        root = _stage(result, "region", "read as an article", _region, tree, True, url)
+        r_text = _region_text(result, root)
+        t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, fmt != "text", False)
+        t_text = _doc_text(t_doc)
+        if r_text.strip() and _words(r_text) >= REGION_MIN_SHARE * _words(t_text):
+            _use_root(result, root, fmt, r_text, "region")
+        elif t_text.strip():
+            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+        else:
+            _article(result, tree, url, fmt)
+        return
+    if kind == "product":
+        # a product page is short lines (specifications, variants): precision mode drops them
+        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, fmt != "text", False)
+        t_text = _doc_text(t_doc)
+        if t_text.strip():
+            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+            return
+    _article(result, tree, url, fmt)
+    if not sure and result["extractor"] in ("trafilatura", "readability"):
+        # Not every page without a kind's evidence is an article: a company's service
+        # page or a list the classifier missed reads far longer as a region that holds
+        # the article's words too. Then the region is what the page is.
+        root = _stage(result, "region", "the article is kept", _region, tree, True, url)
+        r_text = _region_text(result, root)
+        a_text = result["text"] if fmt == "text" else result.get("_plain", "")
+        if _words(r_text) > REGION_OVER_ARTICLE * _words(a_text) and _covers(r_text, a_text) >= REGION_COVER:
+            _use_root(result, root, fmt, r_text, "region")
+    result.pop("_plain", None)
 
-    try:
-        from .extract_meta import page_metadata
-        result.update(page_metadata(tree, url))
-    except (Exception, RecursionError):
-        pass
 
-    doc = None
-    try:
-        doc = _trafilatura(tree, url, formatting=fmt != "text")
-    except (Exception, RecursionError):
-        doc = None
+def _doubtful(tree, t_text):
+    """Whether trafilatura's article may be empty or cut short: then readability is asked.
+
+    readability costs as much as trafilatura; on the article benchmark it changes the
+    answer only where trafilatura kept little (under SHORT_SHINGLES words) or much
+    less than the page's paragraphs hold.
+    """
+    n = _words(t_text)
+    if n < SHORT_SHINGLES:
+        return True
+    paragraphs = 0
+    for p in tree.iter("p"):
+        paragraphs += len(p.text_content().split())
+        if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
+            return True
+    return False
+
+
+def _region_text(result, root):
+    if root is None:
+        return ""
+    from .extract_render import render
+    return _stage(result, "region-render", "read as an article", render, root, False) or ""
+
+
+def _use_root(result, root, fmt, plain, name):
+    result["extractor"] = name
+    result["text"] = plain if fmt == "text" else (
+        _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, plain) or "")
+
+
+def _covers(big, small):
+    """Share of small's \\w+ tokens (as a multiset) found in big."""
+    import re
+    from collections import Counter
+    b, s = Counter(re.findall(r"\w+", big)), Counter(re.findall(r"\w+", small))
+    n = sum(s.values())
+    return sum((b & s).values()) / n if n else 0.0
+
+
+def _article(result, tree, url, fmt):
+    """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
+    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, fmt != "text")
     # plain text for fmt="text", trafilatura's markdown otherwise (re-rendered with links
     # below); either serves the comparison, which looks at \w+ tokens only
-    t_text = (doc.text or "") if doc is not None and doc.body is not None else ""
-
+    t_text = _doc_text(doc)
     r_root = None
-    try:
-        r_root = _readability(tree, url)
-    except (Exception, RecursionError):
-        r_root = None
+    if _doubtful(tree, t_text):
+        r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
     r_text = ""
     if r_root is not None:
         from .extract_render import render
-        r_text = render(r_root, markdown=False)
-
+        r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
     choice = choose(t_text, r_text)
     if choice == "trafilatura":
-        result["extractor"] = "trafilatura"
-        if fmt != "text":
-            try:
-                _attach_links(doc.body, tree, url)
-            except (Exception, RecursionError):
-                pass
-        result["text"] = _render_trafilatura(doc, fmt, t_text)
+        _use_trafilatura(result, doc, tree, url, fmt, t_text)
+        result["_plain"] = t_text
     elif choice == "readability":
+        result["_plain"] = r_text
         result["extractor"] = "readability"
-        result["text"] = _render_html_root(r_root, fmt, r_text)
+        result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
     else:
-        root = _fallback_root(tree)
-        text = _render_html_root(root, fmt, None) if root is not None else ""
-        result["extractor"] = "fallback" if text else "none"
-        result["text"] = text
-    if not result["text"].strip():
-        # e.g. nesting deeper than the HTML parser keeps: the words are still there
-        text = _plain_fallback_text(html)
-        if text:
-            if fmt == "html":
-                from html import escape
-                text = "<p>%s</p>" % escape(text)
-            result.update(text=text, extractor="fallback")
+        _use_region(result, tree, url, fmt, "fallback")
+
+
+def _use_trafilatura(result, doc, tree, url, fmt, t_text):
+    result["extractor"] = "trafilatura"
+    if fmt != "text":
+        _stage(result, "links", "markdown without links", _attach_links, doc.body, tree, url)
+    result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt, t_text) or ""
+
+
+def _use_region(result, tree, url, fmt, name, prune=True):
+    root = _stage(result, "region", "plain-text fallback", _region, tree, prune, url)
+    if root is None:
+        return
+    text = _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, None) or ""
+    result["extractor"] = name if text.strip() else "none"
+    result["text"] = text
+
+
+def _doc_text(doc):
+    return (doc.text or "") if doc is not None and doc.body is not None else ""
+
+
+def _words(text):
+    return len((text or "").split())
+
+
+def _metadata(tree, url):
+    from .extract_meta import page_metadata
+    meta = page_metadata(tree, url)
+    for m in tree.iterfind(".//meta"):
+        if (m.get("property") or m.get("name") or "").strip().lower() == "og:type":
+            meta["_og_type"] = m.get("content")
+            break
+    return meta
+
+
+def _page_type(tree, url, og_type):
+    """(kind, whether the page gave evidence for it)."""
+    from .extract_pagetype import evidence, pick
+    score = evidence(tree, url, og_type)
+    kind = pick(score)
+    return kind, score[kind] > 0
+
+
+def _region(tree, prune=True, url=None):
+    from .extract_region import main_region
+    return main_region(tree, prune=prune, url=url)
+
+
+def _over_budget(tree):
+    nodes = attrs = 0
+    for el in tree.iter():
+        nodes += 1
+        attrs += len(el.attrib) if isinstance(el.tag, str) else 0
+        if nodes > MAX_NODES or attrs > MAX_ATTRIBUTES:
+            return True
+    return False
 
 
 def shingles(text, n=4):
@@ -164,7 +339,7 @@ def _parse(html):
     return tree
 
 
-def _trafilatura(tree, url, formatting):
+def _trafilatura(tree, url, formatting, precision=True):
     from .extract_imports import core
     bare_extraction = core().bare_extraction
 
@@ -175,7 +350,7 @@ def _trafilatura(tree, url, formatting):
         tree,
         url=url,
         fast=True,
-        favor_precision=True,
+        favor_precision=precision,
         include_comments=False,
         include_tables=True,
         include_formatting=formatting,
@@ -265,18 +440,6 @@ def _strip_html_wrapper(html):
     import re
     m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
     return (m.group(1) if m else (html or "")).strip()
-
-
-def _fallback_root(tree):
-    """The page body without obvious non-content (scripts, navigation, forms)."""
-    import copy
-
-    from lxml import etree
-    body = tree.find(".//body")
-    root = copy.deepcopy(body if body is not None else tree)
-    etree.strip_elements(root, "script", "style", "noscript", "template", "nav", "header", "footer",
-                         "aside", "form", "iframe", "svg", etree.Comment, with_tail=False)
-    return root
 
 
 def _plain_fallback_text(html):

@@ -48,7 +48,7 @@ def _clean(s):
     return s[:MAX_FIELD]
 
 
-def _json_ld_objects(tree):
+def json_ld_objects(tree):
     import json
     out = []
     for script in tree.iterfind(".//script"):
@@ -109,7 +109,7 @@ def page_metadata(tree, url=None):
 
     ld = []
     try:
-        ld = _json_ld_objects(tree)
+        ld = json_ld_objects(tree)
     except Exception:
         ld = []
     articles = [o for o in ld if any(t in _ARTICLE_TYPES for t in _ld_type(o))]

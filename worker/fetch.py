@@ -108,6 +108,8 @@ def document(resp, fmt):
             if result.get(key):
                 meta[key] = result[key]
         text = result.get("text") or ""
+        meta["page_type"] = result.get("page_type")
+        warnings.extend(result.get("warnings") or [])
         if not text.strip():
             warnings.append("no main text found (the page may need JavaScript, or be empty)")
         return text, fmt, meta, result.get("extractor"), warnings
@@ -135,6 +137,7 @@ def build_item(url, resp, spec):
     item.update({
         "format": fmt, "content": piece, "total_chars": len(text), "start_index": min(spec.start_index, len(text)),
         "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
+        "page_type": meta.get("page_type"),
     })
     if meta.get("charset"):
         item["charset"] = meta["charset"]
@@ -154,10 +157,20 @@ def build_item(url, resp, spec):
 
 def fetch_one(url, call, spec, reserve=0.0):
     """One item for one URL; never raises for the URL's own failure."""
+    if spec.fmt in EXTRACTOR_FORMATS:
+        from .extract import prepare
+        prepare()
     try:
         resp = download(url, call, _options(call, spec, reserve))
-        return build_item(url, resp, spec)
     except Exception as exc:  # one URL's failure is its item, not the batch's
+        return error_item(url, exc)
+    return _item(url, resp, spec)
+
+
+def _item(url, resp, spec):
+    try:
+        return build_item(url, resp, spec)
+    except Exception as exc:
         return error_item(url, exc)
 
 
@@ -169,9 +182,31 @@ def _reserve(call):
     return min(1.5, max(0.2, left * 0.1))
 
 
+def _timeout_item(url):
+    return error_item(url, WorkerError("timeout", "not finished before the call's --timeout",
+                                       hint="raise --timeout, or fetch fewer URLs per call", retryable=True))
+
+
 def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
-    """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time."""
+    """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
+
+    Only downloads run on the pool's threads. Every page is decoded and extracted
+    here, on the calling thread, one after another: lxml and trafilatura keep
+    module-level parsers that are not safe to use from several threads at once
+    (memory corruption, not just wrong answers), and the extraction libraries are
+    imported here before any pool thread exists, so their import-time stand-ins
+    (extract_imports) are never visible to another thread. A batch therefore returns,
+    item for item, what one-at-a-time calls return.
+
+    When the call's deadline comes first, finished items are kept and the rest are
+    ``timeout`` items.
+    """
+    import queue
+
     urls = list(urls)
+    if spec.fmt in EXTRACTOR_FORMATS:
+        from .extract import prepare
+        prepare()
     items = [None] * len(urls)
     reserve = _reserve(call)
     if len(urls) == 1:
@@ -179,22 +214,35 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
         return items
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
+    done = queue.SimpleQueue()
 
-    def worker():
+    def downloader():
         while True:
             with lock:
                 i = next(cursor, None)
             if i is None:
                 return
-            items[i] = fetch_one(urls[i], call, spec, reserve)
+            try:
+                done.put((i, download(urls[i], call, _options(call, spec, reserve)), None))
+            except BaseException as exc:  # the URL's own failure: its item
+                done.put((i, None, exc))
 
-    threads = [threading.Thread(target=worker, name="fetch-%d" % n, daemon=True)
+    threads = [threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
                for n in range(max(1, min(concurrency, len(urls))))]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
-    return items
+    # Stop waiting a little before the call's deadline, so the answer still goes out.
+    cutoff = call.deadline - min(reserve, 0.5) if call is not None and call.deadline is not None else None
+    for _ in range(len(urls)):
+        wait = None if cutoff is None else cutoff - time.monotonic()
+        if wait is not None and wait <= 0:
+            break
+        try:
+            i, resp, exc = done.get(timeout=wait)
+        except queue.Empty:
+            break
+        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)
+    return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
 
 
 def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,

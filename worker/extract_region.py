@@ -1,0 +1,198 @@
+"""The page's main region, kept whole: the extractor for pages that are not articles.
+
+trafilatura is built for articles: it keeps the longest run of prose and drops what
+looks like link lists, short lines and repeated blocks. On a listing, a forum thread,
+a product or a documentation page those *are* the content (entry titles are links,
+posts are short, specifications are short lines). This keeps everything in the
+page's main region and removes only what a reader would call chrome:
+
+1. what is never shown or never text (scripts, styles, forms' controls, hidden
+   elements, comments);
+2. the page's landmarks that are not the content (nav, header, footer, aside and
+   their ARIA roles), and elements whose class or id says they are chrome (cookie
+   banners, breadcrumbs, share bars, "related" blocks, pagination);
+3. menus: lists whose entries are nothing but a short link;
+
+then takes the main region (<main>, role=main, or the body) when it holds enough
+of the page's text. Nothing is removed that holds most of the region's text: a
+class name is a hint, not a verdict.
+
+Pure functions over an lxml tree (which they copy); no I/O.
+"""
+
+import re
+
+NEVER_TEXT = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas",
+              "button", "select", "option", "textarea", "input", "label", "dialog", "link", "meta", "head")
+LANDMARKS = ("nav", "header", "footer", "aside")
+LANDMARK_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
+                  "menu", "menubar", "toolbar"}
+# Class names and ids that name page chrome, when the word starts or ends the name
+# ("site-footer", "cookie-banner", "share-buttons"): a word in the middle of a
+# framework's long class name ("ast-default-menu-enable") says nothing.
+CHROME_WORDS = frozenset("""
+nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr share sharing
+social newsletter subscribe signup related recommended suggested similar popular trending pagination
+pager skip
+advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar modal popup overlay
+toc login search searchbox
+""".split())
+_NAME_PARTS = re.compile(r"[-_]+")
+_WORD = re.compile(r"\w+")
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+# A chrome-looking element is kept when it holds this share of the region's text or more.
+KEEP_SHARE = 0.35
+# A <main> that holds less than this share of the body's text is a wrapper around a
+# fragment (a hero, a search box): the body is the better region.
+MAIN_SHARE = 0.25
+NOSCRIPT_WORDS = 30
+MENU_LINK_WORDS = 4
+LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
+
+
+def _text_len(el):
+    try:
+        return len("".join(el.itertext()).split())
+    except ValueError:
+        return 0
+
+
+def chrome_named(el):
+    """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
+        if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
+            return True
+    return False
+
+
+def _drop(el):
+    """Remove el and its content, keeping the text that followed it."""
+    if el.getparent() is None:
+        return
+    if hasattr(el, "drop_tree"):  # lxml.html elements join the tail to what came before
+        el.drop_tree()
+        return
+    parent, prev = el.getparent(), el.getprevious()
+    tail = el.tail or ""
+    parent.remove(el)
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+
+
+def hidden(el):
+    """Whether el's own inline style hides it from a reader.
+
+    Only the inline style: the [hidden] attribute and aria-hidden also mark collapsed
+    tabs and accordions whose text is part of the content.
+    """
+    style = el.get("style")
+    return bool(style and HIDDEN_STYLE.search(style))
+
+
+def strip_never_text(root):
+    from lxml import etree
+    # Some sites (Discourse, for one) serve their whole content to non-script readers
+    # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
+    for el in list(root.iter("noscript")):
+        if _text_len(el) >= NOSCRIPT_WORDS:
+            el.tag = "div"
+    etree.strip_elements(root, *NEVER_TEXT, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
+    limit = KEEP_SHARE * _text_len(root)
+    for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
+        if el.getparent() is not None and _text_len(el) < limit:
+            _drop(el)
+
+
+def _is_menu(el):
+    """A list (or list-like block) whose entries are each nothing but a short link."""
+    items = [c for c in el if isinstance(c.tag, str)]
+    if len(items) < 3:
+        return False
+    for li in items:
+        words = _text_len(li)
+        if words == 0:
+            continue
+        links = li.findall(".//a")
+        if not links or words > MENU_LINK_WORDS:
+            return False
+        link_words = sum(_text_len(a) for a in links)
+        if link_words < words:
+            return False
+    return True
+
+
+def _is_link_bar(el):
+    """A short block that is nothing but several short links (a repository's tabs, a
+    tag cloud, "Home / Docs / Blog")."""
+    words = _text_len(el)
+    if not words or words > LINK_BAR_WORDS:
+        return False
+    links = el.findall(".//a")
+    if len(links) < 3:
+        return False
+    tokens = len(_WORD.findall(el.text_content()))  # separators ("/", "|", "·") are not words
+    link_tokens = sum(len(_WORD.findall(a.text_content())) for a in links)
+    return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
+
+
+def prune_chrome(root, total=None):
+    """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
+    total = total if total is not None else max(1, _text_len(root))
+    limit = KEEP_SHARE * total
+    doomed = []
+    for el in root.iter():
+        if el is root or not isinstance(el.tag, str):
+            continue
+        tag = el.tag
+        role = (el.get("role") or "").lower()
+        if tag in LANDMARKS or role in LANDMARK_ROLES:
+            if _text_len(el) < limit:
+                doomed.append(el)
+            continue
+        if tag not in ("body", "main", "article") and chrome_named(el):
+            if _text_len(el) < limit:
+                doomed.append(el)
+            continue
+        if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
+            doomed.append(el)
+    for el in doomed:
+        _drop(el)
+
+
+def main_region(tree, prune=True, url=None):
+    """A cleaned copy of the page's main region (an element), or None.
+
+    prune=False keeps the chrome and menus: the cheap path for pages over the work
+    budget, where only what is never text is removed.
+    """
+    import copy
+    body = tree.find(".//body")
+    if body is None:
+        body = tree
+    body = copy.deepcopy(body)
+    strip_never_text(body)
+    total = _text_len(body)
+    if not total:
+        return None
+    root = body
+    for cand in body.xpath(".//main | .//*[@role='main']"):
+        if _text_len(cand) >= MAIN_SHARE * total:
+            root = cand
+            break
+    if prune:
+        prune_chrome(root, _text_len(root))
+    if url:
+        for a in root.iter("a"):
+            href = (a.get("href") or "").strip()
+            if not href or href.startswith(("#", "javascript:", "data:")):
+                a.attrib.pop("href", None)  # in-page and script links are not links for a reader
+        try:
+            root.make_links_absolute(url, handle_failures="discard")
+        except Exception:
+            pass
+    return root
