@@ -41,6 +41,20 @@ Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
 """
 
+def sub_examples(prog, command):
+    """The epilog of ``PROG COMMAND --help``: that command's examples, written with the top-level prog.
+
+    A subparser's %(prog)s already ends in the command, which would print
+    ``run.py search search ...``; this text is formatted here, so argparse leaves it alone.
+    """
+    lines = []
+    for line in EXAMPLES.splitlines():
+        if line.startswith("  %(prog)s ") and not line.startswith("  %%(prog)s %s " % command):
+            continue
+        lines.append(line.replace("%(prog)s", prog))
+    return "\n".join(lines) + "\n"
+
+
 RECENCY = ("day", "week", "month", "year")
 SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
@@ -143,7 +157,7 @@ def build_parser(prog="websearch-worker", only=None):
 
     build = _SUBCOMMANDS if only is None else {only: _SUBCOMMANDS[only]}
     for name, (helptext, add_options) in _SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=_Formatter)
+        p = sub.add_parser(name, help=helptext, epilog=sub_examples(prog, name), formatter_class=_Formatter)
         if name in build:
             add_options(p, argparse.SUPPRESS)
         else:  # never parsed in this call; listed so --help still names it

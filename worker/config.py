@@ -19,6 +19,7 @@ valid example.  Keys are never echoed: not in messages, not in reprs.
 import os
 import sys
 
+from . import redact
 from .errors import WorkerError
 from .providers.base import ProviderSpec
 
@@ -305,14 +306,14 @@ def resolve_key(path, where, ptype, entry, environ):
     if key is not None:
         if not isinstance(key, str) or not key.strip():
             raise _error(path, '%s: "apiKey" must be a non-empty string' % where, example=EXAMPLE_ENTRY)
-        return key.strip(), "config"
+        return redact.register(key.strip()), "config"
     env_name = entry.get("apiKeyEnv")
     if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
         raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
                      example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
     env_name = env_name or BUILTIN.get(ptype, (None, None))[1]
     if env_name and (environ.get(env_name) or "").strip():
-        return environ[env_name].strip(), "env:%s" % env_name
+        return redact.register(environ[env_name].strip()), "env:%s" % env_name
     return None, None
 
 
@@ -321,7 +322,7 @@ def builtin_specs(environ=None):
     environ = os.environ if environ is None else environ
     specs = {}
     for ptype, (_tools, env_name) in BUILTIN.items():
-        key = (environ.get(env_name) or "").strip() if env_name else ""
+        key = redact.register((environ.get(env_name) or "").strip() if env_name else "")
         specs[ptype] = ProviderSpec(ptype, ptype, api_key=key or None, key_source="env:%s" % env_name if key else None)
     return specs
 

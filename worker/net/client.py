@@ -316,7 +316,12 @@ def download(url, opts):
                 if len(redirects) >= opts.max_redirects:
                     raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
                                       status=status, hint="open the last URL directly if it is right")
-                current = urljoin(current, headers["location"].strip())
+                try:
+                    current = urljoin(current, headers["location"].strip())
+                except ValueError:  # e.g. Location: http://[::1:80/x
+                    raise WorkerError("http_error", "%s redirected (HTTP %d) to an invalid URL: %r"
+                                      % (current, status, headers["location"][:200]), status=status,
+                                      hint="the server sent a broken Location header") from None
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
