@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-from . import jsonio
+from . import jsonio, redact
 
 DB_NAME = "cache.sqlite3"
 SCHEMA_VERSION = 1
@@ -380,6 +380,7 @@ class Store:
             try:
                 # allow_nan=False: an answer the protocol could not encode is never stored to fail again.
                 text = jsonio.dumps(value, separators=(",", ":"), allow_nan=False)
+                text = redact.scrub(text)  # a key a server echoed (a request id...) never reaches the disk
             except (TypeError, ValueError, RecursionError):
                 continue  # not plain JSON data: not cacheable, not an error
             records.append((key, tool, provider, now, now + self.policy.ttl, len(text), text))
