@@ -177,3 +177,23 @@ def test_config_fuzz_through_the_real_process(tmp_path_factory, data):
     r = run_worker(["fetch", "--config", str(path), "--provider", "local", "--allow-private", "--timeout", "10",
                     "--", "http://127.0.0.1:9/x"], env, timeout=60)
     check(r, env)
+
+
+@pytest.mark.parametrize("text,integer,expected", [
+    ("42", True, 42), (" 7 ", True, 7), ("1.5", False, 1.5), ("1e3", False, 1000.0), ("+3", True, 3),
+    ("\u00b2", True, None), ("\u0663", True, None), ("1_000", True, None), ("inf", False, None), ("nan", False, None),
+    ("9" * 400, True, None), ("1e400", False, None), ("1.5", True, None), ("1e3", True, None), ("", True, None),
+])
+def test_strict_numbers(text, integer, expected):
+    assert numbers.or_none(text, integer=integer) == expected
+
+
+@pytest.mark.parametrize("label,expected", [
+    ("utf-8", "utf-8"), ("latin1", "cp1252"), ("Shift_JIS", "cp932"), ("rot13", None), ("base64", None),
+    ("zlib", None), ("hex", None), ("uu", None), ("idna", None), ("punycode", None), ("unicode_escape", None),
+    ("x" * 100, None), ("no-such-codec", None),
+])
+def test_charset_lookup_accepts_text_encodings_only(label, expected):
+    from worker import content
+
+    assert content.codec_for(label) == expected
