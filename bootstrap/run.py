@@ -15,6 +15,7 @@ Bootstrap-only flags (before the command):
     --reinstall     rebuild the venv from scratch, then run the command if one is given
 """
 
+import _signal  # the C module: no enum import on the fast path
 import os
 import sys
 
@@ -23,6 +24,40 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAMP_NAME = "websearch-worker-ready.json"
 ENV_VENV = "WEBSEARCH_WORKER_VENV"
 FLAGS = ("--venv", "--check", "--python-path", "--reinstall")
+
+
+def number(text, lo=None, hi=None, integer=False):
+    """A twin of worker.numbers.parse (this file must run without the worker package):
+    ASCII digits, finite, within [lo, hi]; ValueError otherwise.  tests/test_hostile.py
+    checks that the two agree."""
+    s = text.strip() if isinstance(text, str) else ""
+    body = s[1:] if s[:1] in ("+", "-") else s
+    mantissa, e, exponent = body.lower().partition("e")
+    digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    whole, dot, frac = mantissa.partition(".")
+    ascii_digits = set("0123456789")
+    if (not s or len(s) > 32 or (e and (integer or not digits or not set(digits) <= ascii_digits))
+            or (integer and dot) or not (whole or frac) or not set(whole + frac) <= ascii_digits):
+        raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", s[:40]))
+    value = int(s) if integer else float(s)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError("expected a finite number")
+    if lo is not None and value < lo:
+        raise ValueError("must be at least %s" % lo)
+    if hi is not None and value > hi:
+        raise ValueError("must be at most %s" % hi)
+    return value
+
+
+def env_number(name, default, lo=None, hi=None, integer=False):
+    """An environment setting as a number; a SettingError naming it when it is not one."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return number(raw, lo, hi, integer)
+    except ValueError as exc:
+        raise SettingError("%s=%s: %s" % (name, raw[:40], exc))
 
 
 def venv_python(venv):
@@ -107,6 +142,14 @@ def log(msg):
 
 
 def emit_error(code, message, hint, detail=None, retryable=True):
+    """Write the one block (never raises: the caller exits right after)."""
+    try:
+        _emit_error(code, message, hint, detail, retryable)
+    except Exception:
+        pass
+
+
+def _emit_error(code, message, hint, detail=None, retryable=True):
     """A SEARCH_ERROR block, built with the same escaping rules as worker/protocol.py."""
     import json
 
@@ -120,21 +163,69 @@ def emit_error(code, message, hint, detail=None, retryable=True):
 
 
 class InstallError(Exception):
+    retryable = True
+
     def __init__(self, message, output=""):
         super().__init__(message)
         self.output = output
 
 
+class SettingError(InstallError):
+    """A bad setting (environment variable, --venv): running again will not help."""
+
+    retryable = False
+
+
 _CHILD = []
+_LOCK_FD = []  # the install lock, while held: installers inherit it (see run)
+
+
+def _die_with_parent():
+    """A preexec_fn: on Linux the installer gets SIGKILL when this process dies, however it dies.
+
+    A SIGKILLed bootstrap would otherwise leave pip or uv writing into a venv
+    that the next call, finding no stamp, deletes and rebuilds under it.  The
+    prctl function is looked up before the fork; elsewhere this does nothing,
+    and the inherited install lock (see run) keeps the next call waiting for
+    the orphan instead.
+    """
+    prctl = _PRCTL[0] if _PRCTL else None
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def preexec():
+        prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return preexec
+
+
+_PRCTL = []
+
+
+def _load_prctl():
+    if _PRCTL or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+    except (ImportError, OSError, AttributeError):
+        _PRCTL.append(None)
 
 
 def run(cmd, env=None):
     import subprocess
 
+    _load_prctl()
     # Its own process group, so a cancelled install can end the installer's
-    # children too (compileall -j0 and pip build steps fork).
+    # children too (compileall -j0 and pip build steps fork).  The install lock
+    # goes with it (pass_fds): while any installer lives, the lock is held, so
+    # the next call never rebuilds the venv under a running install.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, pass_fds=tuple(_LOCK_FD), preexec_fn=_die_with_parent())
     _CHILD[:] = [proc]
     try:
         raw, _ = proc.communicate()
@@ -238,7 +329,7 @@ def write_stamp(venv, requirements):
 def remove_stamp(venv):
     try:
         os.unlink(os.path.join(venv, STAMP_NAME))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         pass
 
 
@@ -278,19 +369,20 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
 
     if requirements is None:
         requirements = read_requirements(req_file)
-    wait = float(os.environ.get("WEBSEARCH_WORKER_LOCK_WAIT", "600"))
+    wait = env_number("WEBSEARCH_WORKER_LOCK_WAIT", 600.0, lo=0, hi=24 * 3600)
+    attempts = env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True)
+    backoff = env_number("WEBSEARCH_WORKER_INSTALL_BACKOFF", 2.0, lo=0, hi=60)
     try:
         fd = acquire_lock(venv, wait)
     except OSError as exc:  # e.g. the venv's parent cannot be created or written
         raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc))
     if fd is None:
         raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
+    _LOCK_FD[:] = [fd]
     try:
         problem = stamp_problem(venv, requirements)
         if problem is None and not reinstall:
             return  # another call finished the install while we waited
-        attempts = max(1, int(os.environ.get("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "3")))
-        backoff = float(os.environ.get("WEBSEARCH_WORKER_INSTALL_BACKOFF", "2"))
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
         incremental = not reinstall and problem in ("requirements.txt changed", "ready stamp outdated")
@@ -313,7 +405,8 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
                     time.sleep(delay)
         raise last if isinstance(last, InstallError) else InstallError(str(last))
     finally:
-        os.close(fd)  # releases the flock
+        _LOCK_FD[:] = []
+        os.close(fd)  # releases the flock (once no installer holds it either)
 
 
 def parse_flags(argv):
@@ -334,12 +427,15 @@ def parse_flags(argv):
     return opts, rest
 
 
+SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+
+
 def on_signal(signum, frame):
     """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
     import signal
 
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
     for proc in _CHILD:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -355,12 +451,28 @@ def on_signal(signum, frame):
 
 
 def main(argv):
-    import signal
+    for sig in SIGNALS:
+        _signal.signal(sig, on_signal)
+    # Signals held since start-up (see the bottom of this file) are delivered now, to on_signal.
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, SIGNALS)
+    try:
+        return _main(argv)
+    except SystemExit:
+        raise
+    except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
+        emit_error("bootstrap_failed", "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
+                   "run again with --reinstall; if it persists, report it", retryable=False)
+        return 1
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+
+def _main(argv):
     opts, rest = parse_flags(argv)
     venv = opts["venv"]
+    if os.path.lexists(venv) and not os.path.isdir(venv):
+        emit_error("usage", "--venv %s is not a directory" % venv,
+                   "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
+                   retryable=False)
+        return 2
     if opts.get("check"):
         problem = stamp_problem(venv, read_requirements())
         sys.stdout.write("ready %s\n" % venv_python(venv) if problem is None else "not ready: %s\n" % problem)
@@ -375,10 +487,12 @@ def main(argv):
         emit_error(
             "bootstrap_failed",
             "could not install the worker's dependencies: %s" % exc,
+            "fix or unset the environment variable named" if isinstance(exc, SettingError) else
             "check that the venv location is writable (--venv DIR) and the package index is reachable "
             "(pip/uv configuration), then run the command again; "
             "bootstrap/run.py --reinstall rebuilds the venv",
             detail=tail[-2000:] or None,
+            retryable=exc.retryable,
         )
         return 1
     if opts.get("python_path"):
@@ -390,6 +504,11 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # Hold SIGTERM/SIGINT/SIGHUP from here on: the mask survives execv, and the
+    # worker unblocks them once its handlers are in (worker/runtime.py), so a
+    # cancel that arrives while either interpreter starts gets a cancelled
+    # block instead of a silent death.  The slow path unblocks in main().
+    _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
     args = sys.argv[1:]
     venv_dir = os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")
     # Fast path: no bootstrap flags and a ready venv -> exec at once.

@@ -412,3 +412,74 @@ def test_unwritable_venv_location_is_a_bootstrap_failed_block(tmp_path):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert protocol.parse(proc.stdout)["error"]["code"] == "bootstrap_failed"
+
+
+def _children(pid):
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(name))
+    return out
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux only")
+def test_sigkilled_bootstrap_takes_its_installer_with_it(tmp_path, wheeldir):
+    """SIGKILL cannot be handled, so the installer must die by itself (PR_SET_PDEATHSIG) and the next call
+    must not build the venv under a live installer."""
+    repo = make_repo(tmp_path / "repo")
+    env = boot_env(tmp_path, wheeldir)  # pip path: `python -m venv` + ensurepip take seconds
+    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        line = b""
+        while b"creating venv" not in line:
+            line = proc.stderr.readline()
+            assert line, "bootstrap ended before creating the venv"
+        deadline = time.monotonic() + 10
+        children = []
+        while not children and time.monotonic() < deadline:
+            children = _children(proc.pid)
+            time.sleep(0.02)
+        assert children, "no installer process seen"
+        proc.kill()
+        proc.wait(10)
+        deadline = time.monotonic() + 5
+        while any(_alive(c) for c in children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(c) for c in children), "the installer outlived its SIGKILLed parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    rc, out, err = boot(repo, ["search", "y"], env)
+    assert rc == 0 and protocol.parse(out)["argv"] == ["search", "y"], err
+
+
+def test_bad_install_settings_and_venv_file_are_blocks_not_tracebacks(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo")
+    for name, value in (("WEBSEARCH_WORKER_LOCK_WAIT", "abc"), ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "\u00b2"),
+                        ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "9" * 400), ("WEBSEARCH_WORKER_LOCK_WAIT", "inf")):
+        env = boot_env(tmp_path, wheeldir, **{name: value})
+        rc, out, err = boot(repo, ["search", "x"], env)
+        assert rc == 1 and "Traceback" not in err, err
+        e = protocol.parse(out)["error"]
+        assert e["code"] == "bootstrap_failed" and name in e["message"] and e["retryable"] is False
+    venv_file = tmp_path / "venv-file"
+    venv_file.write_text("")
+    rc, out, err = boot(repo, ["--venv", str(venv_file), "search", "x"], boot_env(tmp_path, wheeldir))
+    assert rc == 2 and "Traceback" not in err
+    assert protocol.parse(out)["error"]["code"] == "usage"

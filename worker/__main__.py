@@ -1,6 +1,22 @@
-import os
+# Signal handlers come first, before any import that takes time: a SIGTERM that
+# arrives while the worker loads is recorded here and answered with a
+# ``cancelled`` block once the call is set up (worker.runtime), never a silent
+# death by signal.  ``_signal`` is the C module: no enum import on this path.
+import _signal
 
-from .main import main
+_early = []
+
+
+def _record(signum, frame):
+    _early.append(signum)
+
+
+for _sig in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+    _signal.signal(_sig, _record)
+
+import os  # noqa: E402
+
+from .main import main  # noqa: E402
 
 # bootstrap/run.py says how it was called, so --help shows the command the user typed.
-main(prog=os.environ.get("WEBSEARCH_WORKER_PROG") or "python -m worker")
+main(prog=os.environ.get("WEBSEARCH_WORKER_PROG") or "python -m worker", early=_early)

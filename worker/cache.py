@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-from . import jsonio
+from . import jsonio, redact
 
 DB_NAME = "cache.sqlite3"
 SCHEMA_VERSION = 1
@@ -340,14 +340,22 @@ class Store:
         if row is None:
             return None
         created, expires, value = row
+        if not (_is_time(created) and _is_time(expires) and isinstance(value, str)):
+            # Valid SQLite, but not a row this code wrote (another tool, a damaged write): a miss.
+            _stderr("ignoring a cache entry of the wrong shape in %s" % self.path)
+            return None
         now = time.time()
         age = now - created
         if now >= expires or age >= self.policy.ttl or age < -5:  # -5: the clock stepped back
             return None
         try:
-            return jsonio.loads(value), max(0.0, age)
-        except ValueError:
+            answer = jsonio.loads(value, allow_nan=False)
+        except (ValueError, RecursionError):
+            answer = None
+        if not _plausible(answer):
+            _stderr("ignoring a cache entry of the wrong shape in %s" % self.path)
             return None
+        return answer, max(0.0, age)
 
     def get_many(self, keys):
         """{key: (value, age)} for the fresh entries among ``keys``."""
@@ -370,8 +378,10 @@ class Store:
         records = []
         for key, tool, provider, value in rows:
             try:
-                text = jsonio.dumps(value, separators=(",", ":"))
-            except (TypeError, ValueError):
+                # allow_nan=False: an answer the protocol could not encode is never stored to fail again.
+                text = jsonio.dumps(value, separators=(",", ":"), allow_nan=False)
+                text = redact.scrub(text)  # a key a server echoed (a request id...) never reaches the disk
+            except (TypeError, ValueError, RecursionError):
                 continue  # not plain JSON data: not cacheable, not an error
             records.append((key, tool, provider, now, now + self.policy.ttl, len(text), text))
 
@@ -423,6 +433,20 @@ class Store:
             victims.append((key,))
             excess -= size
         db.executemany("DELETE FROM entries WHERE key = ?", victims)
+
+
+def _is_time(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value - value == 0
+
+
+def _plausible(answer):
+    """Is a decoded entry shaped like what put() stores (an object; lists and meta of the right types)?"""
+    if not isinstance(answer, dict):
+        return False
+    if not isinstance(answer.get("meta", {}), dict) or not isinstance(answer.get("warnings", []), list):
+        return False
+    results = answer.get("results", [])
+    return isinstance(results, list) and all(isinstance(r, dict) for r in results)
 
 
 def _test_pause(point):

@@ -41,6 +41,20 @@ Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
 """
 
+def sub_examples(prog, command):
+    """The epilog of ``PROG COMMAND --help``: that command's examples, written with the top-level prog.
+
+    A subparser's %(prog)s already ends in the command, which would print
+    ``run.py search search ...``; this text is formatted here, so argparse leaves it alone.
+    """
+    lines = []
+    for line in EXAMPLES.splitlines():
+        if line.startswith("  %(prog)s ") and not line.startswith("  %%(prog)s %s " % command):
+            continue
+        lines.append(line.replace("%(prog)s", prog))
+    return "\n".join(lines) + "\n"
+
+
 RECENCY = ("day", "week", "month", "year")
 SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
@@ -70,27 +84,34 @@ def _bad_value(message):
     return _import_argparse().ArgumentTypeError(message)
 
 
-def _positive_float(value):
+MAX_SECONDS = 24 * 3600.0  # --timeout / --source-timeout: a day is beyond any call; more overflows timers
+MAX_CACHE_TTL = 365 * 24 * 3600
+
+
+def _positive_float(value, hi=MAX_SECONDS):
+    from . import numbers
+
     try:
-        f = float(value)
-    except ValueError:
-        raise _bad_value("expected a number of seconds, got %r" % value) from None
+        f = numbers.parse(value, hi=hi)
+    except ValueError as exc:
+        if numbers.or_none(value) is None:
+            raise _bad_value("expected a number of seconds, got %r" % value[:40]) from None
+        raise _bad_value(str(exc)) from None
     if not f > 0:
-        raise _bad_value("must be greater than 0, got %r" % value)
+        raise _bad_value("must be greater than 0, got %r" % value[:40])
     return f
 
 
 def _int(lo=None, hi=None):
     def parse(value):
+        from . import numbers
+
         try:
-            n = int(value)
-        except ValueError:
-            raise _bad_value("expected a whole number, got %r" % value) from None
-        if lo is not None and n < lo:
-            raise _bad_value("must be at least %d, got %d" % (lo, n))
-        if hi is not None and n > hi:
-            raise _bad_value("must be at most %d, got %d" % (hi, n))
-        return n
+            return numbers.parse(value, lo, hi, integer=True)
+        except ValueError as exc:
+            if numbers.or_none(value, integer=True) is None:
+                raise _bad_value("expected a whole number, got %r" % value[:40]) from None
+            raise _bad_value(str(exc)) from None
 
     return parse
 
@@ -117,7 +138,7 @@ def _common(p, *, top, suppress):
                    help="allow private, loopback and link-local addresses (local docs servers, tests)")
     g.add_argument("--no-cache", action="store_true", default=d(False), help="neither read nor write the cache")
     g.add_argument("--refresh", action="store_true", default=d(False), help="skip reading the cache, still write it")
-    g.add_argument("--cache-ttl", type=_int(0), metavar="SECONDS", default=d(None),
+    g.add_argument("--cache-ttl", type=_int(0, MAX_CACHE_TTL), metavar="SECONDS", default=d(None),
                    help="cache lifetime (default 300)")
     g.add_argument("--cache-dir", metavar="DIR", default=d(None), help="cache directory")
 
@@ -136,7 +157,7 @@ def build_parser(prog="websearch-worker", only=None):
 
     build = _SUBCOMMANDS if only is None else {only: _SUBCOMMANDS[only]}
     for name, (helptext, add_options) in _SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=_Formatter)
+        p = sub.add_parser(name, help=helptext, epilog=sub_examples(prog, name), formatter_class=_Formatter)
         if name in build:
             add_options(p, argparse.SUPPRESS)
         else:  # never parsed in this call; listed so --help still names it
@@ -149,7 +170,7 @@ def _search_options(s, suppress):
     _common(s, top=False, suppress=suppress)
     s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None,
                    help="alias of --output for search")
-    s.add_argument("--limit", type=int, default=None, help="number of results (default 5; ddgs 1-50)")
+    s.add_argument("--limit", type=_int(), default=None, help="number of results (default 5; ddgs 1-50)")
     s.add_argument("--page", type=_int(1, 100), default=1, help="result page (default 1)")
     s.add_argument("--region", default=None, help="region such as us-en, de-de (ddgs)")
     s.add_argument("--safesearch", choices=SAFESEARCH, default=None)
@@ -201,7 +222,7 @@ def _fetch_options(f, suppress):
     fx.add_argument("--summary", action="store_true", default=False)
     fx.add_argument("--livecrawl", default=None, help="never, fallback, always, preferred")
     fx.add_argument("--livecrawl-timeout", type=_int(1), default=None, metavar="MS")
-    fx.add_argument("--max-age-hours", type=int, default=None)
+    fx.add_argument("--max-age-hours", type=_int(), default=None)
     fx.add_argument("--subpages", type=_int(0, 100), default=None)
     fx.add_argument("--subpage-target", action="append", default=[], metavar="TERM")
     fx.add_argument("--links", type=_int(0), default=None, metavar="N")

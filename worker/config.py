@@ -19,6 +19,7 @@ valid example.  Keys are never echoed: not in messages, not in reprs.
 import os
 import sys
 
+from . import redact
 from .errors import WorkerError
 from .providers.base import ProviderSpec
 
@@ -46,6 +47,16 @@ SETTINGS = {
 
 ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
+# Upper bounds of the "count" settings: beyond them a value is a typo, and would overflow time arithmetic.
+COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40}
+# Provider options the builtin providers read: name -> (kind, low, high).
+OPTION_RULES = dict(
+    {key: ("int", 1, 1000000) for key in INT_OPTIONS},
+    minInterval=("number", 0, 3600), timeout=("number", 0.001, 24 * 3600), concurrency=("int", 1, 64),
+    backends=("backends", None, None), region=("str", None, None), country=("str", None, None),
+    searchLang=("str", None, None), safesearch=("str", None, None), extraSnippets=("bool", None, None),
+)
+OPTION_EXAMPLES = {"int": "5", "number": "1.0", "bool": "true", "str": '"us-en"', "backends": '["duckduckgo", "brave"]'}
 
 EXAMPLE_LIST = ('{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
                 '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}')
@@ -89,9 +100,13 @@ def config_path(args=None):
 
 def read_text(path, explicit):
     """The file's text, or None when it is absent and nobody named it on the command line."""
+    from .files import MAX_OPTION_FILE, TooLarge, read_capped
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_capped(path)
+    except TooLarge:
+        raise _error(path, "is larger than %d bytes; a config file is a few lines of JSON" % MAX_OPTION_FILE,
+                     hint="name the right file with --config; a minimal valid config: %s" % EXAMPLE_SHORTHAND) from None
     except FileNotFoundError:
         if explicit:
             raise _error(path, "no such file (named by --config)",
@@ -124,13 +139,58 @@ def _check_setting(path, key, value):
     kind = SETTINGS[key][0]
     ok = {
         "bool": isinstance(value, bool),
-        "str": isinstance(value, str) and bool(value.strip()),
-        "count": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+        "str": isinstance(value, str) and bool(value.strip()) and "\0" not in value,
+        "count": _number_ok(value, 0, COUNT_BOUNDS.get(key), integer=True),
     }[kind]
     if not ok:
-        want = {"bool": "true or false", "str": "a non-empty string", "count": "a whole number >= 0"}[kind]
+        want = {"bool": "true or false", "str": "a non-empty string without NUL characters",
+                "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0)}[kind]
         raise _error(path, '"%s" must be %s, got %s' % (key, want, _short(value)),
                      example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]))
+
+
+def _number_ok(value, lo, hi, integer=False):
+    """A JSON number (not a boolean, not a string) within [lo, hi], by the one strict number reader."""
+    from . import numbers
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return numbers.or_none(value, lo, hi, integer) is not None
+
+
+def _check_options(path, where, name, ptype, options):
+    """Provider options of the wrong type or range are config errors naming the key, never a crash later.
+
+    Returns the options with ``backends`` normalised to a list (a string names
+    one backend, or several separated by commas, as --backend does).
+    """
+    out = dict(options)
+    for key, value in options.items():
+        rule = OPTION_RULES.get(key)
+        if rule is None:
+            continue  # options of a user's own provider, or ones we do not read: theirs to interpret
+        kind, lo, hi = rule
+        if kind == "int":
+            ok, want = _number_ok(value, lo, hi, integer=True), "a whole number from %d to %d" % (lo, hi)
+        elif kind == "number":
+            ok, want = _number_ok(value, lo, hi), "a number of seconds from %g to %g" % (lo, hi)
+        elif kind == "bool":
+            ok, want = isinstance(value, bool), "true or false"
+        elif kind == "str":
+            ok, want = isinstance(value, str) and bool(value.strip()) and len(value) <= 200, "a non-empty string"
+        else:  # backends
+            if isinstance(value, str):
+                value = [part for part in value.split(",")]
+            ok = (isinstance(value, list) and bool(value) and len(value) <= 20
+                  and all(isinstance(v, str) and v.strip() and "," not in v for v in value))
+            want = 'a list of engine names such as ["duckduckgo", "brave"]'
+            if ok:
+                out[key] = [v.strip() for v in value]
+        if not ok:
+            raise _error(path, '%s: option "%s" must be %s, got %s' % (where, key, want, _short(options[key])),
+                         example='{"name": "%s", "type": "%s", "options": {"%s": %s}}'
+                                 % (name, ptype, key, OPTION_EXAMPLES[kind]))
+    return out
 
 
 def _is_comment(key):
@@ -228,12 +288,7 @@ def parse_entry(path, index, entry, environ):
     if not isinstance(options, dict):
         raise _error(path, '%s: "options" must be an object, got %s' % (where, _json_type(options)),
                      example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}')
-    for key in INT_OPTIONS:
-        if key in options:
-            value = options[key]
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise _error(path, '%s: option "%s" must be a whole number >= 1, got %s' % (where, key, _short(value)),
-                             example='{"name": "%s", "type": "%s", "options": {"%s": 5}}' % (name, ptype, key))
+    options = _check_options(path, where, name, ptype, options)
     key, source = resolve_key(path, where, ptype, entry, environ)
     return ProviderSpec(name, ptype, api_key=key, key_source=source,
                         base_url=base_url.rstrip("/") if base_url else None, options=options)
@@ -251,14 +306,14 @@ def resolve_key(path, where, ptype, entry, environ):
     if key is not None:
         if not isinstance(key, str) or not key.strip():
             raise _error(path, '%s: "apiKey" must be a non-empty string' % where, example=EXAMPLE_ENTRY)
-        return key.strip(), "config"
+        return redact.register(key.strip()), "config"
     env_name = entry.get("apiKeyEnv")
     if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
         raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
                      example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
     env_name = env_name or BUILTIN.get(ptype, (None, None))[1]
     if env_name and (environ.get(env_name) or "").strip():
-        return environ[env_name].strip(), "env:%s" % env_name
+        return redact.register(environ[env_name].strip()), "env:%s" % env_name
     return None, None
 
 
@@ -267,7 +322,7 @@ def builtin_specs(environ=None):
     environ = os.environ if environ is None else environ
     specs = {}
     for ptype, (_tools, env_name) in BUILTIN.items():
-        key = (environ.get(env_name) or "").strip() if env_name else ""
+        key = redact.register((environ.get(env_name) or "").strip() if env_name else "")
         specs[ptype] = ProviderSpec(ptype, ptype, api_key=key or None, key_source="env:%s" % env_name if key else None)
     return specs
 

@@ -50,18 +50,44 @@ def header_charset(content_type):
     return m.group(1) if m else None
 
 
+# Text codecs Python knows that cannot decode a page's bytes: ``idna`` and
+# ``punycode`` refuse errors="replace", ``undefined`` refuses everything, and the
+# escape codecs read backslashes in the page as escapes.
+_NOT_PAGE_CODECS = frozenset({"idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape",
+                              "unicode_internal", "mbcs", "oem"})
+_codec_cache = {}
+
+
 def codec_for(label):
-    """A Python codec name for a charset label, or None if unknown."""
-    if not label:
+    """A Python codec name for a charset label, or None if unknown or not a text encoding.
+
+    The one lookup every charset a page names goes through (header, <meta>, XML
+    declaration, detection): Python's registry also holds bytes-to-bytes codecs
+    (``rot13``, ``base64``, ``zlib``, ``hex``, ``uu``) that would crash
+    ``bytes.decode``; only encodings that turn bytes into text, with replacement
+    of bad bytes, are answered.
+    """
+    if not label or not isinstance(label, str) or len(label) > 64:
         return None
     label = label.strip().strip("\"'").lower()
+    if label in _codec_cache:
+        return _codec_cache[label]
     name = _CHARSET_ALIASES.get(label, label)
     try:
-        name = codecs.lookup(name).name
-    except LookupError:
-        return None
+        info = codecs.lookup(name)
+        name = info.name
+        ok = getattr(info, "_is_text_encoding", True) and name.replace("-", "_") not in _NOT_PAGE_CODECS
+        if ok:
+            b"<p>x</p>".decode(name, errors="replace")  # the decode we will do must work
+    except (LookupError, UnicodeError, TypeError, ValueError):
+        ok = False
     # Encodings that cannot describe a byte stream we received as a page.
-    return None if name in ("utf-16", "utf-32") and label not in ("utf-16", "utf-32") else name
+    if ok and name in ("utf-16", "utf-32") and label not in ("utf-16", "utf-32"):
+        ok = False
+    result = name if ok else None
+    if len(_codec_cache) < 256:
+        _codec_cache[label] = result
+    return result
 
 
 def sniff(body):

@@ -45,7 +45,11 @@ def download(url, call, opts):
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
     from .net import client
 
-    with ratelimit.host_slot(call, urlsplit(url).hostname, deadline=opts.deadline):
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
+        host = None
+    with ratelimit.host_slot(call, host, deadline=opts.deadline):
         return client.download(url, opts)
 
 

@@ -32,8 +32,16 @@ class _Context:
         return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
 
 
+class _FiniteContext(_Context):
+    """json.loads with a parse_constant that refuses NaN and Infinity."""
+
+    @staticmethod
+    def parse_constant(name):
+        raise ValueError("%s is not a JSON number" % name)
+
+
 _WS = " \t\n\r"
-_scan = None
+_scanners = {}
 
 
 def dumps(obj, *, sort_keys=False, separators=(", ", ": "), default=None, allow_nan=True, ensure_ascii=True):
@@ -56,15 +64,15 @@ def dumps_ascii(obj):
     return dumps(obj, separators=(",", ":"), default=str, allow_nan=False)
 
 
-def loads(text):
-    """json.loads(text) for str input."""
-    global _scan
+def loads(text, allow_nan=True):
+    """json.loads(text) for str input; ``allow_nan=False`` refuses NaN/Infinity with ValueError."""
     if _make_encoder is not None and isinstance(text, str):
         try:
-            if _scan is None:
-                _scan = _make_scanner(_Context())
+            scan = _scanners.get(allow_nan)
+            if scan is None:
+                scan = _scanners[allow_nan] = _make_scanner(_Context() if allow_nan else _FiniteContext())
             start = len(text) - len(text.lstrip(_WS))
-            value, end = _scan(text, start)
+            value, end = scan(text, start)
             if not text[end:].strip(_WS):
                 return value
         except (StopIteration, ValueError, TypeError, SystemError):
@@ -73,4 +81,42 @@ def loads(text):
             pass
     import json
 
-    return json.loads(text)
+    return json.loads(text, parse_constant=None if allow_nan else _FiniteContext.parse_constant)
+
+
+MAX_DEPTH = 64  # deeper than any answer we use; the encoder's own limit is the interpreter's recursion limit
+
+
+class Untamed(ValueError):
+    """Data that cannot be made JSON-safe (nested deeper than MAX_DEPTH)."""
+
+
+def tame(obj, max_depth=MAX_DEPTH):
+    """``obj`` made safe for the protocol's encoder, where it is built from foreign JSON.
+
+    Python's JSON reader accepts NaN and Infinity, which the protocol's encoder
+    (``allow_nan=False``) refuses at the last moment, losing the whole answer:
+    non-finite floats become None here, in place.  Containers nested deeper
+    than ``max_depth`` raise Untamed (the caller's provider error).  Iterative,
+    so no depth costs a RecursionError.  Returns the tamed object.
+    """
+    if isinstance(obj, float):
+        return obj if obj - obj == 0.0 else None  # inf - inf and nan - nan are nan
+    stack = [(obj, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            raise Untamed("nested deeper than %d levels" % max_depth)
+        if isinstance(node, dict):
+            pairs = node.items()
+        elif isinstance(node, list):
+            pairs = enumerate(node)
+        else:
+            continue
+        for key, value in list(pairs):
+            if isinstance(value, float):
+                if value - value != 0.0:
+                    node[key] = None
+            elif isinstance(value, (dict, list)):
+                stack.append((value, depth + 1))
+    return obj

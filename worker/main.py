@@ -12,14 +12,34 @@ from .runtime import Call
 
 
 def _error_block(exc):
-    if isinstance(exc, WorkerError):
-        return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra)
+    try:
+        if isinstance(exc, WorkerError):
+            return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra)
+    except (TypeError, ValueError, RecursionError) as bad:  # an extra field the encoder refuses: keep the code
+        return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable,
+                                     detail="error fields dropped: %s" % _one_line(bad))
     # Anything unexpected: a clear line, the detail on stderr, never a traceback on stdout.
     return protocol.render_error(
         "internal",
         "internal error: %s: %s" % (type(exc).__name__, _one_line(str(exc))),
         hint="this is a bug in websearch-worker; run again with WEBSEARCH_WORKER_DEBUG=1 for a traceback",
     )
+
+
+def _debug_traceback(exc):
+    """WEBSEARCH_WORKER_DEBUG=1: the traceback on stderr, with API keys scrubbed from it."""
+    if not os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+        return
+    import traceback
+
+    from . import redact
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    try:
+        sys.stderr.write(redact.scrub(text))
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 def _one_line(text, limit=300):
@@ -54,15 +74,27 @@ def dispatch(args, call):
     return run_fetch(args, call)
 
 
-def main(argv=None, prog="websearch-worker"):
+def answer(args, call, human):
+    """What a successful call writes, rendered on the work thread: an answer the
+    encoder refuses is that thread's error (a SEARCH_ERROR block), not a lost block."""
+    payload = dispatch(args, call)
+    if human:
+        return payload.get("text") or ""
+    return protocol.render_ok(payload)
+
+
+def main(argv=None, prog="websearch-worker", early=()):
     argv = sys.argv[1:] if argv is None else argv
+    call = Call()
+    call.install_signal_handlers(early)
     if argv == ["--version"]:  # hosts probe with this: answer before argparse and json load
         from . import __version__
 
         os.write(1, ("websearch-worker %s\n" % __version__).encode())
         sys.exit(0)
-    call = Call()
-    call.install_signal_handlers()
+    from . import redact
+
+    redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY"))
     human = False
     try:
         from .cli import __version__, parse_args
@@ -81,14 +113,11 @@ def main(argv=None, prog="websearch-worker"):
     except SystemExit as exc:  # --help
         call.finish(exc.code if isinstance(exc.code, int) else 0)
     except BaseException as exc:
-        if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
-            import traceback
-
-            traceback.print_exc()
-        call.emit(_error_block(exc))
+        _debug_traceback(exc)
+        call.emit(_human_error(exc) if human else _error_block(exc), human=human)
         call.finish(_exit_code(exc))
 
-    status, value = call.run(lambda: dispatch(args, call))
+    status, value = call.run(lambda: answer(args, call, human))
     if status == "timeout":
         value = WorkerError(
             "timeout",
@@ -97,17 +126,8 @@ def main(argv=None, prog="websearch-worker"):
         )
         status = "error"
     if status == "ok":
-        if human:
-            call.emit(value.get("text") or "")
-        else:
-            call.emit(protocol.render_ok(value))
+        call.emit(value, human=human)
         call.finish(protocol.EXIT_OK)
-    if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
-        import traceback
-
-        traceback.print_exception(type(value), value, value.__traceback__)
-    if human:
-        call.emit(_human_error(value))
-    else:
-        call.emit(_error_block(value))
+    _debug_traceback(value)
+    call.emit(_human_error(value) if human else _error_block(value), human=human)
     call.finish(_exit_code(value))

@@ -28,12 +28,14 @@ from .errors import WorkerError
 
 POLL_MIN_S = 0.005
 POLL_MAX_S = 0.05
+MAX_SLOTS = 64  # lock files per key: every acquisition opens all of them
 
 # Concurrent searches per provider type (a provider's "concurrency" option
 # overrides): the no-key engines block whole IP ranges when hammered.
 SEARCH_CONCURRENCY = {"ddgs": 5}
 DEFAULT_SEARCH_CONCURRENCY = 5
 HOST_CONCURRENCY = 2  # fetch politeness: requests to one host across all processes
+MAX_HOST_CONCURRENCY = 64  # the cap on $WEBSEARCH_WORKER_HOST_CONCURRENCY (= the most --concurrency allows)
 
 _dir = None
 _local = threading.local()
@@ -129,7 +131,7 @@ class slot:
         self.call = call
         self.deadline = deadline
         self.key = safe_name(key)
-        self.limit = max(1, int(limit or 1))
+        self.limit = max(1, min(MAX_SLOTS, int(limit or 1)))
         self.min_interval = float(min_interval or 0.0)
         self.waited = 0.0
         self._fd = None
@@ -282,8 +284,13 @@ def host_slot(call, host, limit=None, deadline=None):
     Default HOST_CONCURRENCY, or $WEBSEARCH_WORKER_HOST_CONCURRENCY (tests, local mirrors).
     """
     if limit is None:
+        from . import numbers
+
         try:
-            limit = int(os.environ.get("WEBSEARCH_WORKER_HOST_CONCURRENCY") or HOST_CONCURRENCY)
-        except ValueError:
+            limit = numbers.env("WEBSEARCH_WORKER_HOST_CONCURRENCY", HOST_CONCURRENCY, integer=True)
+        except ValueError as exc:
+            _warn_once("ignoring %s; using %d" % (exc, HOST_CONCURRENCY))
             limit = HOST_CONCURRENCY
+        # Each slot is a lock file opened per request: a huge value would mean thousands of files.
+        limit = max(1, min(MAX_HOST_CONCURRENCY, limit))
     return slot(call, "host-" + (host or "unknown"), limit=limit, deadline=deadline)

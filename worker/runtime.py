@@ -16,6 +16,9 @@ import time
 from . import protocol
 
 TEMP_PREFIX = "call-"
+# Signals that cancel a call (SIGHUP: the host's terminal or session went away).
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+SIGNAL_NAMES = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT", signal.SIGHUP: "SIGHUP"}
 
 
 def temp_base():
@@ -98,23 +101,39 @@ class Call:
         os.dup2(2, 1)
         sys.stdout = sys.stderr
 
-    def emit(self, text):
-        """Write the call's one block; later attempts are dropped."""
-        with self._emit_lock:
-            if self._emitted:
-                return False
-            self._emitted = True
-            data = text.encode("ascii", errors="backslashreplace")
-            fd = self._out_fd if self._out_fd is not None else 1
-            while data:
-                try:
-                    n = os.write(fd, data)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    break  # the host closed its end; nothing more to say
-                data = data[n:]
-            return True
+    def emit(self, text, human=False):
+        """Write the call's one block; later attempts are dropped.
+
+        Never waits: the lock is only tried.  A signal handler runs on the main
+        thread, possibly while the main thread is inside this very write (a big
+        block stuck in a full pipe); waiting there for a lock the interrupted
+        frame holds would hang the process for good.  Whoever holds the lock is
+        already writing the one block, so a caller that cannot take it has
+        nothing to add.  ``human``: --output text, written as UTF-8 for people.
+        """
+        if not self._emit_lock.acquire(blocking=False):
+            return False
+        if self._emitted:
+            self._emit_lock.release()
+            return False
+        self._emitted = True
+        try:
+            from . import redact
+
+            text = redact.scrub(text)
+        except Exception:
+            pass  # never let scrubbing cost the block; the providers scrubbed what they built
+        data = text.encode("utf-8", errors="replace") if human else text.encode("ascii", errors="backslashreplace")
+        fd = self._out_fd if self._out_fd is not None else 1
+        while data:
+            try:
+                n = os.write(fd, data)
+            except InterruptedError:
+                continue
+            except OSError:
+                break  # the host closed its end; nothing more to say
+            data = data[n:]
+        return True  # the lock stays taken: there is only ever one block
 
     # -- temp dir ---------------------------------------------------------
     def make_tempdir(self):
@@ -124,7 +143,14 @@ class Call:
         except OSError:
             pass
         path = os.path.join(base, "%s%d-%d" % (TEMP_PREFIX, os.getpid(), time.time_ns()))
-        os.mkdir(path, 0o700)
+        try:
+            os.mkdir(path, 0o700)
+        except (OSError, ValueError) as exc:
+            from .errors import WorkerError
+
+            raise WorkerError("config", "cannot create the call's temp directory under %s (%s)"
+                              % (base, getattr(exc, "strerror", None) or exc),
+                              hint="point TMPDIR (or WEBSEARCH_WORKER_TMPDIR) at a writable directory") from None
         self.tempdir = path
         sweep_stale(base, own=path)
         return path
@@ -177,16 +203,24 @@ class Call:
         os._exit(code)
 
     def _on_signal(self, signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in HANDLED_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
         self.cancelled.set()
-        name = "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
+        name = SIGNAL_NAMES.get(signum, "signal %d" % signum)
+        # emit() never waits: if the main thread was interrupted inside its own
+        # emit (a large block in a full pipe), this one is dropped and we exit.
         self.emit(protocol.render_error("cancelled", "cancelled by %s" % name, retryable=False))
         self.finish(protocol.EXIT_CANCELLED)
 
-    def install_signal_handlers(self):
-        signal.signal(signal.SIGTERM, self._on_signal)
-        signal.signal(signal.SIGINT, self._on_signal)
+    def install_signal_handlers(self, early=()):
+        """SIGTERM, SIGINT and SIGHUP cancel the call; ``early`` are signals that came before this."""
+        for sig in HANDLED_SIGNALS:
+            signal.signal(sig, self._on_signal)
+        # bootstrap/run.py execs us with these blocked, so one sent while the
+        # interpreter started is held, not fatal: now it can be delivered.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED_SIGNALS)
+        if early:
+            self._on_signal(early[0], None)
 
     def run(self, work):
         """Run ``work()`` on a daemon thread; return ("ok", value) or ("error", exc) or ("timeout", None)."""

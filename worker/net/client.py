@@ -13,6 +13,7 @@ import time
 import zlib
 
 from ..cli import __version__
+from .. import numbers
 from ..errors import WorkerError
 from . import guard, proxy
 
@@ -20,7 +21,8 @@ USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one requ
 ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
 REDIRECTS = (301, 302, 303, 307, 308)
-MAX_RETRY_AFTER = 30.0
+MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
+MAX_RETRY_AFTER_HEADER = 7 * 24 * 3600  # longest we report: beyond a week a server's value means nothing
 BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
 CHUNK = 64 * 1024
 
@@ -216,8 +218,11 @@ def _retry_after(value):
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER_HEADER, integer=True)
+    if seconds is not None:
+        return float(seconds)
+    if value[:1].isdigit():
+        return None  # a number out of range (or not ASCII): no usable wait
     try:
         from email.utils import parsedate_to_datetime
         from datetime import datetime, timezone
@@ -225,7 +230,7 @@ def _retry_after(value):
         when = parsedate_to_datetime(value)
         if when.tzinfo is None:
             when = when.replace(tzinfo=timezone.utc)
-        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        return min(MAX_RETRY_AFTER_HEADER, max(0.0, (when - datetime.now(timezone.utc)).total_seconds()))
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
 
@@ -311,7 +316,12 @@ def download(url, opts):
                 if len(redirects) >= opts.max_redirects:
                     raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
                                       status=status, hint="open the last URL directly if it is right")
-                current = urljoin(current, headers["location"].strip())
+                try:
+                    current = urljoin(current, headers["location"].strip())
+                except ValueError:  # e.g. Location: http://[::1:80/x
+                    raise WorkerError("http_error", "%s redirected (HTTP %d) to an invalid URL: %r"
+                                      % (current, status, headers["location"][:200]), status=status,
+                                      hint="the server sent a broken Location header") from None
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
@@ -330,8 +340,8 @@ def download(url, opts):
                 raise WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
                                   retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
             if opts.refuse is not None:
-                length = headers.get("content-length", "")
-                problem = opts.refuse(headers.get("content-type", ""), int(length) if length.strip().isdigit() else None)
+                length = numbers.or_none(headers.get("content-length", ""), lo=0, hi=1 << 62, integer=True)
+                problem = opts.refuse(headers.get("content-type", ""), length)
                 if problem is not None:
                     raise problem
             try:

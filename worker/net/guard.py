@@ -86,7 +86,14 @@ def check_url(url):
     raw = url.strip()
     if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in raw):
         raise WorkerError("invalid_url", "the URL contains control characters: %r" % raw[:200])
-    parts = urlsplit(raw)
+    if any("\ud800" <= ch <= "\udfff" for ch in raw):
+        # A byte that is not UTF-8 on the command line arrives as a lone surrogate.
+        raise WorkerError("invalid_url", "the URL is not valid UTF-8 text: %r" % raw[:200],
+                          hint="percent-encode bytes that are not UTF-8 (%XX)")
+    try:
+        parts = urlsplit(raw)
+    except ValueError as exc:  # e.g. "Invalid IPv6 URL" for http://[::1:80/x
+        raise WorkerError("invalid_url", "not a valid URL (%s): %r" % (exc, raw[:200])) from None
     scheme = parts.scheme.lower()
     if not scheme or "://" not in raw:
         if scheme in ("javascript", "data", "mailto", "file", "about", "blob"):

@@ -22,6 +22,7 @@ import urllib.parse
 import urllib.request
 
 from ..cli import __version__
+from .. import numbers
 from ..errors import WorkerError
 from .base import Provider, site_operators
 
@@ -36,6 +37,7 @@ MAX_QUERY_WORDS = 50
 REQUEST_TIMEOUT = 20.0
 DEFAULT_MIN_INTERVAL = 1.0  # free plan: one request per second
 REQUEST_ID_HEADERS = ("X-Request-Id", "Request-Id", "X-Brave-Request-Id")
+MAX_RETRY_AFTER = 31 * 24 * 3600  # Brave's longest window is a month; a larger value is not a wait
 
 # Brave's parameter names -> the option a user types, for 422 messages.
 FIELD_OPTIONS = {
@@ -149,12 +151,12 @@ def _header(headers, names):
 
 
 def _number_list(value):
+    """Brave's comma-separated X-RateLimit-* values; a part that is not a sane number is left out."""
     out = []
-    for part in (value or "").split(","):
-        try:
-            out.append(float(part.strip()))
-        except ValueError:
-            pass
+    for part in (value or "").split(",")[:8]:
+        n = numbers.or_none(part, lo=0, hi=MAX_RETRY_AFTER)
+        if n is not None:
+            out.append(n)
     return out
 
 
@@ -163,15 +165,17 @@ def retry_after(headers):
     value = headers.get("Retry-After") if headers is not None else None
     if value:
         value = value.strip()
-        if value.isdigit():
-            return int(value)
-        try:
-            from email.utils import parsedate_to_datetime
-            import time
+        seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER, integer=True)
+        if seconds is not None:
+            return seconds
+        if not value[:1].isdigit():
+            try:
+                from email.utils import parsedate_to_datetime
+                import time
 
-            return max(0, int(round(parsedate_to_datetime(value).timestamp() - time.time())))
-        except (TypeError, ValueError, OverflowError):
-            pass
+                return min(MAX_RETRY_AFTER, max(0, int(round(parsedate_to_datetime(value).timestamp() - time.time()))))
+            except (TypeError, ValueError, OverflowError, IndexError):
+                pass
     resets = _number_list(headers.get("X-RateLimit-Reset") if headers is not None else None)
     remaining = _number_list(headers.get("X-RateLimit-Remaining") if headers is not None else None)
     if resets:
@@ -183,7 +187,7 @@ def retry_after(headers):
 def _error_body(raw):
     try:
         body = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     err = body.get("error") if isinstance(body, dict) else None
     return err if isinstance(err, dict) else {}
@@ -299,17 +303,21 @@ class BraveProvider(Provider):
         if status != 200:
             exc = error_from_response(status, headers, raw, self.name)
             exc.message = self._scrub(exc.message)
+            if "request_id" in exc.extra:  # a server may echo the token in its request id
+                exc.extra["request_id"] = self._scrub(exc.extra["request_id"])
             raise exc
+        from .. import jsonio
+
         try:
-            body = json.loads(raw.decode("utf-8", errors="replace"))
-        except ValueError:
-            raise WorkerError("provider", "Brave answered with a body that is not JSON (%d bytes)" % len(raw),
+            body = jsonio.tame(json.loads(raw.decode("utf-8", errors="replace")))
+        except (ValueError, RecursionError):  # jsonio.Untamed is a ValueError
+            raise WorkerError("provider", "Brave answered with a body that is not JSON it can use (%d bytes)" % len(raw),
                               hint="retry in a moment") from None
         if not isinstance(body, dict):
             raise WorkerError("provider", "Brave answered with an unexpected JSON shape", hint="retry in a moment")
         results, skipped = parse_results(body)
         meta = {
-            "request_id": _header(headers, REQUEST_ID_HEADERS),
+            "request_id": self._scrub(_header(headers, REQUEST_ID_HEADERS)),
             "count": params["count"],
             "offset": params["offset"],
             "skipped": skipped,

@@ -12,6 +12,7 @@ import datetime
 import json
 import re
 
+from .. import numbers
 from ..errors import WorkerError
 from ..fetch import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .base import Provider
@@ -24,6 +25,7 @@ LIVECRAWL = ("never", "fallback", "always", "preferred", "auto")
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 REQUEST_TIMEOUT = 120.0  # deep searches take tens of seconds; the call's deadline cuts it anyway
 USER_AGENT = "websearch-worker (exa-py)"
+MAX_RETRY_AFTER = 7 * 24 * 3600  # a larger Retry-After is not a wait worth reporting
 
 
 # -- validation and request building (pure) ------------------------------------
@@ -76,13 +78,22 @@ def load_schema(value):
     text = value
     if value.startswith("@"):
         source = "--output-schema file %s" % value[1:]
+        from ..errors import UsageError
+        from ..files import MAX_OPTION_FILE, TooLarge, read_capped
+
         try:
-            with open(value[1:], "r", encoding="utf-8") as fh:
-                text = fh.read()
+            text = read_capped(value[1:]).decode("utf-8")
+        except TooLarge:
+            raise UsageError("--output-schema: %s is larger than %d bytes; a schema is a small JSON object"
+                             % (value[1:], MAX_OPTION_FILE)) from None
+        except UnicodeDecodeError as exc:
+            raise _bad("--output-schema", "%s is not UTF-8 text (byte %d)" % (value[1:], exc.start)) from None
         except OSError as exc:
             raise _bad("--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)) from None
     try:
-        schema = json.loads(text)
+        schema = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise _bad("--output-schema", "%s is nested too deeply" % source) from None
     except ValueError as exc:
         raise _bad("--output-schema", "%s is not valid JSON (%s)" % (source, exc),
                    hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'') from None
@@ -90,6 +101,10 @@ def load_schema(value):
         raise _bad("--output-schema", 'the schema must be an object with "type": "text" or "object"',
                    hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'')
     return schema
+
+
+def _no_constant(name):
+    raise ValueError("%s is not a JSON number" % name)
 
 
 def search_kwargs(args, options, now=None):
@@ -404,17 +419,16 @@ def _retry_after(response):
     value = response.headers.get("Retry-After") if response is not None else None
     if not value:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER)
+    if seconds is not None or value.strip()[:1].isdigit():
+        return seconds  # a number, or one out of range (no usable wait)
     from email.utils import parsedate_to_datetime
 
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        return min(MAX_RETRY_AFTER, max(0.0, round((when - datetime.datetime.now(when.tzinfo)).total_seconds(), 1)))
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, round((when - datetime.datetime.now(when.tzinfo)).total_seconds(), 1))
 
 
 # -- the provider ------------------------------------------------------------------
@@ -488,6 +502,12 @@ class ExaProvider(Provider):
         data = captured.get("data")
         if not isinstance(data, dict):
             raise WorkerError("provider", "Exa's answer was not a JSON object")
+        from .. import jsonio
+
+        try:
+            jsonio.tame(data)  # NaN/Infinity -> null here, where the answer enters, not at the encoder
+        except jsonio.Untamed as exc:
+            raise WorkerError("provider", "Exa's answer could not be used: %s" % exc) from None
         return data, mode
 
     def search(self, args):

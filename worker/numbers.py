@@ -1,0 +1,89 @@
+"""The one strict reader for numbers that come from the network or the user.
+
+Header values (Retry-After, Content-Length, X-RateLimit-Reset), options
+(--timeout, --cache-ttl, ...), config values and environment variables all pass
+through ``parse``: ASCII digits only (``str.isdigit`` accepts "²", which
+``int`` refuses), finite, and inside the bounds the caller names, so no
+infinity, NaN or 400-digit value reaches arithmetic, a timer or the JSON
+encoder.  Standard library only, no imports: it is on every call's path.
+
+bootstrap/run.py keeps a twin of ``parse`` (it must run without this package);
+tests/test_hostile.py checks the two agree.
+"""
+
+_DIGITS = frozenset("0123456789")
+MAX_CHARS = 32  # no legitimate number we read is longer; longer text is refused before float() sees it
+
+
+def parse(text, lo=None, hi=None, integer=False):
+    """``text`` (str, or an int/float from JSON) as a number in [lo, hi]; ValueError otherwise.
+
+    Accepted text: optional sign, ASCII digits, at most one ".", and (not for
+    integers) an exponent such as 1e3.  Never inf, nan, "1_000", Unicode digits.
+    """
+    if isinstance(text, bool):
+        raise ValueError("expected a number, got a boolean")
+    if isinstance(text, int):
+        value = text
+    elif isinstance(text, float):
+        if integer and not text.is_integer():
+            raise ValueError("expected a whole number, got %r" % text)
+        value = int(text) if integer and _finite(text) else text
+    elif isinstance(text, str):
+        value = _from_text(text.strip(), integer)
+    else:
+        raise ValueError("expected a number, got %s" % type(text).__name__)
+    if isinstance(value, float) and not _finite(value):
+        raise ValueError("expected a finite number")
+    if lo is not None and value < lo:
+        raise ValueError("must be at least %s, got %s" % (_show(lo), _show(value)))
+    if hi is not None and value > hi:
+        raise ValueError("must be at most %s, got %s" % (_show(hi), _show(value)))
+    return value
+
+
+def _from_text(s, integer):
+    if not s or len(s) > MAX_CHARS:
+        raise ValueError("expected a number, got %r" % _clip(s))
+    body = s[1:] if s[0] in "+-" else s
+    mantissa, e, exponent = body.lower().partition("e")
+    digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    if e and (integer or not digits or not set(digits) <= _DIGITS):
+        raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", _clip(s)))
+    whole, dot, frac = mantissa.partition(".")
+    if (integer and dot) or not (whole or frac) or not set(whole + frac) <= _DIGITS:
+        raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", _clip(s)))
+    return int(s) if integer else float(s)
+
+
+def _finite(x):
+    return x == x and x not in (float("inf"), float("-inf"))
+
+
+def _show(x):
+    return ("%d" % x) if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15) else "%g" % x
+
+
+def _clip(s):
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def or_none(text, lo=None, hi=None, integer=False):
+    """``parse`` for values a server sent: None instead of an error."""
+    try:
+        return parse(text, lo, hi, integer)
+    except ValueError:
+        return None
+
+
+def env(name, default, lo=None, hi=None, integer=False, environ=None):
+    """An environment variable as a number: ``default`` when unset or empty, ValueError naming it when bad."""
+    import os
+
+    raw = (environ if environ is not None else os.environ).get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return parse(raw, lo, hi, integer)
+    except ValueError as exc:
+        raise ValueError("%s=%s: %s" % (name, _clip(raw), exc)) from None
