@@ -332,3 +332,70 @@ def test_no_stray_output_on_stderr():
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
     assert proc.stdout == "" and proc.stderr == "", proc.stderr
+
+
+# ------------------------------------------------------------------ stage failures
+
+
+ARTICLE_PAGE = ("<html><head><title>Stages</title></head><body><nav><a href='/'>Home</a></nav><article>"
+                "<h1>Stages</h1>" + "<p>%s</p>" % ("A paragraph of the article that is long enough to count. " * 12) * 4
+                + "</article></body></html>")
+
+
+@pytest.mark.parametrize("stage,target", [
+    ("trafilatura", "_trafilatura"),
+    ("metadata", "_metadata"),
+    ("page-type", "_page_type"),
+])
+def test_a_failing_stage_is_named_and_the_next_takes_over(monkeypatch, capsys, stage, target):
+    def broken(*args, **kwargs):
+        raise RuntimeError("stage broken on purpose")
+
+    monkeypatch.setattr(E, target, broken)
+    monkeypatch.delenv("WEBSEARCH_WORKER_DEBUG", raising=False)
+    r = extract(ARTICLE_PAGE, url="https://example.com/a", fmt="text")
+    named = [w for w in r["warnings"] if repr(stage) in w and "RuntimeError" in w]
+    assert named, r["warnings"]
+    assert "A paragraph of the article" in r["text"]  # the next stage gave the text
+    assert capsys.readouterr().err == ""  # no traceback unless asked for
+
+
+def test_a_failing_stage_prints_its_traceback_in_debug_mode(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise ValueError("stage broken on purpose")
+
+    monkeypatch.setattr(E, "_trafilatura", broken)
+    monkeypatch.setenv("WEBSEARCH_WORKER_DEBUG", "1")
+    r = extract(ARTICLE_PAGE, url="https://example.com/a", fmt="markdown")
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "stage broken on purpose" in err and "'trafilatura'" in err
+    assert r["extractor"] == "readability"
+    assert any("'trafilatura' failed (ValueError)" in w for w in r["warnings"])
+
+
+def test_stage_warnings_reach_the_fetched_item(tmp_path):
+    """Through a real worker process: a stage broken by a sitecustomize module."""
+    from conftest import run_worker, worker_env
+    from fakes.http_server import FakeWeb
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import worker.extract as E\n"
+        "def broken(*a, **k):\n"
+        "    raise MemoryError('stage broken on purpose')\n"
+        "E._readability = broken\n"
+        "E._doubtful = lambda tree, text: True\n")
+    web = FakeWeb().start()
+    try:
+        env = worker_env(tmp_path, {"PYTHONPATH": str(site)})
+        import subprocess
+        proc = subprocess.run([sys.executable, "-m", "worker", "fetch", web.url("/article"), "--allow-private",
+                               "--no-cache"], cwd=REPO, env=env, capture_output=True, timeout=60)
+        from worker import protocol
+        payload = protocol.parse(proc.stdout.decode())
+    finally:
+        web.stop()
+    item = payload["results"][0]
+    assert item["ok"] and "Glaciers" in item["content"]
+    assert any("'readability' failed (MemoryError)" in w for w in item["warnings"]), item.get("warnings")
