@@ -139,7 +139,7 @@ def _extract(html, url, fmt, result):
     if kind in REGION_KINDS:
         root = _stage(result, "region", "read as an article", _region, tree, True, url)
         r_text = _region_text(result, root)
-        t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, fmt != "text", False)
+        t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
         t_text = _doc_text(t_doc)
         if r_text.strip() and _words(r_text) >= REGION_MIN_SHARE * _words(t_text):
             _use_root(result, root, fmt, r_text, "region")
@@ -150,7 +150,7 @@ def _extract(html, url, fmt, result):
         return
     if kind == "product":
         # a product page is short lines (specifications, variants): precision mode drops them
-        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, fmt != "text", False)
+        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -210,9 +210,7 @@ def _covers(big, small):
 
 def _article(result, tree, url, fmt):
     """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
-    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, fmt != "text")
-    # plain text for fmt="text", trafilatura's markdown otherwise (re-rendered with links
-    # below); either serves the comparison, which looks at \w+ tokens only
+    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url)
     t_text = _doc_text(doc)
     r_root = None
     if _doubtful(tree, t_text):
@@ -235,9 +233,11 @@ def _article(result, tree, url, fmt):
 
 def _use_trafilatura(result, doc, tree, url, fmt, t_text):
     result["extractor"] = "trafilatura"
-    if fmt != "text":
-        _stage(result, "links", "markdown without links", _attach_links, doc.body, tree, url)
-    result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt, t_text) or ""
+    if fmt == "text":
+        result["text"] = t_text
+        return
+    _stage(result, "links", "markdown without links", _attach_links, doc.body, tree, url)
+    result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt) or ""
 
 
 def _use_region(result, tree, url, fmt, name, prune=True):
@@ -250,11 +250,31 @@ def _use_region(result, tree, url, fmt, name, prune=True):
 
 
 def _doc_text(doc):
-    return (doc.text or "") if doc is not None and doc.body is not None else ""
+    """The plain text of trafilatura's result, rendered by our renderer from a copy of its tree
+    (so text and markdown are one rendering of one tree, with the page's own characters:
+    trafilatura's text output unescapes entities the page escaped)."""
+    if doc is None or doc.body is None:
+        return ""
+    import copy
+    from .extract_render import render
+    return render(_traf_html(copy.deepcopy(doc.body)), markdown=False)
+
+
+def _traf_html(body):
+    """trafilatura's XML body as an HTML element tree (converted in place)."""
+    from trafilatura.htmlprocessing import convert_to_html
+    root = convert_to_html(body)
+    for el in root.iter("pre"):  # trafilatura's <code> becomes <pre> even inline
+        parent = el.getparent()
+        if parent is not None and parent.tag not in ("body", "div", "blockquote", "li") and "\n" not in (el.text or ""):
+            el.tag = "code"
+    return root
 
 
 def _words(text):
-    return len((text or "").split())
+    """\\w+ words: the same count for a text and its markdown."""
+    import re
+    return len(re.findall(r"\w+", text or ""))
 
 
 def _metadata(tree, url):
@@ -339,7 +359,7 @@ def _parse(html):
     return tree
 
 
-def _trafilatura(tree, url, formatting, precision=True):
+def _trafilatura(tree, url, precision=True):
     from .extract_imports import core
     bare_extraction = core().bare_extraction
 
@@ -353,7 +373,7 @@ def _trafilatura(tree, url, formatting, precision=True):
         favor_precision=precision,
         include_comments=False,
         include_tables=True,
-        include_formatting=formatting,
+        include_formatting=True,  # one extraction for every format: text is rendered from it
         include_links=False,
         with_metadata=False,
     )
@@ -407,19 +427,14 @@ def _readability(tree, url):
 # ------------------------------------------------------------------ rendering
 
 
-def _render_trafilatura(doc, fmt, plain):
-    if fmt == "text":
-        return plain.strip()
+def _render_trafilatura(doc, fmt):
+    root = _traf_html(doc.body)
     if fmt == "markdown":
-        from trafilatura.xml import xmltotxt
-        return (xmltotxt(doc.body, True) or "").strip()
+        # our renderer, not trafilatura's: one markdown for every extractor, escaped only
+        # where CommonMark would read markup (trafilatura escapes every "_" and "*")
+        from .extract_render import render
+        return render(root, markdown=True)
     from lxml.etree import tostring
-    from trafilatura.htmlprocessing import convert_to_html
-    root = convert_to_html(doc.body)
-    for el in root.iter("pre"):  # trafilatura's <code> becomes <pre> even inline
-        parent = el.getparent()
-        if parent is not None and parent.tag not in ("body", "div", "blockquote", "li") and "\n" not in (el.text or ""):
-            el.tag = "code"
     html = tostring(root, encoding="unicode", method="html")
     return _strip_html_wrapper(html)
 

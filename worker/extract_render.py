@@ -21,7 +21,9 @@ HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 400
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]])")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_LINE_START = re.compile(r"(#{1,6}(?=\s|$)|[>]|[-+*](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[=-]+\s*$|`{3,}|~{3,})")
 
 
 def _tag(el):
@@ -33,6 +35,11 @@ def _tag(el):
     return t.lower()
 
 
+def _text(el):
+    """All text below el (lxml.html's text_content, for any lxml element)."""
+    return "".join(t for t in el.itertext() if isinstance(t, str))
+
+
 def _squash(s):
     return _WS.sub(" ", s)
 
@@ -40,9 +47,10 @@ def _squash(s):
 class _Out:
     """Collects inline text into blocks separated by blank lines."""
 
-    def __init__(self):
+    def __init__(self, markdown=False):
         self.blocks = []
         self.cur = []
+        self.markdown = markdown
 
     def text(self, s):
         if s:
@@ -51,6 +59,8 @@ class _Out:
     def flush(self, prefix=""):
         line = _squash("".join(self.cur)).strip()
         self.cur = []
+        if line and self.markdown:
+            line = escape_line_start(line)
         if line:
             self.blocks.append(prefix + line)
 
@@ -68,8 +78,54 @@ def _md_url(u):
     return (u or "").strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def _md_escape(s):
-    return _MD_SPECIAL.sub(r"\\\1", s)
+def md_escape(s):
+    """Escape what CommonMark would read as markup in a piece of running text, and only that.
+
+    ``snake_case_name`` and ``SEARCH_DONE`` stay as they are: an underscore between two
+    letters or digits can neither open nor close emphasis. A ``*`` with space on both
+    sides is literal too. Neighbours outside the piece are unknown, so edges are
+    treated as the riskier case.
+    """
+    out = []
+    n = len(s)
+    for i, c in enumerate(s):
+        prev = s[i - 1] if i else ""
+        nxt = s[i + 1] if i + 1 < n else ""
+        if c == "\\":
+            out.append("\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c)
+        elif c == "_":
+            out.append(c if prev.isalnum() and nxt.isalnum() else "\\_")
+        elif c == "*":
+            out.append(c if prev.isspace() and nxt.isspace() else "\\*")
+        elif c == "`":
+            out.append("\\`")
+        elif c == "[":
+            close = s.find("]", i + 1)
+            after = s[close + 1:close + 2] if close >= 0 else ""
+            literal = close >= 0 and after and after not in "([:"
+            out.append(c if literal else "\\[")
+        elif c == "<":
+            out.append("\\<" if (nxt.isalpha() or nxt in "/!?") else c)
+        elif c == "&":
+            out.append("\\&" if _ENTITY.match(s, i) else c)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def escape_line_start(line):
+    """Escape a line's opening characters that would make it a heading, quote, list,
+    rule or fence in CommonMark (the text after a list marker counts as a line start)."""
+    m = _LINE_START.match(line)
+    if not m:
+        return line
+    if m.group(0)[:1].isdigit():  # "1. text": the dot or parenthesis makes the list
+        end = m.end()
+        return line[:end] + "\\" + line[end:]
+    return "\\" + line
+
+
+_md_escape = md_escape
 
 
 def _walk_inline(el, markdown, out, depth):
@@ -109,24 +165,26 @@ def _walk_inline(el, markdown, out, depth):
                 stack.append(("children", n, d))
                 continue
             if t in ("strong", "b"):
-                txt = _squash(n.text_content()).strip()
+                txt = _squash(_text(n)).strip()
                 if txt:
                     out.append("**")
                     stack.append(("str", "**", d))
                     stack.append(("children", n, d))
                 continue
             if t in ("em", "i"):
-                txt = _squash(n.text_content()).strip()
+                txt = _squash(_text(n)).strip()
                 if txt:
                     out.append("*")
                     stack.append(("str", "*", d))
                     stack.append(("children", n, d))
                 continue
             if t == "code":
-                code = _squash(n.text_content())
+                code = _squash(_text(n))
                 if code.strip():
                     tick = "``" if "`" in code else "`"
-                    out.append("%s%s%s" % (tick, code.strip(), tick))
+                    # space at the code's edges still separates it from the words around it
+                    out.append("%s%s%s%s%s" % (" " if code[:1].isspace() else "", tick, code.strip(), tick,
+                                               " " if code[-1:].isspace() else ""))
                 continue
         if t in BLOCK:
             out.append(" ")
@@ -152,7 +210,7 @@ def _has_block_child(el):
 
 
 def _pre(el, markdown):
-    code = el.text_content().strip("\n")
+    code = _text(el).strip("\n")
     if not code.strip():
         return ""
     if not markdown:
@@ -211,7 +269,8 @@ def _list(el, markdown, depth):
                 li.append(_txt_el(li, tail))
         text = _inline(li, markdown)
         if text:
-            lines.append("  " * depth + marker + text.replace("\n", " "))
+            text = text.replace("  \n", " ").replace("\n", " ")
+            lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
         for c in nested:
             sub = _list(c, markdown, depth + 1)
             if sub:
@@ -228,7 +287,7 @@ def _txt_el(parent, text):
 
 def render(root, markdown=True):
     """Render an lxml element tree as markdown (or plain text when markdown=False)."""
-    out = _Out()
+    out = _Out(markdown)
     # iterative walk: ("open", el, depth) and ("tail", text)
     stack = [("open", root, 0)]
     while stack:
@@ -244,13 +303,13 @@ def render(root, markdown=True):
         if t is None or t in SKIP:
             continue
         if depth > MAX_DEPTH:
-            out.text(" " + _squash(el.text_content()) + " ")
+            out.text(" " + _squash(_text(el)) + " ")
             continue
         if t in HEADINGS:
             out.flush()
-            txt = _inline(el, False)
+            txt = _squash(_text(el)).strip()
             if txt:
-                out.block(("#" * HEADINGS[t] + " " + txt) if markdown else txt)
+                out.block(("#" * HEADINGS[t] + " " + md_escape(txt)) if markdown else txt)
             continue
         if t in ("pre", "listing", "xmp", "plaintext"):
             out.block(_pre(el, markdown))
@@ -273,7 +332,7 @@ def render(root, markdown=True):
             out.flush()
             txt = _inline(el, markdown)
             if txt:
-                out.block(txt)
+                out.block("  \n".join(escape_line_start(x) for x in txt.split("  \n")) if markdown else txt)
             continue
         if t in BLOCK:
             out.flush()
