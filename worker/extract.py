@@ -48,9 +48,16 @@ REGION_OVER_ARTICLE = 2.0
 REGION_COVER = 0.8
 
 # Work budget: a page past these is read by the cheap path (no trafilatura, no
-# readability), whose cost grows only linearly. Real pages stay far below them.
-MAX_NODES = 60000
-MAX_ATTRIBUTES = 120000
+# readability, no Python walk of the tree), whose cost grows only linearly. Real pages
+# stay far below them (the 1,334 WCXB pages: at most 16,000 elements, 39,000
+# attributes).
+MAX_NODES = 40000
+MAX_ATTRIBUTES = 100000
+MAX_TEXT_CHARS = 1000000   # visible text: a book, not a page
+# A start tag longer than this is cut to its bare name before parsing: libxml2 checks
+# each attribute against all earlier ones, so one tag with 200,000 attributes costs
+# minutes of CPU. Real tags (long SVG paths, inline images) stay below it.
+MAX_TAG_CHARS = 50000
 
 
 def prepare():
@@ -126,11 +133,14 @@ def _extract(html, url, fmt, result):
         return  # extract() falls back to the plain text of the markup
     meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
     result.update(meta)
-    if _over_budget(tree):
-        result["warnings"].append("the page is too large to analyse (over %d elements or %d attributes); "
-                                  "its main region is given as is" % (MAX_NODES, MAX_ATTRIBUTES))
+    over = _over_budget(tree)
+    if over:
+        result["warnings"].append("the page is too large to analyse (%s); its text is given as is, "
+                                  "without navigation and scripts" % over)
         result["page_type"] = "unknown"
-        _use_region(result, tree, url, fmt, "budget", prune=False)
+        text = _stage(result, "budget", "plain-text fallback", _cheap_text, tree, fmt) or ""
+        if text:
+            result.update(text=text, extractor="budget")
         return
     kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url,
                         meta.get("_og_type")) or ("article", False)
@@ -301,13 +311,53 @@ def _region(tree, prune=True, url=None):
 
 
 def _over_budget(tree):
+    """Why the page is over the work budget, or None."""
+    from lxml import etree
     nodes = attrs = 0
     for el in tree.iter():
         nodes += 1
         attrs += len(el.attrib) if isinstance(el.tag, str) else 0
-        if nodes > MAX_NODES or attrs > MAX_ATTRIBUTES:
-            return True
-    return False
+        if nodes > MAX_NODES:
+            return "over %d elements" % MAX_NODES
+        if attrs > MAX_ATTRIBUTES:
+            return "over %d attributes" % MAX_ATTRIBUTES
+    text = len(etree.tostring(tree, method="text", encoding="unicode"))
+    text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
+    if text > MAX_TEXT_CHARS:
+        return "over %d characters of text" % MAX_TEXT_CHARS
+    return None
+
+
+def _cheap_text(tree, fmt):
+    """The page's text in paragraphs, at C speed: for pages over the work budget.
+
+    Drops what is never text and the navigation landmarks, marks block boundaries,
+    and lets lxml serialise the text. No structure beyond paragraphs: tables, lists
+    and code read as paragraphs.
+    """
+    import re
+
+    from lxml import etree
+
+    from .extract_region import LANDMARKS, NEVER_TEXT
+    from .extract_render import BLOCK, escape_line_start, md_escape
+    body = tree.find(".//body")
+    if body is None:
+        body = tree
+    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction,
+                         with_tail=False)
+    for el in body.iter(*BLOCK, "br"):
+        el.tail = "\n\n" + (el.tail or "")
+        el.text = "\n\n" + (el.text or "")
+    text = etree.tostring(body, method="text", encoding="unicode")
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    paragraphs = [p for p in paragraphs if p]
+    if fmt == "markdown":
+        paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
+    elif fmt == "html":
+        from html import escape
+        paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
+    return "\n\n".join(paragraphs)
 
 
 def shingles(text, n=4):
@@ -343,6 +393,8 @@ def choose(t_text, r_text):
 
 
 def _parse(html):
+    if len(html) > MAX_TAG_CHARS:
+        html = _cut_long_tags(html)
     try:
         from .extract_imports import core
         core()
@@ -357,6 +409,12 @@ def _parse(html):
         except (Exception, RecursionError):
             tree = None
     return tree
+
+
+def _cut_long_tags(html):
+    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
+    import re
+    return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
 
 
 def _trafilatura(tree, url, precision=True):
@@ -418,7 +476,8 @@ def _readability(tree, url):
             a.attrib.pop("href", None)  # in-page and script links are not links for a reader
     if url:
         try:  # on the small summary only: on the whole page this costs ~4 ms
-            root.make_links_absolute(url, handle_failures="discard")
+            from .extract_region import absolute_links
+            absolute_links(root, url)
         except Exception:
             pass
     return root

@@ -22,6 +22,7 @@ MAX_DEPTH = 400
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_MD_RISKY = re.compile(r"[\\_*`\[<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _LINE_START = re.compile(r"(#{1,6}(?=\s|$)|[>]|[-+*](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[=-]+\s*$|`{3,}|~{3,})")
 
@@ -86,31 +87,32 @@ def md_escape(s):
     sides is literal too. Neighbours outside the piece are unknown, so edges are
     treated as the riskier case.
     """
-    out = []
-    n = len(s)
-    for i, c in enumerate(s):
-        prev = s[i - 1] if i else ""
-        nxt = s[i + 1] if i + 1 < n else ""
-        if c == "\\":
-            out.append("\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c)
-        elif c == "_":
-            out.append(c if prev.isalnum() and nxt.isalnum() else "\\_")
-        elif c == "*":
-            out.append(c if prev.isspace() and nxt.isspace() else "\\*")
-        elif c == "`":
-            out.append("\\`")
-        elif c == "[":
-            close = s.find("]", i + 1)
-            after = s[close + 1:close + 2] if close >= 0 else ""
-            literal = close >= 0 and after and after not in "([:"
-            out.append(c if literal else "\\[")
-        elif c == "<":
-            out.append("\\<" if (nxt.isalpha() or nxt in "/!?") else c)
-        elif c == "&":
-            out.append("\\&" if _ENTITY.match(s, i) else c)
-        else:
-            out.append(c)
-    return "".join(out)
+    if not _MD_RISKY.search(s):
+        return s
+    return _MD_RISKY.sub(_md_escape_one, s)
+
+
+def _md_escape_one(m):
+    s, i, c = m.string, m.start(), m.group(0)
+    prev = s[i - 1] if i else ""
+    nxt = s[i + 1:i + 2]
+    if c == "\\":
+        return "\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c
+    if c == "_":
+        return c if prev.isalnum() and nxt.isalnum() else "\\_"
+    if c == "*":
+        return c if prev.isspace() and nxt.isspace() else "\\*"
+    if c == "`":
+        return "\\`"
+    if c == "[":
+        close = s.find("]", i + 1)
+        after = s[close + 1:close + 2] if close >= 0 else ""
+        return c if (close >= 0 and after and after not in "([:") else "\\["
+    if c == "<":
+        return "\\<" if (nxt.isalpha() or nxt in "/!?") else c
+    if c == "&":
+        return "\\&" if _ENTITY.match(s, i) else c
+    return c
 
 
 def escape_line_start(line):

@@ -168,6 +168,32 @@ def gzip_bomb(decoded_mb=200):
     return _bomb[decoded_mb]
 
 
+def heavy_page(kind, mb=5.0):
+    """HTML that costs an extractor dearly: ``links`` (mb MB of link-list entries),
+    ``headings`` (100,000 headings), ``attrs`` (one tag with 200,000 attributes),
+    ``paras`` (mb MB of paragraphs), ``docs`` (mb MB of documentation sections)."""
+    n = int(mb * (1 << 20))
+    if kind == "headings":
+        return "<html><body>" + "".join("<h2>Heading %d</h2>" % i for i in range(100000)) + "</body></html>"
+    if kind == "attrs":
+        return ("<html><body><div " + " ".join('a%d="x"' % i for i in range(200000)) + ">text in the div</div><p>"
+                + "Some words of the page. " * 50 + "</p></body></html>")
+    unit = {
+        "links": '<li><a href="/p/%d">A link to page number %d here</a> with a little text</li>\n',
+        "paras": "<p>All work and no play makes a long page, number %d of %d. " + "More words. " * 30 + "</p>\n",
+        "docs": ("<h2>Section %d</h2><p>Documentation words explain call %d of the API.</p>"
+                 "<pre><code>def f(x):\n    return x\n\nprint(f(1))</code></pre>"
+                 "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>\n"),
+    }[kind]
+    parts, size, i = ["<html><body><main><ul>" if kind == "links" else "<html><body><main>"], 0, 0
+    while size < n:
+        piece = unit % (i, i)
+        parts.append(piece)
+        size += len(piece)
+        i += 1
+    return "".join(parts) + "</main></body></html>"
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "FakeWeb/1.0"
@@ -316,6 +342,8 @@ class FakeWeb:
             return h.send(body=gzip_bomb(int(q.get("mb", 200))), headers={"Content-Encoding": "gzip"})
         if path == "/huge":
             return self._huge(h, int(q.get("mb", 50)))
+        if path == "/heavy":  # markup that is expensive to analyse (see heavy_page)
+            return h.send(body=heavy_page(q.get("kind", "links"), float(q.get("mb", 5))))
         if path == "/drip":
             return self._drip(h, float(q.get("every", 0.2)))
         if path == "/drip-headers":
