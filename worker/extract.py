@@ -42,6 +42,7 @@ PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask re
 REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
 # The region is "nearly empty" next to trafilatura's text below this share of its words.
 REGION_MIN_SHARE = 0.5
+REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
 # An "article" whose region is this many times longer and holds this share of the
 # article's words is read as a region (see _extract).
 REGION_OVER_ARTICLE = 2.0
@@ -149,6 +150,9 @@ def _extract(html, url, fmt, result):
     if kind in REGION_KINDS:
         root = _stage(result, "region", "read as an article", _region, tree, True, url)
         r_text = _region_text(result, root)
+        if _words(r_text) >= REGION_ENOUGH:  # a region this long is the content; no need to ask trafilatura
+            _use_root(result, root, fmt, r_text, "region")
+            return
         t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
         t_text = _doc_text(t_doc)
         if r_text.strip() and _words(r_text) >= REGION_MIN_SHARE * _words(t_text):

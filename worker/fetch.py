@@ -161,9 +161,6 @@ def build_item(url, resp, spec):
 
 def fetch_one(url, call, spec, reserve=0.0):
     """One item for one URL; never raises for the URL's own failure."""
-    if spec.fmt in EXTRACTOR_FORMATS:
-        from .extract import prepare
-        prepare()
     try:
         resp = download(url, call, _options(call, spec, reserve))
     except Exception as exc:  # one URL's failure is its item, not the batch's
@@ -208,14 +205,14 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
     import queue
 
     urls = list(urls)
+    items = [None] * len(urls)
+    reserve = _reserve(call)
+    if len(urls) == 1:  # no pool: everything runs on this thread, imports only if a page needs them
+        items[0] = fetch_one(urls[0], call, spec, reserve)
+        return items
     if spec.fmt in EXTRACTOR_FORMATS:
         from .extract import prepare
         prepare()
-    items = [None] * len(urls)
-    reserve = _reserve(call)
-    if len(urls) == 1:
-        items[0] = fetch_one(urls[0], call, spec, reserve)
-        return items
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
     done = queue.SimpleQueue()

@@ -13,7 +13,10 @@ with the worker started as hosts start it: a fresh ``python -I -m worker``.
 2. Peak RSS of the worker process (os.wait4 rusage) fetching a 50 MB body,
    against the RSS of ``--version`` and of a small page: the 5 MB body cap
    must keep it bounded.
-3. One local article page end to end (process start, imports, download,
+3. 5 MB pages of expensive markup (paragraphs, link lists, documentation,
+   100,000 headings, one tag with 200,000 attributes), one fresh process each,
+   and eight 5 MB link pages in one batch: seconds and peak RSS.
+4. One local article page end to end (process start, imports, download,
    extraction), median of N fresh processes, against ``--version``.
 """
 
@@ -117,6 +120,18 @@ def main():
         print("  50 MB body, --format raw          %6.1f MB  %5.2f s  (%s)" % (rss_raw, t_raw, status(p_raw)))
         print("  50 MB body, markdown extraction   %6.1f MB  %5.2f s  (%s)" % (rss_md, t_md, status(p_md)))
         print("  gzip bomb (200 MB of zeros)       %6.1f MB  %5.2f s  (%s)" % (rss_bomb, t_bomb, status(p_bomb)))
+
+        print("\n## 5 MB HTML pages (just under the body cap), markdown, fresh process each: time and peak RSS")
+        print("  (the worker's --version process: %.1f MB; limits: 1.5 s and 200 MB a page, 500 MB for the batch)"
+              % rss_version)
+        for kind in ("paras", "links", "docs", "headings", "attrs"):
+            t_h, rss_h, p_h = run(["fetch", web.url("/heavy?kind=%s&mb=4.9" % kind), "--allow-private"])
+            it = (p_h or {}).get("results", [{}])[0]
+            print("  %-9s %6.2f s  %6.1f MB  (%s, extractor=%s)" % (kind, t_h, rss_h, status(p_h), it.get("extractor")))
+        batch = [web.url("/heavy?kind=links&mb=4.9&n=%d" % i, host=i) for i in range(8)]
+        t_b, rss_b, p_b = run(["fetch"] + batch + ["--allow-private"])
+        ok_b = sum(1 for it in (p_b or {}).get("results", []) if it.get("ok"))
+        print("  batch of eight 5 MB link pages: %.2f s, %.1f MB peak, ok %d/8" % (t_b, rss_b, ok_b))
 
         print("\n## single local page, fresh process, median of %d" % a.rounds)
         t_version, _, _ = median_run(["--version"], a.rounds)
