@@ -118,16 +118,14 @@ def evidence(tree, url=None, og_type=None):
     return score
 
 
-def _words(el):
-    try:
-        return len("".join(el.itertext()).split())
-    except ValueError:
-        return 0
-
-
 def _signature(el):
     cls = (el.get("class") or "").split()
     return el.tag, cls[0] if cls else ""
+
+
+def _words(el):
+    from .extract_region import word_count
+    return word_count(el)
 
 
 def repeated_group(body):

@@ -50,7 +50,8 @@ MENU_LINK_WORDS = 4
 LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
 
 
-def _text_len(el):
+def word_count(el):
+    """Whitespace-separated words of all the text below el."""
     try:
         return len("".join(el.itertext()).split())
     except ValueError:
@@ -98,13 +99,13 @@ def strip_never_text(root):
     # Some sites (Discourse, for one) serve their whole content to non-script readers
     # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
     for el in list(root.iter("noscript")):
-        if _text_len(el) >= NOSCRIPT_WORDS:
+        if word_count(el) >= NOSCRIPT_WORDS:
             el.tag = "div"
     etree.strip_elements(root, *NEVER_TEXT, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
-    limit = KEEP_SHARE * _text_len(root)
+    limit = KEEP_SHARE * word_count(root)
     for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
-        if el.getparent() is not None and _text_len(el) < limit:
+        if el.getparent() is not None and word_count(el) < limit:
             _drop(el)
 
 
@@ -114,13 +115,13 @@ def _is_menu(el):
     if len(items) < 3:
         return False
     for li in items:
-        words = _text_len(li)
+        words = word_count(li)
         if words == 0:
             continue
         links = li.findall(".//a")
         if not links or words > MENU_LINK_WORDS:
             return False
-        link_words = sum(_text_len(a) for a in links)
+        link_words = sum(word_count(a) for a in links)
         if link_words < words:
             return False
     return True
@@ -129,7 +130,7 @@ def _is_menu(el):
 def _is_link_bar(el):
     """A short block that is nothing but several short links (a repository's tabs, a
     tag cloud, "Home / Docs / Blog")."""
-    words = _text_len(el)
+    words = word_count(el)
     if not words or words > LINK_BAR_WORDS:
         return False
     links = el.findall(".//a")
@@ -142,7 +143,7 @@ def _is_link_bar(el):
 
 def prune_chrome(root, total=None):
     """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
-    total = total if total is not None else max(1, _text_len(root))
+    total = total if total is not None else max(1, word_count(root))
     limit = KEEP_SHARE * total
     doomed = []
     for el in root.iter():
@@ -151,11 +152,11 @@ def prune_chrome(root, total=None):
         tag = el.tag
         role = (el.get("role") or "").lower()
         if tag in LANDMARKS or role in LANDMARK_ROLES:
-            if _text_len(el) < limit:
+            if word_count(el) < limit:
                 doomed.append(el)
             continue
         if tag not in ("body", "main", "article") and chrome_named(el):
-            if _text_len(el) < limit:
+            if word_count(el) < limit:
                 doomed.append(el)
             continue
         if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
@@ -176,16 +177,16 @@ def main_region(tree, prune=True, url=None):
         body = tree
     body = copy.deepcopy(body)
     strip_never_text(body)
-    total = _text_len(body)
+    total = word_count(body)
     if not total:
         return None
     root = body
     for cand in body.xpath(".//main | .//*[@role='main']"):
-        if _text_len(cand) >= MAIN_SHARE * total:
+        if word_count(cand) >= MAIN_SHARE * total:
             root = cand
             break
     if prune:
-        prune_chrome(root, _text_len(root))
+        prune_chrome(root, word_count(root))
     absolute_links(root, url)
     return root
 
