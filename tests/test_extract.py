@@ -399,3 +399,61 @@ def test_stage_warnings_reach_the_fetched_item(tmp_path):
     item = payload["results"][0]
     assert item["ok"] and "Glaciers" in item["content"]
     assert any("'readability' failed (MemoryError)" in w for w in item["warnings"]), item.get("warnings")
+
+
+# ------------------------------------------------------------------ page kinds
+
+
+QA_PAGE = """<html><head><title>How do I undo a commit?</title>
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "QAPage"}</script></head>
+<body><nav><ul><li><a href="/q">Questions</a></li><li><a href="/tags">Tags</a></li><li><a href="/users">Users</a></li></ul></nav>
+<main><h1>How do I undo the most recent local commit?</h1>
+<div itemscope itemtype="https://schema.org/Question">
+  <div itemprop="text"><p>I committed the wrong files to Git but have not pushed yet. How do I undo that commit
+  and keep my changes in the working tree so that I can commit them again properly?</p></div>
+  <span itemprop="author" itemscope><span itemprop="name">asker_one</span></span>
+  <time itemprop="dateCreated" datetime="2021-03-04T10:00:00">Mar 4, 2021</time>
+</div>
+<div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer">
+  <div itemprop="text"><p>You can also use git reflog to find the commit before it and reset hard to that one,
+  but that throws away the changes in your working tree, so be careful.</p></div>
+  <span itemprop="author" itemscope><span itemprop="name">second_user</span></span>
+  <time itemprop="dateCreated" datetime="2021-03-05T08:00:00">Mar 5, 2021</time>
+</div>
+<div itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer">
+  <div itemprop="text"><p>Use <code>git reset --soft HEAD~1</code>: it moves the branch back by one commit and keeps
+  your changes staged, ready to be committed again.</p></div>
+  <span itemprop="author" itemscope><span itemprop="name">helpful_person</span></span>
+  <time itemprop="dateCreated" datetime="2021-03-04T11:30:00">Mar 4, 2021</time>
+</div>
+<div class="related-questions"><h3>Related</h3><ul><li><a href="/q/1">How to revert a pushed commit</a></li></ul></div>
+</main></body></html>"""
+
+
+def test_forum_thread_posts_in_order_with_author_date_and_accepted_answer():
+    r = extract(QA_PAGE, url="https://qa.example.com/questions/123/undo-commit", fmt="markdown")
+    text = r["text"]
+    assert r["page_type"] == "forum"
+    q, s, a = (text.index("I committed the wrong files"), text.index("git reflog"),
+               text.index("git reset --soft HEAD~1"))
+    assert q < s < a  # the page's order, question first
+    assert "asker_one · 2021-03-04" in text
+    assert "helpful_person · 2021-03-04 · accepted answer" in text
+    assert "How to revert a pushed commit" not in text and "Tags" not in text
+
+
+@pytest.mark.parametrize("url,head,body,kind", [
+    ("https://shop.example.com/p/blue-kettle",
+     '<script type="application/ld+json">{"@type": "Product", "name": "Blue kettle"}</script>',
+     "<h1>Blue kettle</h1><p>A kettle.</p><button class='add-to-cart'>Add to cart</button>", "product"),
+    ("https://docs.example.com/guide/install", "",
+     "<h1>Install</h1><p>Run this.</p><pre>pip install x</pre><pre>x --help</pre>", "documentation"),
+    ("https://example.com/blog/",
+     "", "".join("<article class='card'><h2><a href='/p/%d'>Post number %d title here</a></h2><p>Short teaser of post %d.</p>"
+                 "</article>" % (i, i, i) for i in range(8)), "listing"),
+    ("https://example.com/2024/05/01/story", '<meta property="og:type" content="article">',
+     "<h1>Story</h1>" + "<p>Paragraph of the story with enough words to read.</p>" * 5, "article"),
+])
+def test_page_kind_from_what_the_page_says(url, head, body, kind):
+    html = "<html><head>%s</head><body><main>%s</main></body></html>" % (head, body)
+    assert extract(html, url=url, fmt="text")["page_type"] == kind

@@ -149,6 +149,10 @@ def _extract(html, url, fmt, result):
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
         root = _stage(result, "region", "read as an article", _region, tree, True, url)
+        if kind == "forum" and root is not None:
+            thread = _stage(result, "posts", "the region is kept", _thread, root)
+            if thread is not None:
+                root = thread
         r_text = _region_text(result, root)
         if _words(r_text) >= REGION_ENOUGH:  # a region this long is the content; no need to ask trafilatura
             _use_root(result, root, fmt, r_text, "region")
@@ -163,8 +167,9 @@ def _extract(html, url, fmt, result):
             _article(result, tree, url, fmt)
         return
     if kind == "product":
-        # a product page is short lines (specifications, variants): precision mode drops them
-        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False)
+        # a product page is short lines (specifications, variants): precision mode drops
+        # them, and trafilatura's own fallbacks (not fast) find the description more often
+        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -198,6 +203,11 @@ def _doubtful(tree, t_text):
         if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
             return True
     return False
+
+
+def _thread(root):
+    from .extract_region import thread_root
+    return thread_root(root)
 
 
 def _region_text(result, root):
@@ -421,7 +431,7 @@ def _cut_long_tags(html):
     return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
 
 
-def _trafilatura(tree, url, precision=True):
+def _trafilatura(tree, url, precision=True, fast=True):
     from .extract_imports import core
     bare_extraction = core().bare_extraction
 
@@ -431,7 +441,7 @@ def _trafilatura(tree, url, precision=True):
     return bare_extraction(
         tree,
         url=url,
-        fast=True,
+        fast=fast,
         favor_precision=precision,
         include_comments=False,
         include_tables=True,

@@ -221,3 +221,70 @@ def absolute_links(root, url):
                 a.set("href", urljoin(url, href))
         except (ValueError, TypeError):
             a.attrib.pop("href", None)
+
+
+# schema.org properties that hold a post's own text (Discourse, XenForo, Stack Exchange,
+# phpBB themes and most forum software mark their posts up this way)
+POST_TEXT_PROPS = ("text", "articleBody", "commentText")
+POSTS_MIN_SHARE = 0.3  # the marked posts must hold this share of the region's words
+
+
+def posts(root):
+    """The thread in root as (title element or None, [(post element, author, date, accepted)]),
+    from the posts' schema.org markup, or None when the page does not mark its posts."""
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
+    top = [el for el in marked if not any(a in marked for a in el.iterancestors())]
+    if len(top) < 2:
+        return None
+    words = sum(word_count(el) for el in top)
+    if words < POSTS_MIN_SHARE * max(1, word_count(root)):
+        return None
+    out = []
+    for el in top:
+        scope = next((a for a in el.iterancestors() if a.get("itemscope") is not None), None)
+        author = date = None
+        accepted = False
+        if scope is not None:
+            accepted = scope.get("itemprop") == "acceptedAnswer"
+            for node in scope.iter():
+                if not isinstance(node.tag, str) or node is el or any(a is el for a in node.iterancestors()):
+                    continue
+                prop = node.get("itemprop")
+                if prop == "author" and author is None:
+                    name = node.find(".//*[@itemprop='name']")
+                    src = name if name is not None else node
+                    author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
+                elif prop in ("datePublished", "dateCreated") and date is None:
+                    date = node.get("datetime") or node.get("content") or " ".join("".join(node.itertext()).split())
+        out.append((el, author, date or None, accepted))
+    title = root.find(".//h1")
+    return title, out
+
+
+def thread_root(root):
+    """A new element holding the thread: its title, then each post under a line naming its
+    author and date (and "accepted answer"), or None (see posts)."""
+    import copy
+
+    from lxml import etree
+    found = posts(root)
+    if found is None:
+        return None
+    title, items = found
+    out = etree.Element("div")
+    if title is not None:
+        out.append(copy.deepcopy(title))
+        out[-1].tail = None
+    for el, author, date, accepted in items:
+        meta = [x for x in (author, date[:10] if date and len(date) >= 10 and date[4:5] == "-" else date) if x]
+        if accepted:
+            meta.append("accepted answer")
+        if meta:
+            p = etree.SubElement(out, "p")
+            b = etree.SubElement(p, "strong")
+            b.text = " · ".join(meta)
+        post = copy.deepcopy(el)
+        post.tail = None
+        post.tag = "div"
+        out.append(post)
+    return out

@@ -18,7 +18,7 @@ Three measurements, each against a baseline measured in the same run:
    with defaults, and each one's median and 90th-percentile milliseconds per page
    (imports excluded). A development aid: fast to run, not what users get.
 2. Through the real CLI, the path users take: every page served as captured on
-   127.0.0.1 (8 loopback hosts), fetched by `python -I -m worker fetch` in batches
+   127.0.0.1 (8 loopback hosts) under its original URL's path, fetched by `python -I -m worker fetch` in batches
    of --batch URLs at the default --concurrency, `--format text --no-cache`, and
    scored the same way. Its F1 must equal (1) up to decoding: a batch returns what
    single calls return.
@@ -169,7 +169,10 @@ def main(argv=None):
     if a.no_cli:
         return 0
 
-    names = ["wcxb/" + r["id"] for r in rows]
+    # each page under its own URL's path, so the URL's shape (/docs/, /t/123) still speaks;
+    # only the host is the local server's
+    from urllib.parse import urlsplit
+    names = ["wcxb/%s%s" % (r["id"], urlsplit(r["url"]).path or "/") for r in rows]
     pages = {n: cs.wcxb_page(n.split("/")[1]) for n in names}
     texts, crashes, elapsed = cli_texts(names, pages, a.batch)
     c_scores = [token_f1(r["main_content"], texts.get(n) or "") for r, n in zip(rows, names)]
