@@ -36,7 +36,8 @@ TRUNCATED_COVER = 0.95      # share of primary's shingles found in readability's
 TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: primary truncated
 SUBSET_COVER = 0.97         # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
-PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask readability too
+PARAGRAPHS_OVER_ARTICLE = 2.0
+BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early  # the page's <p> words over trafilatura's: ask readability too
 
 # Kinds read as a whole region rather than as an article (see extract_region).
 REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
@@ -187,6 +188,18 @@ def _extract(html, url, fmt, result):
     result.pop("_plain", None)
 
 
+def _cut_short(short, full):
+    """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
+    st, sf = shingles(short), shingles(full)
+    ns, nf = sum(st.values()), sum(sf.values())
+    if not nf:
+        return False
+    if not ns:
+        return True
+    common = sum((st & sf).values())
+    return common / ns > TRUNCATED_COVER and common / nf < BALANCED_RATIO
+
+
 def _doubtful(tree, t_text):
     """Whether trafilatura's article may be empty or cut short: then readability is asked.
 
@@ -236,14 +249,30 @@ def _article(result, tree, url, fmt):
     """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
     doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url)
     t_text = _doc_text(doc)
+
     r_root = None
     if _doubtful(tree, t_text):
+        # precision mode may have stopped early: balanced mode is asked first, and taken
+        # when it holds nearly all of precision's text and much more
+        balanced = _stage(result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url,
+                          False)
+        b_text = _doc_text(balanced)
+        if _cut_short(t_text, b_text):
+            doc, t_text = balanced, b_text
         r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
     r_text = ""
     if r_root is not None:
         from .extract_render import render
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
     choice = choose(t_text, r_text)
+    kept = t_text if choice == "trafilatura" else r_text
+    if _words(kept) < SHORT_SHINGLES:
+        # precision mode sometimes keeps nothing of a plain page, and readability only a
+        # "skip to content" link; trafilatura's balanced mode reads such pages
+        retry = _stage(result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False)
+        b_text = _doc_text(retry)
+        if _words(b_text) > _words(kept):
+            doc, t_text, choice = retry, b_text, "trafilatura"
     if choice == "trafilatura":
         _use_trafilatura(result, doc, tree, url, fmt, t_text)
         result["_plain"] = t_text
