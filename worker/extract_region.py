@@ -110,7 +110,8 @@ def strip_never_text(root):
 
 
 def _is_menu(el):
-    """A list (or list-like block) whose entries are each nothing but a short link."""
+    """A list whose entries are nothing but short links (a sub-menu nested in an entry
+    counts as links too: documentation sidebars are trees of them)."""
     items = [c for c in el if isinstance(c.tag, str)]
     if len(items) < 3:
         return False
@@ -119,10 +120,10 @@ def _is_menu(el):
         if words == 0:
             continue
         links = li.findall(".//a")
-        if not links or words > MENU_LINK_WORDS:
+        if not links:
             return False
         link_words = sum(word_count(a) for a in links)
-        if link_words < words:
+        if link_words < words or link_words > MENU_LINK_WORDS * len(links):
             return False
     return True
 
