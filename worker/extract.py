@@ -37,6 +37,7 @@ TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: p
 SUBSET_COVER = 0.97         # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
 PARAGRAPHS_OVER_ARTICLE = 2.0
+BURY_RATIO = 5.0            # balanced mode's text this many times readability's: it buries the article
 BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early  # the page's <p> words over trafilatura's: ask readability too
 
 # Kinds read as a whole region rather than as an article (see extract_region).
@@ -188,6 +189,13 @@ def _extract(html, url, fmt, result):
     result.pop("_plain", None)
 
 
+def _buries(big, small):
+    """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
+    ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
+    n = _words(small)
+    return n >= SHORT_SHINGLES and _words(big) > BURY_RATIO * n and _covers(big, small) > REGION_COVER
+
+
 def _cut_short(short, full):
     """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
     st, sf = shingles(short), shingles(full)
@@ -264,12 +272,13 @@ def _article(result, tree, url, fmt):
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
     choice = choose(t_text, r_text)
     kept = t_text if choice == "trafilatura" else r_text
-    if _words(kept) < SHORT_SHINGLES:
+    if _words(kept) < SHORT_SHINGLES or not _words(t_text):
         # precision mode sometimes keeps nothing of a plain page, and readability only a
-        # "skip to content" link; trafilatura's balanced mode reads such pages
+        # "skip to content" link: trafilatura's balanced mode reads such pages, unless
+        # readability found a real article that balanced mode buries in other text
         retry = _stage(result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False)
         b_text = _doc_text(retry)
-        if _words(b_text) > _words(kept):
+        if _words(b_text) > _words(kept) and not _buries(b_text, kept):
             doc, t_text, choice = retry, b_text, "trafilatura"
     if choice == "trafilatura":
         _use_trafilatura(result, doc, tree, url, fmt, t_text)
