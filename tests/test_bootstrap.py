@@ -276,16 +276,24 @@ def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldi
     assert rc == 0 and protocol.parse(out)["dummy"] == "dummy-ok", err
 
 
+def _start_install(repo, env):
+    """A first call of the bootstrap, returned once it says it is creating the venv."""
+    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    line = b""
+    while b"creating venv" not in line:
+        line = proc.stderr.readline()
+        if not line:
+            proc.kill()
+            raise AssertionError("bootstrap ended before creating the venv")
+    return proc
+
+
 def test_sigterm_during_install_leaves_no_ready_venv(tmp_path, wheeldir):
     repo = make_repo(tmp_path / "repo")
     env = boot_env(tmp_path, wheeldir)  # pip path
-    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = _start_install(repo, env)
     try:
-        line = b""
-        while b"creating venv" not in line:
-            line = proc.stderr.readline()
-            assert line, "bootstrap ended before creating the venv"
         time.sleep(0.3)  # inside `python -m venv` / ensurepip
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -442,13 +450,8 @@ def test_sigkilled_bootstrap_takes_its_installer_with_it(tmp_path, wheeldir):
     must not build the venv under a live installer."""
     repo = make_repo(tmp_path / "repo")
     env = boot_env(tmp_path, wheeldir)  # pip path: `python -m venv` + ensurepip take seconds
-    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = _start_install(repo, env)
     try:
-        line = b""
-        while b"creating venv" not in line:
-            line = proc.stderr.readline()
-            assert line, "bootstrap ended before creating the venv"
         deadline = time.monotonic() + 10
         children = []
         while not children and time.monotonic() < deadline:
