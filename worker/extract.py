@@ -5,22 +5,27 @@ inside the functions: importing this module costs nothing. Not thread-safe: lxml
 trafilatura keep module-level parsers, so a process extracts on one thread only
 (worker.fetch does; ``prepare`` imports everything on that thread first).
 
-The pipeline, chosen by measurement (bench/extraction/run.py, docs/PERFORMANCE.md):
+The pipeline, chosen by measurement (bench/extraction/run.py and wcxb.py,
+docs/PERFORMANCE.md):
 
 1. Parse once with lxml (through trafilatura's loader, which copes with encoding
-   declarations and broken markup). A page over the work budget (nodes, attributes)
-   takes a cheap path: its main region rendered as is.
+   declarations and broken markup); start tags over MAX_TAG_CHARS are cut first. A
+   page over the work budget (elements, attributes, visible text) takes a linear
+   path: its text in paragraphs, serialised by libxml2.
 2. Metadata (extract_meta) and the page's kind (extract_pagetype): article,
    documentation, forum, product, listing, collection or service.
-3. Articles and products: trafilatura in precision mode, with readability-lxml on a
-   copy of the same tree as a second opinion (``choose`` keeps trafilatura's result
-   unless it is nearly empty, truncated, or padded with boilerplate readability left
-   out).
-4. Every other kind: the page's main region kept whole, minus chrome
-   (extract_region): entry titles, short posts and specification lines are the
-   content there, and an article extractor drops them. trafilatura takes over when
-   the region is nearly empty.
-5. If everything gives nothing, a whole-body text fallback.
+3. Documentation, forum, listing, collection and service pages: the main region kept
+   whole, minus chrome (extract_region), since entry titles, short posts and
+   specification lines are the content there and an article extractor drops them; a
+   forum thread from its posts' schema.org markup when the page has it. trafilatura
+   takes over when the region is nearly empty.
+4. Products: trafilatura in balanced mode with its own fallbacks.
+5. Articles: trafilatura in precision mode. When its text looks short or cut, its
+   balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
+   result unless it is nearly empty, truncated, or padded with boilerplate
+   readability left out). A page with no evidence of its kind is read as its region
+   when the region is far longer and holds the article.
+6. If everything gives nothing, the markup's plain text.
 
 Every stage that raises is named in the result's ``warnings`` (stage and exception
 type) and the next stage takes over; WEBSEARCH_WORKER_DEBUG=1 prints the traceback
@@ -36,9 +41,9 @@ TRUNCATED_COVER = 0.95      # share of primary's shingles found in readability's
 TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: primary truncated
 SUBSET_COVER = 0.97         # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
-PARAGRAPHS_OVER_ARTICLE = 2.0
+PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
 BURY_RATIO = 5.0            # balanced mode's text this many times readability's: it buries the article
-BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early  # the page's <p> words over trafilatura's: ask readability too
+BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early
 
 # Kinds read as a whole region rather than as an article (see extract_region).
 REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
@@ -150,7 +155,7 @@ def _extract(html, url, fmt, result):
     result["page_type"] = kind
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
-        root = _stage(result, "region", "read as an article", _region, tree, True, url)
+        root = _stage(result, "region", "read as an article", _region, tree, url)
         if kind == "forum" and root is not None:
             thread = _stage(result, "posts", "the region is kept", _thread, root)
             if thread is not None:
@@ -181,7 +186,7 @@ def _extract(html, url, fmt, result):
         # Not every page without a kind's evidence is an article: a company's service
         # page or a list the classifier missed reads far longer as a region that holds
         # the article's words too. Then the region is what the page is.
-        root = _stage(result, "region", "the article is kept", _region, tree, True, url)
+        root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
         if _words(r_text) > REGION_OVER_ARTICLE * _words(a_text) and _covers(r_text, a_text) >= REGION_COVER:
@@ -288,7 +293,7 @@ def _article(result, tree, url, fmt):
         result["extractor"] = "readability"
         result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
     else:
-        _use_region(result, tree, url, fmt, "fallback")
+        _use_region(result, tree, url, fmt)
 
 
 def _use_trafilatura(result, doc, tree, url, fmt, t_text):
@@ -300,12 +305,13 @@ def _use_trafilatura(result, doc, tree, url, fmt, t_text):
     result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt) or ""
 
 
-def _use_region(result, tree, url, fmt, name, prune=True):
-    root = _stage(result, "region", "plain-text fallback", _region, tree, prune, url)
+def _use_region(result, tree, url, fmt):
+    """The main region as the last resort of the article path ("fallback")."""
+    root = _stage(result, "region", "plain-text fallback", _region, tree, url)
     if root is None:
         return
     text = _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, None) or ""
-    result["extractor"] = name if text.strip() else "none"
+    result["extractor"] = "fallback" if text.strip() else "none"
     result["text"] = text
 
 
@@ -355,9 +361,9 @@ def _page_type(tree, url, og_type):
     return kind, score[kind] > 0
 
 
-def _region(tree, prune=True, url=None):
+def _region(tree, url=None):
     from .extract_region import main_region
-    return main_region(tree, prune=prune, url=url)
+    return main_region(tree, url=url)
 
 
 def _over_budget(tree):

@@ -210,7 +210,3 @@ def pick(score):
     best = max(KINDS, key=lambda k: (score[k], k == "article"))
     return best if score[best] > 0 else "article"
 
-
-def classify(tree, url=None, og_type=None):
-    """The page's kind: one of KINDS."""
-    return pick(evidence(tree, url, og_type))

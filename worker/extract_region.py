@@ -166,12 +166,9 @@ def prune_chrome(root, total=None):
         _drop(el)
 
 
-def main_region(tree, prune=True, url=None):
-    """A cleaned copy of the page's main region (an element), or None.
-
-    prune=False keeps the chrome and menus: the cheap path for pages over the work
-    budget, where only what is never text is removed.
-    """
+def main_region(tree, url=None):
+    """A cleaned copy of the page's main region (an element), or None; links made
+    absolute against url."""
     import copy
     body = tree.find(".//body")
     if body is None:
@@ -186,8 +183,7 @@ def main_region(tree, prune=True, url=None):
         if word_count(cand) >= MAIN_SHARE * total:
             root = cand
             break
-    if prune:
-        prune_chrome(root, word_count(root))
+    prune_chrome(root, word_count(root))
     absolute_links(root, url)
     return root
 
