@@ -522,16 +522,8 @@ def _readability(tree, url):
     if not html or not html.strip():
         return None
     root = lxml.html.fragment_fromstring(html, create_parent="div")
-    for a in root.iter("a"):
-        href = (a.get("href") or "").strip()
-        if not href or href.startswith(("#", "javascript:", "data:")):
-            a.attrib.pop("href", None)  # in-page and script links are not links for a reader
-    if url:
-        try:  # on the small summary only: on the whole page this costs ~4 ms
-            from .extract_region import absolute_links
-            absolute_links(root, url)
-        except Exception:
-            pass
+    from .extract_region import absolute_links
+    absolute_links(root, url)  # on the small summary only: on the whole page this costs ~4 ms
     return root
 
 
