@@ -457,3 +457,107 @@ def test_forum_thread_posts_in_order_with_author_date_and_accepted_answer():
 def test_page_kind_from_what_the_page_says(url, head, body, kind):
     html = "<html><head>%s</head><body><main>%s</main></body></html>" % (head, body)
     assert extract(html, url=url, fmt="text")["page_type"] == kind
+
+
+def _with_comments(page):
+    """QA_PAGE with a comment under the question and one under the accepted answer, and
+    a heading inside the accepted answer."""
+    comment = ('<div itemprop="comment" itemscope itemtype="https://schema.org/Comment">'
+               '<span itemprop="text">%s</span><span itemprop="author">%s</span></div>')
+    page = page.replace('<time itemprop="dateCreated" datetime="2021-03-04T10:00:00">Mar 4, 2021</time>',
+                        '<time itemprop="dateCreated" datetime="2021-03-04T10:00:00">Mar 4, 2021</time>'
+                        + comment % ("Did you push it already or not, that changes the answer a lot?", "curious_cat"))
+    page = page.replace('<div itemprop="text"><p>Use <code>',
+                        '<div itemprop="text"><h1>Short answer</h1><p>Use <code>')
+    return page.replace('<time itemprop="dateCreated" datetime="2021-03-04T11:30:00">Mar 4, 2021</time>',
+                        '<time itemprop="dateCreated" datetime="2021-03-04T11:30:00">Mar 4, 2021</time>'
+                        + comment % ("Thanks, this worked for me on Windows and on Linux too.", "glad_reader"))
+
+
+def test_a_qa_threads_comments_are_not_posts_and_its_title_is_the_pages():
+    r = extract(_with_comments(QA_PAGE), url="https://qa.example.com/questions/123/undo-commit", fmt="markdown")
+    text = r["text"]
+    assert "Did you push it already" not in text and "Thanks, this worked" not in text
+    assert "curious_cat" not in text and "glad_reader" not in text
+    assert text.index("How do I undo the most recent local commit?") < text.index("I committed the wrong files")
+    assert text.index("Short answer") > text.index("helpful_person")  # a heading inside a post stays in it
+
+
+FORUM_PAGE = """<html><head><title>Kettle descaling</title>
+<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script></head><body><main>
+<h1>How often should I descale my kettle?</h1>
+<div itemscope itemtype="https://schema.org/DiscussionForumPosting">
+  <div itemprop="articleBody"><p>Our water is very hard and the kettle gets crusty within weeks. How often do you
+  descale yours, and with what?</p></div>
+  <span itemprop="author" itemscope><span itemprop="name">first_poster</span></span>
+  %s
+</div></main></body></html>"""
+
+
+def test_a_forums_replies_are_posts():
+    reply = ('<div itemprop="comment" itemscope itemtype="https://schema.org/Comment"><div itemprop="text">'
+             '<p>Reply number %d: citric acid once a month works well for me with hard water.</p></div>'
+             '<span itemprop="author" itemscope><span itemprop="name">replier_%d</span></span></div>')
+    page = FORUM_PAGE % "".join(reply % (i, i) for i in range(3))
+    text = extract(page, url="https://forum.example.com/t/kettle/42", fmt="text")["text"]
+    assert [text.index("Reply number %d" % i) for i in range(3)] == sorted(text.index("Reply number %d" % i)
+                                                                         for i in range(3))
+    assert "replier_2" in text and "first_poster" in text
+
+
+PRODUCT_PAGE = """<html><head><title>Trail pack 25</title>
+<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25"}</script></head><body>
+<main><h1>Trail pack 25</h1>
+<div class="product-description"><p>A day pack of 25 litres with a ripstop nylon body, a water repellent finish
+and two side pockets that hold a bottle each, sized for a full day on the trail.</p>
+<p>The padded back panel and shoulder straps carry a full load in comfort, and the hip belt stows away.</p>
+<table><tr><th>Capacity</th><td>25 litres</td></tr><tr><th>Weight</th><td>820 g</td></tr></table></div>
+<button class="add-to-cart">Add to cart</button>
+<section class="product-reviews"><h2>Customer reviews</h2>
+%s</section>
+<section class="related-products"><h2>You may also like</h2><p>The Summit pack 40, a bigger pack for overnight trips with
+a rain cover and a frame sheet that carries heavy loads with ease, now on sale.</p></section>
+</main></body></html>"""
+
+
+def test_a_product_page_without_its_reviews_and_other_products():
+    review = ("<div class='review'><h3>Great pack number %d</h3><p>I used it on many hikes this summer and it held up "
+              "well; the side pockets are deep and the straps are comfortable even after hours of walking.</p></div>")
+    page = PRODUCT_PAGE % "".join(review % i for i in range(6))
+    r = extract(page, url="https://shop.example.com/product/trail-pack-25", fmt="text")
+    assert r["page_type"] == "product"
+    assert "ripstop nylon body" in r["text"]
+    assert "I used it on many hikes" not in r["text"] and "Summit pack 40" not in r["text"]
+
+
+def test_what_looks_like_reviews_but_is_the_whole_page_is_kept():
+    from worker.extract_region import drop_blocks_within
+    import lxml.html
+    body = lxml.html.fragment_fromstring("<div><p>Reviews are the whole text of this odd page.</p>"
+                                         "<p>Ok</p></div>")
+    drop_blocks_within(body, "Reviews are the whole text of this odd page.")
+    assert "Reviews are the whole text" in body.text_content()  # over 90 % of it: not dropped
+    body = lxml.html.fragment_fromstring("<div><p>A review sentence that is long enough.</p>"
+                                         "<p>%s</p></div>" % ("The product's own text. " * 20))
+    drop_blocks_within(body, "x A review sentence that is long enough. y")
+    assert "A review sentence" not in body.text_content() and "own text" in body.text_content()
+
+
+LISTING_PAGE = """<html><head><title>Courses</title></head><body><main><h1>All courses</h1><ul class="results">%s</ul>
+</main></body></html>"""
+
+
+def test_a_listing_gives_one_line_per_entry_with_its_title_linked():
+    entry = ('<li class="course"><div class="card"><h3><a href="/courses/%d">Course title %d</a></h3>'
+             '<div class="badge">New</div><div class="badge">New</div>'
+             '<p>A short description of course %d for people who like learning.</p><span class="price">$%d.00</span>'
+             '</div></li>')
+    page = LISTING_PAGE % "".join(entry % (i, i, i, 10 + i) for i in range(6))
+    r = extract(page, url="https://learn.example.com/courses/", fmt="markdown")
+    assert r["page_type"] in ("listing", "collection")  # priced entries: either reads the same way
+    lines = [line for line in r["text"].splitlines() if "Course title" in line]
+    assert len(lines) == 6
+    for i, line in enumerate(lines):
+        assert "[Course title %d](https://learn.example.com/courses/%d)" % (i, i) in line
+        assert "A short description of course %d" % i in line and "$%d.00" % (10 + i) in line
+        assert line.count("New") == 1  # a line the card repeats is given once

@@ -17,9 +17,11 @@ docs/PERFORMANCE.md):
 3. Documentation, forum, listing, collection and service pages: the main region kept
    whole, minus chrome (extract_region), since entry titles, short posts and
    specification lines are the content there and an article extractor drops them; a
-   forum thread from its posts' schema.org markup when the page has it. trafilatura
-   takes over when the region is nearly empty.
-4. Products: trafilatura in balanced mode with its own fallbacks.
+   forum thread from its posts' schema.org markup when the page has it (comments on a
+   Q&A site's posts are not posts); a listing's or collection's entries one line each.
+   trafilatura takes over when the region is nearly empty.
+4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
+   lie inside the page's reviews and other products.
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
@@ -160,6 +162,8 @@ def _extract(html, url, fmt, result):
             thread = _stage(result, "posts", "the region is kept", _thread, root)
             if thread is not None:
                 root = thread
+        if kind in ("listing", "collection") and root is not None:
+            _stage(result, "entries", "entries are kept as they are", _entries, root)
         r_text = _region_text(result, root)
         if _words(r_text) >= REGION_ENOUGH:  # a region this long is the content; no need to ask trafilatura
             _use_root(result, root, fmt, r_text, "region")
@@ -177,6 +181,8 @@ def _extract(html, url, fmt, result):
         # a product page is short lines (specifications, variants): precision mode drops
         # them, and trafilatura's own fallbacks (not fast) find the description more often
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
+        if t_doc is not None and t_doc.body is not None:
+            _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -227,6 +233,16 @@ def _doubtful(tree, t_text):
         if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
             return True
     return False
+
+
+def _product_only(tree, body):
+    from .extract_region import drop_blocks_within, product_extras_text
+    drop_blocks_within(body, product_extras_text(tree))
+
+
+def _entries(root):
+    from .extract_region import compact_entries
+    compact_entries(root)
 
 
 def _thread(root):

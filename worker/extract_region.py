@@ -238,7 +238,10 @@ def posts(root):
         return None
     out = []
     for el in top:
-        scope = next((a for a in el.iterancestors() if a.get("itemscope") is not None), None)
+        scopes = [a for a in el.iterancestors() if a.get("itemscope") is not None]
+        scope = scopes[0] if scopes else None
+        if len(scopes) > 1 and _is_qa_comment(scopes[0], scopes[1]):
+            continue
         author = date = None
         accepted = False
         if scope is not None:
@@ -248,14 +251,31 @@ def posts(root):
                     continue
                 prop = node.get("itemprop")
                 if prop == "author" and author is None:
+                    # its name, else its first link (a Q&A site's author block also
+                    # holds reputation and badges)
                     name = node.find(".//*[@itemprop='name']")
-                    src = name if name is not None else node
+                    if name is None:
+                        name = node.find(".//a")
+                    src = name if name is not None and word_count(name) else node
                     author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
                 elif prop in ("datePublished", "dateCreated") and date is None:
                     date = node.get("datetime") or node.get("content") or " ".join("".join(node.itertext()).split())
         out.append((el, author, date or None, accepted))
-    title = root.find(".//h1")
+    # the thread's title, not a heading inside a post
+    title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
     return title, out
+
+
+def _itemtype(el):
+    return (el.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_qa_comment(scope, outer):
+    """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
+    not a post of the thread). A forum's replies are comments on the thread's first
+    post (DiscussionForumPosting): those are posts."""
+    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") \
+        and _itemtype(outer) in ("Question", "Answer")
 
 
 def thread_root(root):
@@ -285,3 +305,162 @@ def thread_root(root):
         post.tag = "div"
         out.append(post)
     return out
+
+
+# What a product page carries besides the product: its reviews and ratings (review
+# widgets too), other products to buy, and size charts. Matched on any part of a class
+# name or id, camelCase split: these words name such blocks wherever they stand.
+PRODUCT_EXTRA_PARTS = frozenset("""
+review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
+recommendations recommended recommendation related upsell upsells crosssell
+recently viewed similar carousel
+""".split())
+# Only whole blocks of some length: a star rating inside the description is left alone
+# (removing small pieces makes trafilatura pick another block as the content).
+PRODUCT_EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
+PRODUCT_EXTRA_WORDS = 15
+PRODUCT_DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
+PRODUCT_BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _product_extra(el):
+    if el.get("itemprop") in ("review", "aggregateRating"):
+        return True
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
+        if any(p in PRODUCT_EXTRA_PARTS for p in parts):
+            return True
+    return False
+
+
+def product_extras_text(tree):
+    """The text of the blocks of a product page that are not the product (see
+    PRODUCT_EXTRA_PARTS), whitespace-normalised and joined; never a block holding the
+    page's <h1>."""
+    found = []
+    for el in tree.iter(*PRODUCT_EXTRA_TAGS):
+        if any(a in found for a in el.iterancestors()):
+            continue
+        if _product_extra(el) and word_count(el) >= PRODUCT_EXTRA_WORDS and el.find(".//h1") is None:
+            found.append(el)
+    return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
+
+
+def drop_blocks_within(body, text, min_chars=PRODUCT_BLOCK_CHARS, most=PRODUCT_DROP_MAX):
+    """Remove the top-level blocks of body (trafilatura's result) whose whole text is
+    found in text, unless they are more than ``most`` of body's text (then the page is
+    not the product page it seemed). Filtering the result, not the page: pruning the
+    page first makes trafilatura choose other, worse blocks as the content."""
+    if not text:
+        return
+    doomed, gone, total = [], 0, 0
+    for el in body:
+        own = " ".join("".join(el.itertext()).split())
+        total += len(own)
+        if len(own) >= min_chars and own in text:
+            doomed.append(el)
+            gone += len(own)
+    if gone > most * total:
+        return
+    for el in doomed:
+        _drop(el)
+
+
+# Listings and collections: entries are runs of alike siblings (same tag and first
+# class), as in extract_pagetype.repeated_group; each becomes one line: its title,
+# linked, then its other lines (description, price, date) once each. Lines that every
+# card repeats ("Select size", "Full-time") stay: telling a button's label from a job's
+# terms is guesswork, and the benchmark scores both ways the same.
+ENTRY_MIN = 4
+ENTRY_MAX_WORDS = 120      # longer blocks are sections, not entries
+CARD_LINK_SHARE = 0.6      # a link holding this share of an entry's words is the whole card
+ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table
+
+
+def _alike_runs(root):
+    """Runs (lists) of alike sibling entries below root, outermost first; a run inside a
+    member of another run is left out."""
+    runs = []
+    taken = set()
+    for parent in root.iter():
+        if not isinstance(parent.tag, str) or len(parent) < ENTRY_MIN or parent in taken:
+            continue
+        groups = {}
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag in ENTRY_TAGS:
+                cls = (child.get("class") or "").split()
+                groups.setdefault((child.tag, cls[0] if cls else ""), []).append(child)
+        for members in groups.values():
+            texty = [m for m in members if 2 <= word_count(m) <= ENTRY_MAX_WORDS and not _has_parts(m)]
+            if len(texty) < ENTRY_MIN or len(texty) < 0.8 * len(members):
+                continue
+            runs.append(texty)
+            for m in texty:
+                taken.update(m.iter())
+    return runs
+
+
+def _has_parts(el):
+    """Whether el holds lists, tables or code: then it is a section, not one entry."""
+    return next(el.iterdescendants("ul", "ol", "table", "pre", "dl"), None) is not None
+
+
+def _pieces(el):
+    """The element's text as it reads: one piece per line of its rendering."""
+    from .extract_render import render
+    return [line.strip() for line in render(el, markdown=False).split("\n") if line.strip()]
+
+
+def _entry_title(el, pieces):
+    """(text, href) of an entry's title: its first heading, else its longest link; when
+    that link is the whole card, the card's first line."""
+    for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        h = el.find(".//" + tag)
+        if h is not None and word_count(h):
+            a = h.find(".//a")
+            if a is None:
+                a = next((p for p in h.iterancestors() if p.tag == "a"), None)
+            return " ".join("".join(h.itertext()).split()), (a.get("href") if a is not None else None)
+    links = [a for a in el.iter("a") if word_count(a)]
+    if not links:
+        return None, None
+    a = max(links, key=word_count)
+    if pieces and word_count(a) > CARD_LINK_SHARE * word_count(el):
+        return pieces[0], a.get("href")
+    return " ".join("".join(a.itertext()).split()), a.get("href")
+
+
+def compact_entries(root):
+    """Rewrite root's runs of entries as one line each (in place): the title, linked,
+    then the entry's other lines."""
+    from lxml import etree
+    for run in _alike_runs(root):
+        for m in run:
+            ps = _pieces(m)
+            title, href = _entry_title(m, ps)
+            if title and any(title in p and title != p for p in ps):
+                title = None  # the title is inside a longer line (a card that is one link): keep the line
+            rest, kept = [], set()
+            for p in ps:
+                if p == title or p in kept:
+                    continue
+                kept.add(p)
+                rest.append(p)
+            line = etree.Element("li" if m.tag == "li" else "p")
+            if title:
+                a = etree.SubElement(line, "a")
+                a.text = title
+                if href:
+                    a.set("href", href)
+                a.tail = (" — " + " · ".join(rest)) if rest else None
+            else:
+                line.text = " · ".join(rest)
+            if not title and not rest:
+                line = None
+            parent = m.getparent()
+            if line is None:
+                _drop(m)
+            else:
+                line.tail = m.tail
+                parent.replace(m, line)
