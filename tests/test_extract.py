@@ -561,3 +561,15 @@ def test_a_listing_gives_one_line_per_entry_with_its_title_linked():
         assert "[Course title %d](https://learn.example.com/courses/%d)" % (i, i) in line
         assert "A short description of course %d" % i in line and "$%d.00" % (10 + i) in line
         assert line.count("New") == 1  # a line the card repeats is given once
+
+
+def test_a_products_name_price_and_availability_come_first_from_its_data():
+    ld = ('<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25 <wbr/>green", "offers": '
+          '{"@type": "Offer", "price": "1299.00", "priceCurrency": "USD", '
+          '"availability": "https://schema.org/InStock"}}</script>')
+    page = PRODUCT_PAGE.replace("</title>", "</title>" + ld).replace("<h1>Trail pack 25</h1>", "") % ""
+    text = extract(page, url="https://shop.example.com/product/trail-pack-25", fmt="text")["text"]
+    assert text.splitlines()[0] == "Trail pack 25 green · 1299.00 USD · in stock"
+    said = page.replace('<p>The padded back', '<p>Now $1,299.00. The padded back')
+    text = extract(said, url="https://shop.example.com/product/trail-pack-25", fmt="text")["text"]
+    assert text.splitlines()[0] == "Trail pack 25 green · in stock"  # the page says its price already

@@ -21,7 +21,8 @@ docs/PERFORMANCE.md):
    Q&A site's posts are not posts); a listing's or collection's entries one line each.
    trafilatura takes over when the region is nearly empty.
 4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
-   lie inside the page's reviews and other products.
+   lie inside the page's reviews and other products; the name, price and availability
+   from the page's schema.org data go first when the text does not say them.
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
@@ -183,6 +184,7 @@ def _extract(html, url, fmt, result):
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         if t_doc is not None and t_doc.body is not None:
             _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
+            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, t_doc.body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -243,6 +245,44 @@ def _product_only(tree, body):
 def _entries(root):
     from .extract_region import compact_entries
     compact_entries(root)
+
+
+def _product_facts(tree, body):
+    """Put the product's name, price and availability from its schema.org data first,
+    each only when the extracted text does not already say it."""
+    from lxml import etree
+
+    from .extract_meta import product_facts
+    facts = product_facts(tree)
+    if not facts:
+        return
+    name, price, availability = facts
+    have = " ".join(" ".join(body.itertext()).split())
+    if name and name in have:
+        name = None
+    if price and _price_said(price.split()[0], have):
+        price = None
+    if not name and not price:
+        return  # availability alone is not worth a line before the description
+    parts = [x for x in (name, price, availability) if x]
+    p = etree.Element("p")
+    p.text = " · ".join(parts)
+    body.insert(0, p)
+
+
+def _price_said(amount, text):
+    """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
+    "3.665,00", "3665")."""
+    try:
+        value = float(amount)
+    except ValueError:
+        return amount in text
+    spellings = {"%.2f" % value, "{:,.2f}".format(value)}
+    spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}
+    spellings |= {"{:,.2f}".format(value).replace(",", "X").replace(".", ",").replace("X", ".")}
+    if value == int(value):
+        spellings |= {"%d" % value, "{:,}".format(int(value)), "{:,}".format(int(value)).replace(",", ".")}
+    return any(s in text for s in spellings)
 
 
 def _thread(root):

@@ -209,3 +209,41 @@ def page_metadata(tree, url=None):
     res["description"] = (_clean(meta.get("description")) or _clean(meta.get("og:description"))
                           or _clean(meta.get("twitter:description")))
     return res
+
+
+def _first(value):
+    return value[0] if isinstance(value, list) and value else value
+
+
+def product_facts(tree):
+    """(name, price, availability) of the page's schema.org Product, from JSON-LD, as
+    strings ("129.00 USD", "in stock") or None each; None when the page states none."""
+    for obj in json_ld_objects(tree):
+        if not any(t in ("product", "productgroup", "individualproduct") for t in _ld_type(obj)):
+            continue
+        name = _ld_name(obj.get("name"))
+        if name:
+            name = _clean(re.sub(r"<[^>]*>", "", name))  # some shops put markup (<wbr/>) in names
+        offer = _first(obj.get("offers"))
+        price = availability = None
+        if isinstance(offer, dict):
+            currency = offer.get("priceCurrency") or ""
+            spec = _first(offer.get("priceSpecification"))
+            amount = offer.get("price")
+            if amount in (None, "") and isinstance(spec, dict):
+                amount = spec.get("price")
+                currency = currency or spec.get("priceCurrency") or ""
+            if amount not in (None, ""):
+                price = ("%s %s" % (amount, currency)).strip()
+            elif offer.get("lowPrice") not in (None, ""):
+                high = offer.get("highPrice")
+                price = ("%s–%s %s" % (offer["lowPrice"], high, currency) if high not in (None, "")
+                         else "%s %s" % (offer["lowPrice"], currency)).strip()
+            avail = offer.get("availability")
+            if isinstance(avail, str) and avail.strip():
+                word = avail.rstrip("/").rsplit("/", 1)[-1]
+                # "InStock" -> "in stock"
+                availability = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", word).lower()
+        if name or price:
+            return (name, _clean(str(price)) if price else None, _clean(availability) if availability else None)
+    return None
