@@ -173,6 +173,10 @@ def none_answered(attempts, skipped, failures, ran_out=False):
                            "every provider is cooling down after repeated refusals (%s)" % "; ".join(parts),
                            hint="retry after %s s, or name one with --provider to try it anyway"
                                 % extra.get("retry_after", "a few"), **extra)
+    if len(failures) == 1 and not skipped and not ran_out:  # one provider was asked: its own words say it best
+        exc = failures[0][1]
+        exc.extra.setdefault("attempts", attempts)
+        return exc
     codes = {exc.code for _, exc in failures}
     last = failures[-1][1]
     code = codes.pop() if len(codes) == 1 else last.code

@@ -60,6 +60,16 @@ def to_result(item, engine):
     }
 
 
+def news_date(value):
+    """DuckDuckGo's news API dates articles in Unix seconds; Bing's and Yahoo's come as ISO text already."""
+    import time
+
+    text = str(value if value is not None else "").strip()
+    if text.isdigit() and 9 <= len(text) <= 11:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(text)))
+    return text or None
+
+
 def to_news_result(item, engine):
     """A ddgs NewsResult (date, title, body, url, image, source) in the protocol's shape."""
     r = {
@@ -67,7 +77,7 @@ def to_news_result(item, engine):
         "url": str(item.url or "").strip(),
         "snippet": " ".join(str(item.body or "").split()),
         "engine": engine,
-        "published": str(item.date or "").strip() or None,
+        "published": news_date(item.date),
         "source": " ".join(str(item.source or "").split()) or None,
     }
     if item.image:
