@@ -249,3 +249,56 @@ def test_every_provider_cooling_down_fails_fast_with_retry_after(tmp_path, exa, 
     assert "cooling down" in err["message"] and "--provider" in err["hint"]
     assert [s["provider"] for s in err["skipped_providers"]] == ["exa-main", "brave"]
     assert len(exa.requests) == 1 and len(brave.requests) == 1
+
+
+# -- ddgs engines, through the TLS proxy --------------------------------------------------
+
+DDG, MOJEEK = "html.duckduckgo.com", "www.mojeek.com"
+
+
+def fixture_page(name):
+    with open(os.path.join(ROOT, "tests", "fixtures", "ddgs", name + ".html"), "rb") as f:
+        return f.read()
+
+
+def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_path):
+    proxy.reset()
+    proxy.route(DDG, status=202, body="<html>anomaly detected: please complete the challenge</html>")
+    proxy.route(MOJEEK, body=fixture_page("mojeek"))
+    env = worker_env(tmp_path, proxy.env())
+    path = tmp_path / "ddgs.json"
+    path.write_text(json.dumps({"breaker": {"threshold": 2, "cooldown": 60},
+                                "providers": [{"name": "ddgs", "type": "ddgs",
+                                               "options": {"backends": ["duckduckgo", "mojeek"]}}]}))
+    for i in range(2):
+        r = run_worker(["search", "--no-cache", "--config", str(path), "rust async %d" % i], env)
+        assert r.returncode == 0 and r.payload["meta"]["engine"] == "mojeek", r
+    assert len(proxy.requests_for(DDG)) == 2
+    r = run_worker(["search", "--no-cache", "--config", str(path), "rust async 3"], env)
+    assert r.returncode == 0 and r.payload["meta"]["engine"] == "mojeek", r
+    assert len(proxy.requests_for(DDG)) == 2  # not asked again
+    skipped = r.payload["meta"]["skipped_providers"]
+    assert [(s["provider"], s["engine"], s["reason"]) for s in skipped] == [("ddgs", "duckduckgo", "blocked")]
+    assert 55 <= skipped[0]["retry_in_s"] <= 60
+    assert any(w.startswith("ddgs/duckduckgo: skipped until") for w in r.payload["warnings"])
+    # --backend names the engines: all of them are tried
+    r = run_worker(["search", "--no-cache", "--config", str(path), "--backend", "duckduckgo,mojeek", "rust async 4"], env)
+    assert r.returncode == 0 and r.payload["meta"]["skipped_providers"] == [], r
+    assert len(proxy.requests_for(DDG)) == 3
+
+
+def test_every_ddgs_engine_blocked_hands_over_to_brave(proxy, tmp_path):
+    proxy.reset()
+    proxy.route(DDG, status=202, body="<html>anomaly detected</html>")
+    env = worker_env(tmp_path, proxy.env())
+    with brave_server.FakeBrave() as brave:
+        path = tmp_path / "chain.json"
+        path.write_text(json.dumps({"fallback": ["ddgs", "brave"], "providers": [
+            {"name": "ddgs", "type": "ddgs", "options": {"backends": ["duckduckgo"]}},
+            {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
+             "options": {"minInterval": 0}}]}))
+        r = run_worker(["search", "--no-cache", "--config", str(path), "full q"], env)
+        assert r.returncode == 0 and r.payload["provider"] == "brave", r
+        assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [("ddgs", "blocked"),
+                                                                                         ("brave", "ok")]
+        assert "ddgs: blocked; answered by brave" in r.payload["warnings"]

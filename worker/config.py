@@ -556,6 +556,12 @@ def search_chain(cfg, requested=None, vertical="web"):
                 out.append((spec, _missing_key(cfg, spec)))
             continue
         out.append((spec, None))
-    if not any(err is None for _, err in out) and not listed:
+    if not out:
+        if listed:
+            raise _error(cfg.path, 'no provider in "fallback" has %s search' % vertical,
+                         example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                         hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider')
+        out.append((cfg.providers[SEARCH_FALLBACK], None))
+    elif not any(err is None for _, err in out) and not listed:
         out.append((cfg.providers[SEARCH_FALLBACK], None))
     return out, False, bool(listed)
