@@ -7,7 +7,8 @@ would not share (rate limited, blocked, out of credit, timeout, network, a
 provider error) hands the call to the next one within the same ``--timeout``;
 auth and config failures do so only when the user wrote a ``fallback`` list.
 The circuit breaker (worker/breaker.py) lets later calls skip a provider that
-keeps refusing.  Every attempt is in ``meta.attempts``.
+keeps refusing.  Every attempt is in ``meta.attempts``.  The answer's results
+are de-duplicated by canonical URL (worker/canonical.py) before it is cached.
 """
 
 import time
