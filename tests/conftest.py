@@ -35,6 +35,11 @@ def worker_env(tmp_path, extra=None):
         env.pop(key, None)
     if extra:
         env.update(extra)
+    if "HTTPS_PROXY" not in env:
+        # A search chain ends in ddgs: a test whose first provider fails must not reach the
+        # real engines.  ddgs' own proxy variable; port 9 refuses at once.  Tests that route
+        # ddgs through the TLS proxy (HTTPS_PROXY) or name DDGS_PROXY keep theirs.
+        env.setdefault("DDGS_PROXY", "http://127.0.0.1:9")
     return env
 
 

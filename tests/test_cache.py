@@ -291,8 +291,7 @@ def _ddgs_key(monkeypatch, env, argv):
         monkeypatch.setenv(k, env[k])
     args = parse_args(argv)
     args.query = search.clean_query(args.query)
-    spec = config.select(config.load(args), "search", args.provider)
-    return cache.make_key("search", spec, cache.request_fields(args, exclude=search.SEARCH_NOT_IN_KEY))
+    return search.plan(config.load(args), args)[0]
 
 
 def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypatch):

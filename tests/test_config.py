@@ -226,12 +226,12 @@ def test_permission_warning(env, tmp_path):
     # the provider points at a closed local port: the call fails fast with a network error
     path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY,
                                            "baseUrl": "http://127.0.0.1:9"}]}, mode=0o644)
-    r = run_worker(["search", "q", "--config", path], env)
+    r = run_worker(["search", "q", "--config", path, "--provider", "exa-main"], env)
     assert r.payload["error"]["code"] == "network", r
     assert "readable by" in r.stderr and "chmod 600" in r.stderr, r
     assert CANARY not in r.stdout + r.stderr
     os.chmod(path, 0o600)
-    r = run_worker(["search", "q", "--config", path], env)
+    r = run_worker(["search", "q", "--config", path, "--provider", "exa-main"], env)
     assert r.payload["error"]["code"] == "network", r
     assert "readable by" not in r.stderr, r
 

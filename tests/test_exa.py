@@ -246,7 +246,7 @@ def test_http_errors(exa_env, query, code, extra):
 def test_network_error(env, tmp_path):
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps({"apiKey": "k", "baseUrl": "http://127.0.0.1:9"}))
-    e = err(run_worker(["search", "q", "--config", str(cfg)], env), "network")
+    e = err(run_worker(["search", "q", "--config", str(cfg), "--provider", "exa"], env), "network")
     assert e["retryable"] is True
 
 
@@ -349,7 +349,8 @@ def test_canary_key_leaks_nowhere(env, tmp_path):
         os.chmod(cfg, 0o600)
         outputs = []
         for args in (["search", "canary query", "--text", "--summary"],
-                     ["search", "status401 canary"], ["search", "status429 canary"], ["search", "status500 x"],
+                     ["search", "status401 canary", "--provider", "exa"],
+                     ["search", "status429 canary", "--provider", "exa"], ["search", "status500 x", "--provider", "exa"],
                      ["fetch", "https://a.example/p", "https://a.example/missing/q", "--summary"]):
             r = run_worker(args + ["--config", str(cfg), "--keep-temp"], env)
             assert r.payload is not None, r

@@ -34,6 +34,7 @@ examples:
   %(prog)s search "rust async runtime comparison"
   %(prog)s search "typescript 5.7 release notes" --recency week --limit 8 --output text
   %(prog)s search "state of WebGPU" --provider exa --type deep --category "research paper"
+  %(prog)s search "rust foundation" --news --recency week
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
 
@@ -59,6 +60,7 @@ RECENCY = ("day", "week", "month", "year")
 SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
 OUTPUTS = ("protocol", "text")
+VERTICALS = ("web", "news")
 
 
 def _argparse_classes():
@@ -175,6 +177,9 @@ def _search_options(s, suppress):
     s.add_argument("--region", default=None, help="region such as us-en, de-de (ddgs)")
     s.add_argument("--safesearch", choices=SAFESEARCH, default=None)
     s.add_argument("--recency", choices=RECENCY, default=None, help="only results from the last day/week/month/year")
+    s.add_argument("--news", action="store_true", default=False,
+                   help="news articles (with published and source): ddgs news, Brave news, Exa category news")
+    s.add_argument("--vertical", choices=VERTICALS, default=None, help="web (default) or news (= --news)")
     s.add_argument("--include-domain", action="append", default=[], metavar="DOMAIN",
                    help="only results from this domain (repeatable)")
     s.add_argument("--exclude-domain", action="append", default=[], metavar="DOMAIN",
@@ -404,4 +409,11 @@ def parse_args(argv, prog="websearch-worker"):
         if args.search_format:
             args.output = args.search_format
         args.query = " ".join(args.query).strip()
+        if args.news:
+            if args.vertical not in (None, "news"):
+                raise UsageError("--news and --vertical %s contradict each other" % args.vertical,
+                                 hint="give one of them: --news, or --vertical web|news")
+            args.vertical = "news"
+        if args.vertical == "web":
+            args.vertical = None  # the default: one cache key for "--vertical web" and nothing
     return args

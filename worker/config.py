@@ -43,7 +43,12 @@ SETTINGS = {
     "cacheDir": ("str", "cache directory (like --cache-dir)"),
     "cacheMaxBytes": ("count", "cache size bound in bytes"),
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
+    "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
+    "breaker": ("breaker", "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing"),
 }
+# The breaker's settings: name -> (kind, low, high).
+BREAKER_RULES = {"threshold": ("int", 1, 1000), "window": ("number", 0.001, 24 * 3600),
+                 "cooldown": ("number", 0.001, 24 * 3600), "probe": ("number", 0.001, 3600)}
 
 ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
@@ -137,6 +142,10 @@ def parse_json(path, text):
 
 def _check_setting(path, key, value):
     kind = SETTINGS[key][0]
+    if kind == "names":
+        return _check_names(path, key, value)
+    if kind == "breaker":
+        return _check_breaker(path, value)
     ok = {
         "bool": isinstance(value, bool),
         "str": isinstance(value, str) and bool(value.strip()) and "\0" not in value,
@@ -147,6 +156,39 @@ def _check_setting(path, key, value):
                 "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0)}[kind]
         raise _error(path, '"%s" must be %s, got %s' % (key, want, _short(value)),
                      example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]))
+
+
+def _check_names(path, key, value):
+    example = '{"%s": ["exa-main", "brave", "ddgs"]}' % key
+    if not isinstance(value, list) or not value or len(value) > 20:
+        raise _error(path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example)
+    seen = set()
+    for name in value:
+        if not isinstance(name, str) or not name.strip() or name.strip() == "auto":
+            raise _error(path, '"%s" must list provider names (not "auto"), got %s' % (key, _short(name)), example=example)
+        if name.strip() in seen:
+            raise _error(path, '"%s" names %r twice' % (key, name.strip()), example=example)
+        seen.add(name.strip())
+
+
+def _check_breaker(path, value):
+    example = '{"breaker": {"threshold": 3, "window": 60, "cooldown": 120}}'
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, dict):
+        raise _error(path, '"breaker" must be true, false or an object, got %s' % _short(value), example=example)
+    for key, item in value.items():
+        rule = BREAKER_RULES.get(key)
+        if rule is None:
+            if _is_comment(key):
+                continue
+            raise _error(path, '"breaker" has unknown key "%s" (accepted: %s)' % (key, ", ".join(BREAKER_RULES)),
+                         example=example)
+        kind, lo, hi = rule
+        if not _number_ok(item, lo, hi, integer=kind == "int"):
+            raise _error(path, '"breaker": "%s" must be %s from %g to %g, got %s'
+                         % (key, "a whole number" if kind == "int" else "a number of seconds", lo, hi, _short(item)),
+                         example=example)
 
 
 def _number_ok(value, lo, hi, integer=False):
@@ -241,6 +283,13 @@ def parse_config(path, data, environ=None):
     order = list(configured) + [n for n in ("exa", "brave") if n not in configured]
     providers.update(configured)
 
+    for name in settings.get("fallback") or []:
+        if name.strip() not in providers:
+            raise _error(path, '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
+                         % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTIN)),
+                         example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+    if "fallback" in settings:
+        settings["fallback"] = [n.strip() for n in settings["fallback"]]
     if default is not None:
         if not isinstance(default, str) or not default.strip():
             raise _error(path, '"defaultProvider" must be a provider name (a string), got %s' % _short(default))
@@ -446,3 +495,73 @@ def _auto(cfg, tool):
         if tool in tools_of(cfg, spec) and available(cfg, spec):
             return spec
     return cfg.providers[SEARCH_FALLBACK]
+
+
+# -- the search chain -------------------------------------------------------------
+
+# Builtin types that answer ``--news``; a user's own class says so in ``verticals``.
+NEWS_TYPES = frozenset({"ddgs", "exa", "brave"})
+
+
+def verticals_of(cfg, spec):
+    if spec.type in BUILTIN:
+        return frozenset({"web", "news"}) if spec.type in NEWS_TYPES else frozenset({"web"})
+    return frozenset(getattr(provider_class(cfg, spec), "verticals", None) or {"web"})
+
+
+def search_chain(cfg, requested=None, vertical="web"):
+    """(candidates, explicit, listed) for a search.
+
+    ``candidates`` is a list of (spec, error): the providers to try in order;
+    ``error`` is a config WorkerError for a listed provider that cannot be used
+    (no key), reported in its turn instead of tried.  ``explicit``: the user
+    named one provider (only it is tried, and the breaker never skips it).
+    ``listed``: the order comes from the config's ``fallback`` list, so auth and
+    config failures are reported and the next provider is tried.
+
+    ``--provider X``: X alone.  Otherwise the ``defaultProvider`` (if any) first,
+    then the ``fallback`` list, or without one the auto order: usable providers
+    in file order, the env-key builtins, ddgs last.
+    """
+    name = (requested or "").strip() or None
+    if name is not None and name != "auto":
+        spec = select(cfg, "search", name)
+        if vertical not in verticals_of(cfg, spec):
+            raise WorkerError("invalid_argument", "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
+                              hint="use a provider that does (ddgs, exa, brave), or --provider auto")
+        return [(spec, None)], True, False
+    listed = cfg.settings.get("fallback")
+    names = []
+    if name is None and cfg.default and cfg.default != "auto":
+        default = cfg.providers[cfg.default]
+        if "search" in tools_of(cfg, default) and not available(cfg, default) and not listed:
+            raise _missing_key(cfg, default)  # the user's chosen provider: a config mistake is said, not skipped
+        names.append(cfg.default)
+    names += list(listed) if listed else list(cfg.order) + [SEARCH_FALLBACK]
+    out, seen = [], set()
+    for n in names:
+        if n in seen:
+            continue
+        seen.add(n)
+        spec = cfg.providers[n]
+        if "search" not in tools_of(cfg, spec):
+            if listed and n in listed:
+                raise _error(cfg.path, '"fallback" names %r (%s), which cannot search' % (n, spec.type),
+                             example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+            continue
+        if vertical not in verticals_of(cfg, spec):
+            continue
+        if not available(cfg, spec):
+            if listed:
+                out.append((spec, _missing_key(cfg, spec)))
+            continue
+        out.append((spec, None))
+    if not out:
+        if listed:
+            raise _error(cfg.path, 'no provider in "fallback" has %s search' % vertical,
+                         example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                         hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider')
+        out.append((cfg.providers[SEARCH_FALLBACK], None))
+    elif not any(err is None for _, err in out) and not listed:
+        out.append((cfg.providers[SEARCH_FALLBACK], None))
+    return out, False, bool(listed)

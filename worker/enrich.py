@@ -94,6 +94,9 @@ def enrich(results, args, call, settings=None):
             result["excerpt"], cut = excerpt(content, limit)
             result["excerpt_truncated"] = bool(cut or item.get("truncated"))
             result["fetched"] = True
+            stated = item.get("canonical_url")
+            if isinstance(stated, str) and stated.startswith(("http://", "https://")):
+                result["canonical_url"] = stated  # what the page says it is: dedupe merges AMP/mobile copies by it
             continue
         if item.get("ok"):
             code, message = "unsupported_content", "the page had no extractable text"

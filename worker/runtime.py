@@ -85,6 +85,10 @@ class Call:
         self._emitted = False
         self._exiting = False
         self.cancelled = threading.Event()
+        # A provider attempt's own, earlier deadline (search fallback): a provider
+        # that hangs gives the next one the rest of --timeout.  Seen by remaining().
+        self.attempt_deadline = None
+        self.breaker = None  # a breaker.Guard while a search provider runs (ddgs skips engines by it)
 
     # -- stdout -----------------------------------------------------------
     def claim_stdout(self):
@@ -158,9 +162,12 @@ class Call:
     # -- time ---------------------------------------------------------------
     def remaining(self, default=None):
         """Seconds left before the call's deadline (None when unbounded)."""
-        if self.deadline is None:
+        deadline = self.deadline
+        if self.attempt_deadline is not None:
+            deadline = self.attempt_deadline if deadline is None else min(deadline, self.attempt_deadline)
+        if deadline is None:
             return default
-        return max(0.0, self.deadline - time.monotonic())
+        return max(0.0, deadline - time.monotonic())
 
     def bounded(self, seconds):
         """``seconds`` cut to what is left of the call's deadline."""

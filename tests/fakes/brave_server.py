@@ -15,6 +15,14 @@ the query as a fixture name:
     echo      one result per received parameter (so tests can see the request)
     urls      results whose urls are taken from the server's ``urls`` list (enrichment tests)
 
+The news endpoint (/res/v1/news/search) answers NEWS (the first word "dupes"
+answers the same article under tracking, AMP and mobile variants of its URL;
+"full"/"dupes" do the same on the web endpoint).
+
+``server.script`` is a list of outcomes consumed one per request before the
+fixtures above are looked at: "429", "402", "500", "hang" (sleeps 5 s) or
+"ok" (the fixtures decide).  Fallback and breaker tests drive sequences with it.
+
 Every request is recorded in ``server.requests`` as (path, params, headers).
 """
 
@@ -57,6 +65,30 @@ MISSING = {
         {"title": "bad scheme", "url": "javascript:alert(1)"},
     ]},
 }
+
+NEWS = {
+    "type": "news",
+    "query": {"original": "rust foundation"},
+    "results": [
+        {"type": "news_result", "title": "Rust Foundation announces <strong>new</strong> members",
+         "url": "https://news.example.com/2026/11/rust-foundation?utm_source=brave",
+         "description": "The foundation grew again.", "age": "2 hours ago", "page_age": "2026-11-22T10:00:00",
+         "breaking": True, "meta_url": {"scheme": "https", "netloc": "news.example.com", "hostname": "news.example.com"},
+         "thumbnail": {"src": "https://imgs.example.com/t.jpg"}, "profile": {"name": "Example News"}},
+        {"type": "news_result", "title": "Rust 2026 survey", "url": "https://blog.example.org/rust-survey",
+         "description": "Results are in.", "age": "1 day ago", "page_age": "2026-11-21T08:00:00",
+         "meta_url": {"hostname": "blog.example.org"}},
+        {"type": "news_result", "title": "no url", "description": "dropped"},
+    ],
+}
+
+DUPES = [
+    {"title": "Original", "url": "https://Example.com/story/", "description": "first copy"},
+    {"title": "Tracked copy", "url": "https://example.com/story?utm_source=x&fbclid=abc", "description": "second"},
+    {"title": "AMP copy", "url": "https://www.google.com/amp/s/example.com/story/amp", "description": "third"},
+    {"title": "Mobile copy", "url": "https://m.example.com:443/story#top", "description": "fourth"},
+    {"title": "Another page", "url": "https://example.com/other", "description": "kept"},
+]
 
 ERROR_401 = {"type": "ErrorResponse", "error": {
     "id": "3b6c5b1e-0b7f-4e7d-9a0e-401401401401", "status": 401, "code": "SUBSCRIPTION_TOKEN_INVALID",
@@ -115,10 +147,26 @@ class _Handler(BaseHTTPRequestHandler):
         params = parse_qs(parts.query)
         self.server.requests.append((parts.path, params, dict(self.headers)))
         self.server.times.append(time.monotonic())
-        if parts.path != "/res/v1/web/search":
+        if parts.path not in ("/res/v1/web/search", "/res/v1/news/search"):
             return self._send(404, {"type": "ErrorResponse", "error": {"status": 404, "detail": "Not found"}})
         if self.headers.get("X-Subscription-Token") != self.server.key:
             return self._send(401, ERROR_401)
+        step = self.server.script.pop(0) if self.server.script else "ok"
+        if step == "429":
+            return self._send(429, ERROR_429, {"Retry-After": "7"})
+        if step == "402":
+            return self._send(402, {"type": "ErrorResponse", "error": {"status": 402, "detail": "Out of credit"}})
+        if step == "500":
+            return self._send(500, {"type": "ErrorResponse", "error": {"status": 500, "detail": "Internal"}})
+        if step == "hang":
+            time.sleep(5)
+            return self._send(503, {"type": "ErrorResponse", "error": {"status": 503, "detail": "late"}})
+        if parts.path == "/res/v1/news/search":
+            if "result_filter" in params or "text_decorations" in params:  # web-only parameters
+                return self._send(422, error_422("result_filter", "not a news parameter", None))
+            if params.get("q", [""])[0].split()[:1] == ["dupes"]:
+                return self._send(200, {"type": "news", "results": DUPES})
+            return self._send(200, NEWS, {"X-Request-Id": "req-news"})
         invalid = _validate(params)
         if invalid:
             return self._send(422, invalid)
@@ -137,6 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, FULL)
         if fixture == "missing":
             return self._send(200, MISSING)
+        if fixture == "dupes":
+            return self._send(200, {"type": "search", "query": {"original": q}, "web": {"results": DUPES}})
         if fixture == "empty":
             return self._send(200, {"type": "search", "query": {"original": q}})
         if fixture == "echo":
@@ -177,6 +227,7 @@ class FakeBrave:
         self.server.times = []  # monotonic arrival time of each request
         self.server.key = key
         self.server.urls = []
+        self.server.script = []
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -190,6 +241,10 @@ class FakeBrave:
     @property
     def times(self):
         return self.server.times
+
+    @property
+    def script(self):
+        return self.server.script
 
     def set_urls(self, urls):
         self.server.urls = list(urls)

@@ -16,6 +16,10 @@ Scenarios, by the query's first word or the URL's path:
     contents URL path /timeout/...                                 status error CRAWL_LIVECRAWL_TIMEOUT
     contents URL path /status500/...                               HTTP 500 for the whole call
 
+``server.script`` is a list of outcomes consumed one per search request
+before the scenarios above: "429", "402", "500", "slow" (3 s, then the normal
+answer), "hang" (10 s, then 503) or "ok".
+
 Every request is recorded in ``server.requests`` as dicts (path, headers, body).
 """
 
@@ -214,6 +218,14 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(404, {"error": "no such endpoint %s" % self.path})
         except BadRequest as exc:
             return self._send(400, {"requestId": "req-400", "error": str(exc), "tag": "INVALID_REQUEST_BODY"})
+        step = self.server.script.pop(0) if self.path == "/search" and self.server.script else "ok"
+        if step in ("429", "402", "500"):
+            scenario = "status" + step
+        elif step == "slow":
+            time.sleep(3)
+        elif step == "hang":
+            time.sleep(10)
+            return self._send(503, {"error": "late"})
         if scenario == "status401":
             return self._send(401, {"requestId": "req-401", "error": "Invalid API key %s" % key, "tag": "INVALID_API_KEY"})
         if scenario == "status402":
@@ -236,6 +248,7 @@ class ExaServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.key = key
         self.requests = []
+        self.script = []
 
     @property
     def url(self):

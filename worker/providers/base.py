@@ -38,6 +38,8 @@ class Provider:
     tools = frozenset()
     #: does it need an API key?
     needs_key = False
+    #: search verticals it answers ("web", "news"); args.vertical says which one a call asks for
+    verticals = frozenset({"web"})
 
     def __init__(self, spec, call):
         self.spec = spec

@@ -28,6 +28,8 @@ from .base import Provider, site_operators
 
 DEFAULT_BASE_URL = "https://api.search.brave.com"
 ENDPOINT = "/res/v1/web/search"
+NEWS_ENDPOINT = "/res/v1/news/search"
+MAX_NEWS_COUNT = 50  # the news endpoint serves up to 50 per page
 FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 SAFESEARCH = {"on": "strict", "moderate": "moderate", "off": "off"}
 MIN_COUNT, MAX_COUNT, DEFAULT_COUNT = 1, 20, 5
@@ -48,15 +50,16 @@ FIELD_OPTIONS = {
 _TAG = re.compile(r"<[^>]{0,200}>")
 
 
-def clamp_count(limit, default=DEFAULT_COUNT):
+def clamp_count(limit, default=DEFAULT_COUNT, high=MAX_COUNT):
     if limit is None:
-        return max(MIN_COUNT, min(MAX_COUNT, int(default)))
-    return max(MIN_COUNT, min(MAX_COUNT, int(limit)))
+        return max(MIN_COUNT, min(high, int(default)))
+    return max(MIN_COUNT, min(high, int(limit)))
 
 
 def build_params(args, options=None):
-    """The query parameters for one web search; raises before any I/O on what Brave would refuse."""
+    """The query parameters for one web (or news) search; raises before any I/O on what Brave would refuse."""
     options = options or {}
+    news = getattr(args, "vertical", None) == "news"
     q = site_operators(args.query, getattr(args, "include_domain", None) or [], getattr(args, "exclude_domain", None) or [])
     if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
         raise WorkerError("invalid_query",
@@ -69,11 +72,13 @@ def build_params(args, options=None):
                           hint="use --page 1 to %d" % (MAX_OFFSET + 1), field="offset")
     params = {
         "q": q,
-        "count": clamp_count(getattr(args, "limit", None), options.get("defaultSearchLimit", DEFAULT_COUNT)),
+        "count": clamp_count(getattr(args, "limit", None), options.get("defaultSearchLimit", DEFAULT_COUNT),
+                             MAX_NEWS_COUNT if news else MAX_COUNT),
         "offset": page - 1,
-        "text_decorations": "false",  # plain snippets, no <strong> markup
-        "result_filter": "web",  # only the web section: a smaller answer
     }
+    if not news:  # the news endpoint takes neither
+        params["text_decorations"] = "false"  # plain snippets, no <strong> markup
+        params["result_filter"] = "web"  # only the web section: a smaller answer
     if options.get("extraSnippets", True):
         params["extra_snippets"] = "true"
     recency = getattr(args, "recency", None)
@@ -138,6 +143,45 @@ def parse_results(body):
         lang = item.get("language")
         if isinstance(lang, str) and lang:
             r["language"] = lang
+        out.append(r)
+    return out, skipped
+
+
+def parse_news_results(body):
+    """(results, skipped) from a news endpoint's 200 body: ``results`` at the top level.
+
+    ``source`` is the publisher as Brave names it (``profile.name``), else the
+    host Brave shows (``meta_url.hostname``)."""
+    items = body.get("results") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return [], 0
+    out, skipped = [], 0
+    for item in items:
+        url = _usable_url(item.get("url")) if isinstance(item, dict) else None
+        if not url:
+            skipped += 1
+            continue
+        r = {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))}
+        page_age = item.get("page_age")
+        r["published"] = page_age.strip() if isinstance(page_age, str) and page_age.strip() else None
+        profile = item.get("profile") if isinstance(item.get("profile"), dict) else {}
+        meta_url = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
+        source = _plain(profile.get("name")) or _plain(meta_url.get("hostname")) or _plain(meta_url.get("netloc"))
+        r["source"] = source or None
+        age = _plain(item.get("age"))
+        if age:
+            r["age"] = age
+        if item.get("breaking") is True:
+            r["breaking"] = True
+        extra = item.get("extra_snippets")
+        if isinstance(extra, list):
+            extra = [s for s in (_plain(x) for x in extra) if s]
+            if extra:
+                r["extra_snippets"] = extra
+        thumb = item.get("thumbnail") if isinstance(item.get("thumbnail"), dict) else {}
+        image = _usable_url(thumb.get("src"))
+        if image:
+            r["image"] = image
         out.append(r)
     return out, skipped
 
@@ -273,6 +317,7 @@ def _rate_slot(call, key, min_interval, limit):
 
 class BraveProvider(Provider):
     tools = frozenset({"search"})
+    verticals = frozenset({"web", "news"})
     needs_key = True
 
     def _scrub(self, text):
@@ -284,14 +329,15 @@ class BraveProvider(Provider):
             raise WorkerError("config", "provider %r (brave) has no API key" % self.name,
                               hint='export BRAVE_API_KEY=... or add "apiKey" to its entry in the config file')
 
-    def url(self, params):
+    def url(self, params, endpoint=ENDPOINT):
         base = (self.spec.base_url or DEFAULT_BASE_URL).rstrip("/")
-        return base + ENDPOINT + "?" + urllib.parse.urlencode(params)
+        return base + endpoint + "?" + urllib.parse.urlencode(params)
 
     def search(self, args):
         self._check_key()
         params = build_params(args, self.spec.options)
-        req = urllib.request.Request(self.url(params), headers={
+        news = getattr(args, "vertical", None) == "news"
+        req = urllib.request.Request(self.url(params, NEWS_ENDPOINT if news else ENDPOINT), headers={
             "Accept": "application/json",
             "Accept-Encoding": "gzip",
             "User-Agent": "websearch-worker/%s" % __version__,
@@ -315,7 +361,7 @@ class BraveProvider(Provider):
                               hint="retry in a moment") from None
         if not isinstance(body, dict):
             raise WorkerError("provider", "Brave answered with an unexpected JSON shape", hint="retry in a moment")
-        results, skipped = parse_results(body)
+        results, skipped = parse_news_results(body) if news else parse_results(body)
         meta = {
             "request_id": self._scrub(_header(headers, REQUEST_ID_HEADERS)),
             "count": params["count"],

@@ -19,6 +19,8 @@ from ..errors import WorkerError
 from .base import Provider, site_operators
 
 DEFAULT_BACKENDS = ("duckduckgo", "brave", "mojeek", "yahoo")
+# News: DuckDuckGo's news endpoint (Bing's index), then Bing's and Yahoo's own news pages.
+DEFAULT_NEWS_BACKENDS = ("duckduckgo", "bing", "yahoo")
 TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 MAX_LIMIT = 50
 MAX_PAGES = 5  # per engine, when --limit asks for more than one page holds
@@ -58,6 +60,31 @@ def to_result(item, engine):
     }
 
 
+def news_date(value):
+    """DuckDuckGo's news API dates articles in Unix seconds; Bing's and Yahoo's come as ISO text already."""
+    import time
+
+    text = str(value if value is not None else "").strip()
+    if text.isdigit() and 9 <= len(text) <= 11:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(text)))
+    return text or None
+
+
+def to_news_result(item, engine):
+    """A ddgs NewsResult (date, title, body, url, image, source) in the protocol's shape."""
+    r = {
+        "title": " ".join(str(item.title or "").split()),
+        "url": str(item.url or "").strip(),
+        "snippet": " ".join(str(item.body or "").split()),
+        "engine": engine,
+        "published": news_date(item.date),
+        "source": " ".join(str(item.source or "").split()) or None,
+    }
+    if item.image:
+        r["image"] = str(item.image)
+    return r
+
+
 def env_proxy():
     """ddgs' own proxy variable (DDGS_PROXY; "tb" means the local Tor Browser).
 
@@ -81,45 +108,80 @@ def classify(exc):
 
 class DdgsProvider(Provider):
     tools = frozenset({"search"})
+    verticals = frozenset({"web", "news"})
 
-    def engine_classes(self, backend):
+    def engine_classes(self, backend, vertical="web"):
         from ddgs.engines import ENGINES
 
-        names = [b.strip() for b in (backend or ",".join(self.spec.options.get("backends", DEFAULT_BACKENDS))).split(",") if b.strip()]
-        text_engines = ENGINES.get("text", {})
-        unknown = [n for n in names if n not in text_engines]
+        default = DEFAULT_NEWS_BACKENDS if vertical == "news" else self.spec.options.get("backends", DEFAULT_BACKENDS)
+        names = [b.strip() for b in (backend or ",".join(default)).split(",") if b.strip()]
+        engines = ENGINES.get("news" if vertical == "news" else "text", {})
+        unknown = [n for n in names if n not in engines]
         if unknown or not names:
-            raise WorkerError("invalid_argument", "unknown ddgs backend %s" % ", ".join(map(repr, unknown or [backend])),
-                              hint="available: %s" % ", ".join(sorted(text_engines)))
-        return [(n, text_engines[n]) for n in names]
+            raise WorkerError("invalid_argument", "unknown ddgs %sbackend %s" % ("news " if vertical == "news" else "",
+                                                                                 ", ".join(map(repr, unknown or [backend]))),
+                              hint="available: %s" % ", ".join(sorted(engines)))
+        return [(n, engines[n]) for n in names]
 
     def search(self, args):
+        vertical = getattr(args, "vertical", None) or "web"
         limit = clamp_limit(args.limit, self.spec.options.get("defaultSearchLimit", 5))
         query = site_operators(args.query, args.include_domain, args.exclude_domain)
+        # Engines named with --backend are all tried: the user asked for them.
+        guard = self.call.breaker if self.call is not None and not args.backend else None
+        recorder = self.call.breaker if self.call is not None else None
         failures = []
-        for name, cls in self.engine_classes(args.backend):
+        skipped = []
+        for name, cls in self.engine_classes(args.backend, vertical):
+            circuit = "ddgs%s:%s" % ("-news" if vertical == "news" else "", name)
+            if guard is not None:
+                decision = guard.check(circuit)
+                if decision.state == "skip":
+                    skipped.append(decision.skipped(guard.now(), provider=self.name, engine=name))
+                    continue
             timeout = self.call.bounded(10)
             engine = cls(proxy=env_proxy(), timeout=max(1, int(round(timeout))))
             try:
-                results = self._collect(engine, name, query, args, limit)
+                results = self._collect(engine, name, query, args, limit, vertical)
             except WorkerError:
                 raise
             except Exception as exc:  # one engine failing is a fallback, not the call
                 code, detail = classify(exc)
                 failures.append((name, code, detail))
+                if recorder is not None:
+                    recorder.record(circuit, code)
                 continue
             if results is None:
                 failures.append((name, "blocked", "answered with a non-200 status (blocked or rate limited)"))
+                if recorder is not None:
+                    recorder.record(circuit, "blocked")
                 continue
+            if recorder is not None:
+                recorder.record(circuit, None)
+                recorder.skipped.extend(skipped)
             meta = {"engine": name, "limit": limit, "page": args.page}
             if failures:
                 meta["fallbacks"] = [{"engine": n, "error": c, "detail": d[:200]} for n, c, d in failures]
             warnings = ["engine %s failed (%s); answered by %s" % (n, c, name) for n, c, _ in failures]
             return {"results": results, "meta": meta, "warnings": warnings}
+        if recorder is not None:
+            recorder.skipped.extend(skipped)
+        if skipped and not failures:
+            soonest = min(s["retry_in_s"] for s in skipped)
+            exc = WorkerError("blocked", "every ddgs engine is cooling down after repeated blocks (%s)"
+                              % "; ".join("%s until %s" % (s["engine"], s["until"]) for s in skipped),
+                              hint="retry after %d s, or name engines with --backend to try them anyway"
+                                   % max(1, int(round(soonest + 0.49))),
+                              retry_after=max(1, int(round(soonest + 0.49))))
+            exc.circuit_open = True  # search.py: a skip, not a new failure
+            raise exc
         raise self._all_failed(failures)
 
-    def _collect(self, engine, name, query, args, limit):
+    def _collect(self, engine, name, query, args, limit, vertical="web"):
         """Results from one engine, paging until ``limit``; None if its first page is refused."""
+        from ..canonical import canonical_key
+
+        convert = to_news_result if vertical == "news" else to_result
         seen = set()
         out = []
         for page in range(args.page, args.page + MAX_PAGES):
@@ -136,9 +198,10 @@ class DdgsProvider(Provider):
                 break
             fresh = []
             for item in items:
-                r = to_result(item, name)
-                if r["url"] and r["url"] not in seen:
-                    seen.add(r["url"])
+                r = convert(item, name)
+                key = canonical_key(r["url"])  # the same page on two result pages is one result
+                if r["url"] and key not in seen:
+                    seen.add(key)
                     fresh.append(r)
             out.extend(filter_domains(fresh, args.include_domain, args.exclude_domain))
             if len(out) >= limit or not fresh:

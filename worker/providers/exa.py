@@ -122,7 +122,13 @@ def search_kwargs(args, options, now=None):
             raise _bad("--type", "%r is not a search type" % search_type[:40],
                        hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant")
         kw["type"] = search_type
-    if getattr(args, "category", None):
+    if getattr(args, "vertical", None) == "news":
+        category = (getattr(args, "category", None) or "").strip()
+        if category and category != "news":
+            raise _bad("--category", "--news asks Exa for category news; %r contradicts it" % category[:40],
+                       hint="drop --category, or drop --news")
+        kw["category"] = "news"
+    elif getattr(args, "category", None):
         kw["category"] = args.category.strip()
     if args.include_domain:
         kw["include_domains"] = list(args.include_domain)
@@ -255,7 +261,18 @@ def _snippet(item):
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
-def search_result(item):
+def source_of(url):
+    """The publisher of a news result as its host (Exa names no publisher): ``www.`` dropped."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url or "").hostname or "").rstrip(".")
+    except ValueError:
+        return None
+    return (host[4:] if host.startswith("www.") else host) or None
+
+
+def search_result(item, news=False):
     r = {
         "title": item.get("title") or "",
         "url": item.get("url") or "",
@@ -268,6 +285,8 @@ def search_result(item):
     for key in ("text", "highlights", "summary", "image", "favicon", "subpages", "extras"):
         if item.get(key) is not None:
             r[key] = item[key]
+    if news:
+        r["source"] = source_of(r["url"])
     return r
 
 
@@ -461,6 +480,7 @@ class _Recorder:
 
 class ExaProvider(Provider):
     tools = frozenset({"search", "fetch"})
+    verticals = frozenset({"web", "news"})
     needs_key = True
 
     def client(self):
@@ -513,7 +533,8 @@ class ExaProvider(Provider):
     def search(self, args):
         kw, warnings = search_kwargs(args, self.spec.options)
         data, mode = self._call("search", args.query, **kw)
-        results = [search_result(r) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
+        news = getattr(args, "vertical", None) == "news"
+        results = [search_result(r, news) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
         meta = response_meta(data, self.spec, {"limit": kw["num_results"], "exa_import": mode})
         if kw.get("type"):
             meta["type"] = kw["type"]

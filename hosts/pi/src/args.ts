@@ -8,6 +8,7 @@ export interface SearchParams {
 	limit?: number;
 	provider?: string;
 	recency?: "day" | "week" | "month" | "year";
+	news?: boolean;
 	include_domains?: string[];
 	exclude_domains?: string[];
 	fetch_top?: number;
@@ -79,6 +80,7 @@ export function searchArgs(p: SearchParams, opts: CommonOptions = {}): string[] 
 	pushValue(out, "--limit", p.limit);
 	pushValue(out, "--provider", p.provider);
 	pushValue(out, "--recency", p.recency);
+	if (p.news) out.push("--news");
 	for (const d of p.include_domains ?? []) pushValue(out, "--include-domain", d);
 	for (const d of p.exclude_domains ?? []) pushValue(out, "--exclude-domain", d);
 	if (num(p.fetch_top) && p.fetch_top > 0) pushValue(out, "--fetch-top", p.fetch_top);

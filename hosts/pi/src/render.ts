@@ -10,11 +10,18 @@ export function shorten(text: string, max: number): string {
 	return one.length <= max ? one : `${one.slice(0, Math.max(0, max - 1))}…`;
 }
 
-export function searchCallLabel(args: { query?: unknown; provider?: unknown; limit?: unknown; recency?: unknown }): string {
+export function searchCallLabel(args: {
+	query?: unknown;
+	provider?: unknown;
+	limit?: unknown;
+	recency?: unknown;
+	news?: unknown;
+}): string {
 	const q = typeof args.query === "string" ? `"${shorten(args.query, 80)}"` : "…";
 	const extra: string[] = [];
 	if (typeof args.provider === "string" && args.provider) extra.push(args.provider);
 	if (typeof args.limit === "number") extra.push(`limit ${args.limit}`);
+	if (args.news === true) extra.push("news");
 	if (typeof args.recency === "string") extra.push(`past ${args.recency}`);
 	return extra.length ? `${q} (${extra.join(", ")})` : q;
 }

@@ -18,6 +18,12 @@ export const SearchSchema = Type.Object({
 			description: "Only results published within the last day/week/month/year. Use for news, releases, changelogs.",
 		}),
 	),
+	news: Type.Optional(
+		Type.Boolean({
+			description:
+				"Search news articles instead of the web: results carry published and source. Combine with recency for the latest coverage.",
+		}),
+	),
 	include_domains: Domains("Only return results from these domains"),
 	exclude_domains: Domains("Never return results from these domains"),
 	fetch_top: Type.Optional(

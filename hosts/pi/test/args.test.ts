@@ -22,6 +22,7 @@ test("search: every parameter reaches the worker's CLI as the option it names", 
 			limit: 7,
 			provider: "brave",
 			recency: "week",
+			news: true,
 			include_domains: ["docs.python.org", "peps.python.org"],
 			exclude_domains: ["example.com"],
 			fetch_top: 2,
@@ -45,6 +46,7 @@ test("search: every parameter reaches the worker's CLI as the option it names", 
 	assert.equal(a.limit, 7);
 	assert.equal(a.provider, "brave");
 	assert.equal(a.recency, "week");
+	assert.equal(a.vertical, "news");
 	assert.deepEqual(a.include_domain, ["docs.python.org", "peps.python.org"]);
 	assert.deepEqual(a.exclude_domain, ["example.com"]);
 	assert.equal(a.fetch_top, 2);
@@ -65,7 +67,11 @@ test("search: every parameter reaches the worker's CLI as the option it names", 
 
 test("search: unset parameters add nothing", () => {
 	assert.deepEqual(searchArgs({ query: "rust async" }), ["search", "--", "rust async"]);
-	assert.deepEqual(searchArgs({ query: "q", fetch_top: 0, highlights: false, provider: " " }), ["search", "--", "q"]);
+	assert.deepEqual(searchArgs({ query: "q", fetch_top: 0, highlights: false, news: false, provider: " " }), [
+		"search",
+		"--",
+		"q",
+	]);
 	assert.throws(() => searchArgs({ query: "   " }), ArgumentError);
 });
 

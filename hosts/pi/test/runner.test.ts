@@ -41,6 +41,7 @@ test("no block is a NoResultError carrying stderr's tail", () => {
 
 test("render summaries", () => {
 	assert.equal(searchCallLabel({ query: "rust async", provider: "brave", limit: 3 }), '"rust async" (brave, limit 3)');
+	assert.equal(searchCallLabel({ query: "rust", news: true, recency: "day" }), '"rust" (news, past day)');
 	assert.equal(fetchCallLabel({ urls: ["https://a/", "https://b/"] }), "2 URLs");
 	assert.equal(fetchCallLabel({ urls: ["https://a/"] }), "https://a/");
 	const fetchPayload = {
