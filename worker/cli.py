@@ -113,6 +113,7 @@ def _int(lo=None, hi=None):
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None
             raise _bad_value(str(exc)) from None
 
+    parse.bounds = (lo, hi)  # read by worker.tools: the tools' JSON Schemas carry the same range
     return parse
 
 
