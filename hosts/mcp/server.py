@@ -122,6 +122,15 @@ class Workers:
             self._ready = False  # checked again next call: the stamp says whether the install finished
 
 
+def _log(message):
+    """One line on stderr, which MCP clients keep as the server's log (never arguments or keys)."""
+    try:
+        sys.stderr.write("websearch-worker mcp: %s\n" % message)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def _error_payload(code, message, hint=None):
     error = {"code": code, "message": message, "retryable": code in ("timeout", "protocol")}
     if hint:
@@ -229,6 +238,7 @@ class Host:
             cancel.set()
             with anyio.CancelScope(shield=True):
                 await self.stop(handle)
+            _log("%s cancelled: worker %d exited with %s" % (tool, handle.proc.pid, handle.proc.returncode))
             raise
         finally:
             self.workers.done(handle, bool(installing))
