@@ -181,12 +181,6 @@ def test_argv_keeps_dash_values_and_bounds_size():
     assert tools.fold_arguments("web_fetch", {"url": "https://a.example/"}) == {"urls": ["https://a.example/"]}
 
 
-def test_pi_schemas_json_is_current():
-    """hosts/pi reads its tool schemas from this file; it must be what worker.tools says now."""
-    with open(os.path.join(ROOT, "hosts", "pi", "src", "tool-schemas.json")) as f:
-        assert json.load(f) == json.loads(json.dumps(tools.all_schemas())), "run: python -m worker.tools > hosts/pi/src/tool-schemas.json"
-
-
 # -- calls -----------------------------------------------------------------
 
 

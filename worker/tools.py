@@ -4,9 +4,9 @@ A tool parameter names a worker option (``limit`` -> ``--limit``); its JSON Sche
 range and choices come from that option's declaration in worker/cli.py, so a value the
 schema allows is one the CLI accepts.  What only a model needs (a description written
 for it, a narrower range such as ``limit`` 1-50, a cap on list lengths) is added here.
-Hosts use ``input_schema``, ``output_schema``, ``argv`` and ``DESCRIPTIONS``: the MCP
-host (hosts/mcp) directly, the pi host through ``schemas.json`` that
-``python -m worker.tools`` writes (tests check both stay in step).
+The MCP host (hosts/mcp) uses ``input_schema``, ``output_schema``, ``argv`` and
+``DESCRIPTIONS`` directly; the pi host keeps its TypeBox schemas (pi validates with
+them), and its unit tests check them against ``python -m worker.tools``.
 
 Standard library only and never imported by a search or fetch call.
 """
