@@ -36,6 +36,7 @@ examples:
   %(prog)s search "state of WebGPU" --provider exa --type deep --category "research paper"
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
+  %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
