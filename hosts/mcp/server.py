@@ -219,7 +219,11 @@ class Host:
 
         python, why = self.workers.interpreter()
         installing = (self.settings.venv, why) if python is None else None
-        handle = self.workers.spawn(argv, python)
+        try:
+            handle = self.workers.spawn(argv, python)
+        except OSError as exc:  # the venv's interpreter vanished, or no processes left: one clear error
+            return _error_payload("protocol", "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
+                                  "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv")
         cancel = threading.Event()
         box = {}
 
