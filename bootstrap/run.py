@@ -3,6 +3,7 @@
 
     python3 bootstrap/run.py search "query" [options]
     python3 bootstrap/run.py fetch URL [URL...] [options]
+    python3 bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]   (MCP server, hosts/mcp)
 
 First call: create the worker's venv, install requirements.txt into it, write
 the ready stamp (last), then hand over.  Later calls: read the stamp, compare it
@@ -427,6 +428,18 @@ def parse_flags(argv):
     return opts, rest
 
 
+def mcp_venv_first(args):
+    """``mcp ... --venv DIR``: the MCP server's --venv names the venv it runs from as well as its
+    workers', so it becomes the bootstrap's own --venv (one venv, installed before the server starts)."""
+    rest = list(args[1:])
+    for i, token in enumerate(rest):
+        if token == "--venv" and i + 1 < len(rest):
+            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2:]
+        if token.startswith("--venv="):
+            return [token, args[0]] + rest[:i] + rest[i + 1:]
+    return list(args)
+
+
 SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
 
 
@@ -510,6 +523,8 @@ if __name__ == "__main__":
     # block instead of a silent death.  The slow path unblocks in main().
     _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
     args = sys.argv[1:]
+    if args[:1] == ["mcp"]:
+        args = mcp_venv_first(args)
     venv_dir = os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")
     # Fast path: no bootstrap flags and a ready venv -> exec at once.
     if not (args and (args[0] in FLAGS or args[0].startswith("--venv="))):

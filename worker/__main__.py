@@ -15,6 +15,14 @@ for _sig in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
     _signal.signal(_sig, _record)
 
 import os  # noqa: E402
+import sys  # noqa: E402
+
+if sys.argv[1:2] == ["mcp"]:
+    # The MCP host (hosts/mcp) runs each call as a worker subprocess; it is no worker
+    # call itself, so it starts before the worker's runtime, which claims stdout.
+    from hosts.mcp.server import main as mcp_main
+
+    sys.exit(mcp_main(sys.argv[2:], early=_early))
 
 from .main import main  # noqa: E402
 

@@ -37,6 +37,7 @@ examples:
   %(prog)s search "rust foundation" --news --recency week
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
+  %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
@@ -115,6 +116,7 @@ def _int(lo=None, hi=None):
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None
             raise _bad_value(str(exc)) from None
 
+    parse.bounds = (lo, hi)  # read by worker.tools: the tools' JSON Schemas carry the same range
     return parse
 
 

@@ -1,0 +1,403 @@
+"""MCP host: web_search and web_fetch for every MCP client, over stdio.
+
+    python3 bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]
+
+A host like hosts/pi, in Python: it never searches or fetches itself.  Every tool
+call runs the worker as its own subprocess through worker.client, so each call
+keeps the worker's isolation, temp directory, cache, rate limits and safety
+rules, and a cancelled call is a SIGTERM to that one process.  The tools'
+schemas and the argv they become come from worker.tools, which reads the CLI's
+own option declarations.
+
+Lifecycle: stdin closed -> every call in flight is cancelled (SIGTERM to its
+worker, waited for) and the server exits 0; SIGTERM, SIGINT or SIGHUP -> the
+same, exit 130.  Only this entry point imports the MCP SDK: worker/__main__.py
+hands ``mcp`` over before loading anything of the worker's own.
+"""
+
+import os
+import sys
+import threading
+import time
+
+from worker import client, tools
+
+ROOT = client.ROOT
+# A worker's own --timeout (default 60 s) ends it first; this only stops a hung process.
+CALL_LIMIT_S = 120.0
+INSTALL_LIMIT_S = 20 * 60.0
+# At most this many worker processes at once; further calls wait (and can be cancelled while waiting).
+MAX_WORKERS = 16
+GRACE_S = 5.0
+PROGRESS_INTERVAL_ENV = "WEBSEARCH_MCP_PROGRESS_INTERVAL"
+
+USAGE = """\
+usage: bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]
+
+Serve web_search and web_fetch to an MCP client over stdio (newline-delimited JSON-RPC).
+
+  --allow-private   let web_fetch read loopback, private and link-local addresses
+  --config PATH     the worker's config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)
+  --venv DIR        the worker's venv (bootstrap/run.py runs the server from it too; installed on first use)
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class Settings:
+    def __init__(self, argv):
+        self.allow_private = False
+        self.config = None
+        self.venv = None
+        rest = list(argv)
+        while rest:
+            token = rest.pop(0)
+            flag, eq, value = token.partition("=")
+            if token in ("-h", "--help"):
+                raise SystemExit(0)
+            if flag == "--allow-private" and not eq:
+                self.allow_private = True
+            elif flag in ("--config", "--venv"):
+                if not eq:
+                    if not rest:
+                        raise UsageError("%s needs a value" % flag)
+                    value = rest.pop(0)
+                if not value.strip():
+                    raise UsageError("%s needs a value" % flag)
+                setattr(self, flag[2:], os.path.abspath(os.path.expanduser(value)))
+            else:
+                raise UsageError("unknown argument %r" % token[:80])
+        if self.config and not os.path.isfile(self.config):
+            raise UsageError("--config %s: no such file" % self.config)
+        if self.venv and os.path.lexists(self.venv) and not os.path.isdir(self.venv):
+            raise UsageError("--venv %s is not a directory" % self.venv)
+
+
+def _bootstrap_module():
+    """bootstrap/run.py as a module: its own stamp check says whether a venv is ready."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("websearch_bootstrap", os.path.join(ROOT, "bootstrap", "run.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Workers:
+    """How calls reach the worker, and the processes in flight."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.live = set()
+        self.lock = threading.Lock()
+        self._ready = settings.venv is None  # no --venv: this interpreter's venv, ready by construction
+
+    def interpreter(self):
+        """(python, why): a ready interpreter to run directly, else (None, why the bootstrap must install)."""
+        if self.settings.venv is None:
+            return sys.executable, None
+        venv = self.settings.venv
+        python = os.path.join(venv, "bin", "python")
+        if self._ready:
+            return python, None
+        boot = _bootstrap_module()
+        problem = boot.stamp_problem(venv, boot.read_requirements())
+        if problem is None:
+            self._ready = True
+            return python, None
+        return None, problem
+
+    def spawn(self, argv, python):
+        handle = client.spawn(argv, python=python, venv=self.settings.venv)
+        with self.lock:
+            self.live.add(handle)
+        return handle
+
+    def done(self, handle, installed):
+        with self.lock:
+            self.live.discard(handle)
+        if installed:
+            self._ready = False  # checked again next call: the stamp says whether the install finished
+
+
+def _log(message):
+    """One line on stderr, which MCP clients keep as the server's log (never arguments or keys)."""
+    try:
+        sys.stderr.write("websearch-worker mcp: %s\n" % message)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _error_payload(code, message, hint=None):
+    error = {"code": code, "message": message, "retryable": code in ("timeout", "protocol")}
+    if hint:
+        error["hint"] = hint
+    return {"ok": False, "v": 1, "error": error}
+
+
+def _progress_message(tool, arguments, installing):
+    if installing:
+        return "installing the worker's dependencies into %s (%s); the first call takes up to a minute" % installing
+    if tool == tools.FETCH:
+        n = len(arguments.get("urls") or [])
+        return "web_fetch: reading %d page%s" % (n, "" if n == 1 else "s")
+    return "web_search: searching"
+
+
+class Host:
+    def __init__(self, settings):
+        import anyio
+
+        self.settings = settings
+        self.workers = Workers(settings)
+        self.slots = anyio.CapacityLimiter(MAX_WORKERS)
+        self.threads = anyio.CapacityLimiter(MAX_WORKERS)
+        self.interval = self._interval()
+        self._validators = {}
+
+    @staticmethod
+    def _interval():
+        raw = os.environ.get(PROGRESS_INTERVAL_ENV)
+        try:
+            value = float(raw) if raw else 2.0
+        except ValueError:
+            value = 2.0
+        return value if 0.05 <= value <= 3600 else 2.0
+
+    # -- tools ------------------------------------------------------------
+    def tool_list(self):
+        import mcp_types as types
+
+        return [types.Tool(name=name, title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
+                           description=tools.DESCRIPTIONS[name], input_schema=tools.input_schema(name),
+                           output_schema=tools.output_schema(name),
+                           annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True))
+                for name in tools.PARAMS]
+
+    def invalid(self, tool, arguments):
+        """The first way ``arguments`` break the tool's input schema, as one line, or None."""
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import best_match
+
+        validator = self._validators.get(tool)
+        if validator is None:
+            validator = self._validators[tool] = Draft202012Validator(tools.input_schema(tool))
+        error = best_match(validator.iter_errors(arguments))
+        if error is None:
+            return None
+        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+        return "%s: %s" % (where, " ".join(error.message.split())[:300])
+
+    async def call_tool(self, ctx, params):
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import INVALID_PARAMS
+
+        tool = params.name
+        if tool not in tools.PARAMS:
+            raise MCPError(code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch"
+                           % tool[:80])
+        arguments = tools.fold_arguments(tool, params.arguments or {})
+        problem = self.invalid(tool, arguments)
+        if problem is None:
+            try:
+                argv = tools.argv(tool, arguments, config=self.settings.config,
+                                  allow_private=self.settings.allow_private)
+            except tools.ArgumentError as exc:
+                problem = str(exc)
+        if problem is not None:
+            return self.result(tool, _error_payload("usage", "%s: %s" % (tool, problem),
+                                                    "fix the arguments to match the tool's input schema"))
+        async with self.slots:
+            return self.result(tool, await self.run(ctx, tool, arguments, argv))
+
+    async def run(self, ctx, tool, arguments, argv):
+        """One worker process for one call: its payload (ok or error); cancellation stops the process."""
+        import anyio
+
+        python, why = self.workers.interpreter()
+        installing = (self.settings.venv, why) if python is None else None
+        try:
+            handle = self.workers.spawn(argv, python)
+        except OSError as exc:  # the venv's interpreter vanished, or no processes left: one clear error
+            return _error_payload("protocol", "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
+                                  "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv")
+        cancel = threading.Event()
+        box = {}
+
+        def collect():
+            box["result"] = handle.wait(timeout=INSTALL_LIMIT_S if installing else CALL_LIMIT_S, cancel=cancel,
+                                        grace=GRACE_S)
+
+        started = time.monotonic()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.heartbeat, ctx, _progress_message(tool, arguments, installing), started,
+                              bool(installing))
+                await anyio.to_thread.run_sync(collect, abandon_on_cancel=True, limiter=self.threads)
+                tg.cancel_scope.cancel()
+        except anyio.get_cancelled_exc_class():
+            cancel.set()
+            with anyio.CancelScope(shield=True):
+                await self.stop(handle)
+            _log("%s cancelled: worker %d exited with %s" % (tool, handle.proc.pid, handle.proc.returncode))
+            raise
+        finally:
+            self.workers.done(handle, bool(installing))
+        return self.payload(tool, box["result"])
+
+    async def stop(self, handle):
+        """SIGTERM the worker and wait until it is gone (it removes its temp dir first); kill it after the grace."""
+        import anyio
+
+        handle.cancel()
+        deadline = time.monotonic() + GRACE_S
+        while handle.proc.poll() is None:
+            if time.monotonic() > deadline:
+                handle.proc.kill()
+                deadline = float("inf")
+            await anyio.sleep(0.01)
+
+    async def heartbeat(self, ctx, message, started, installing):
+        """Progress notifications (when the client sent a progressToken) while a call runs long.
+
+        The worker prints nothing until it is done, so this reports elapsed seconds, which
+        always increase as the spec requires; an install is announced at once."""
+        import anyio
+
+        try:
+            if installing:
+                await ctx.session.report_progress(0, None, message)
+            while True:
+                await anyio.sleep(self.interval)
+                elapsed = time.monotonic() - started
+                await ctx.session.report_progress(round(elapsed, 2), None, "%s (%.0f s)" % (message, elapsed))
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the client is gone; the call itself decides what happens next
+
+    @staticmethod
+    def payload(tool, result):
+        if result.payload is not None and not (result.timed_out or result.cancelled):
+            return result.payload
+        if result.timed_out:
+            return _error_payload("timeout", "%s: the worker did not finish within %g s and was stopped"
+                                  % (tool, CALL_LIMIT_S), "ask for fewer results or URLs")
+        if result.cancelled:
+            return _error_payload("cancelled", "%s was cancelled" % tool)
+        tail = " ".join(result.stderr.strip().splitlines()[-3:])[-500:]
+        return _error_payload("protocol", "%s: the worker exited with code %s without a result (%s)%s"
+                              % (tool, result.returncode, result.protocol_error, ": " + tail if tail else ""),
+                              "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv")
+
+    @staticmethod
+    def result(tool, payload):
+        import mcp_types as types
+
+        if payload.get("ok"):
+            text = payload.get("text") or ""
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=payload, is_error=False)
+        error = payload.get("error") or {}
+        text = "%s failed (%s): %s" % (tool, error.get("code", "internal"), error.get("message", ""))
+        if error.get("hint"):
+            text += "\nhint: %s" % error["hint"]
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=payload, is_error=True)
+
+    async def stop_all(self):
+        import anyio
+
+        with self.workers.lock:
+            live = list(self.workers.live)
+        async with anyio.create_task_group() as tg:
+            for handle in live:
+                tg.start_soon(self.stop, handle)
+
+
+INSTRUCTIONS = (
+    "web_search finds pages (titles, URLs, snippets); web_fetch reads up to 20 pages at once as clean markdown. "
+    "Search first, then fetch the most promising URLs before relying on their details; cite the URLs you used."
+)
+
+
+async def serve(settings, early):
+    import anyio
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+    import mcp_types as types
+
+    from worker import __version__
+
+    host = Host(settings)
+
+    async def list_tools(ctx, params):
+        return types.ListToolsResult(tools=host.tool_list())
+
+    async def call_tool(ctx, params):
+        return await host.call_tool(ctx, params)
+
+    server = Server("websearch-worker", version=__version__, title="websearch-worker", instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def on_signals(scope):
+        with anyio.open_signal_receiver(*SIGNALS) as received:
+            _unblock()
+            if not early:
+                async for _sig in received:
+                    break
+        # stdin's reader thread cannot be interrupted, so the server does not wait for it:
+        # it stops the workers (each removes its temp dir) and leaves.
+        with anyio.CancelScope(shield=True):
+            await host.stop_all()
+        os._exit(130)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(on_signals, tg.cancel_scope)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        # stdin closed: the dispatcher has cancelled every call (each handler stopped its worker).
+        await host.stop_all()
+        tg.cancel_scope.cancel()
+    return 0
+
+
+def _signals():
+    import _signal
+
+    return (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+
+
+SIGNALS = _signals()
+
+
+def _unblock():
+    import _signal
+
+    # bootstrap/run.py holds these blocked across exec until a handler is in (see its end).
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, SIGNALS)
+
+
+def main(argv, early=()):
+    try:
+        settings = Settings(argv)
+    except SystemExit:
+        sys.stderr.write(USAGE)
+        return 0
+    except UsageError as exc:
+        sys.stderr.write("websearch-worker mcp: %s\n\n%s" % (exc, USAGE))
+        return 2
+    try:
+        import anyio
+
+        return anyio.run(serve, settings, early)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a broken SDK install or a bug: one line, never a traceback
+        if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write("websearch-worker mcp: %s: %s\n" % (type(exc).__name__, " ".join(str(exc).split())[:300]))
+        return 1
