@@ -113,30 +113,44 @@ def _usable_url(value):
     return value
 
 
+def _each_result(items):
+    """Yield (item, result with title, url and snippet) for each usable item of a list,
+    then a last (None, skipped count)."""
+    skipped = 0
+    for item in items:
+        url = _usable_url(item.get("url")) if isinstance(item, dict) else None
+        if not url:
+            skipped += 1
+            continue
+        yield item, {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))}
+    yield None, skipped
+
+
+def _age_and_extras(item, r):
+    age = _plain(item.get("age"))
+    if age:
+        r["age"] = age
+    extra = item.get("extra_snippets")
+    if isinstance(extra, list):
+        extra = [s for s in (_plain(x) for x in extra) if s]
+        if extra:
+            r["extra_snippets"] = extra
+
+
 def parse_results(body):
     """(results, skipped) from a 200 body; never raises on a missing or mistyped field."""
     web = body.get("web") if isinstance(body, dict) else None
     items = web.get("results") if isinstance(web, dict) else None
     if not isinstance(items, list):
         return [], 0
-    out, skipped = [], 0
-    for item in items:
-        url = _usable_url(item.get("url")) if isinstance(item, dict) else None
-        if not url:
-            skipped += 1
-            continue
-        r = {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))}
+    out = []
+    for item, r in _each_result(items):
+        if item is None:
+            return out, r
         page_age = item.get("page_age")
         if isinstance(page_age, str) and page_age.strip():
             r["published"] = page_age.strip()
-        age = _plain(item.get("age"))
-        if age:
-            r["age"] = age
-        extra = item.get("extra_snippets")
-        if isinstance(extra, list):
-            extra = [s for s in (_plain(x) for x in extra) if s]
-            if extra:
-                r["extra_snippets"] = extra
+        _age_and_extras(item, r)
         profile = item.get("profile")
         if isinstance(profile, dict) and _plain(profile.get("name")):
             r["site"] = _plain(profile.get("name"))
@@ -144,7 +158,6 @@ def parse_results(body):
         if isinstance(lang, str) and lang:
             r["language"] = lang
         out.append(r)
-    return out, skipped
 
 
 def parse_news_results(body):
@@ -155,35 +168,24 @@ def parse_news_results(body):
     items = body.get("results") if isinstance(body, dict) else None
     if not isinstance(items, list):
         return [], 0
-    out, skipped = [], 0
-    for item in items:
-        url = _usable_url(item.get("url")) if isinstance(item, dict) else None
-        if not url:
-            skipped += 1
-            continue
-        r = {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))}
+    out = []
+    for item, r in _each_result(items):
+        if item is None:
+            return out, r
         page_age = item.get("page_age")
         r["published"] = page_age.strip() if isinstance(page_age, str) and page_age.strip() else None
         profile = item.get("profile") if isinstance(item.get("profile"), dict) else {}
         meta_url = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
         source = _plain(profile.get("name")) or _plain(meta_url.get("hostname")) or _plain(meta_url.get("netloc"))
         r["source"] = source or None
-        age = _plain(item.get("age"))
-        if age:
-            r["age"] = age
         if item.get("breaking") is True:
             r["breaking"] = True
-        extra = item.get("extra_snippets")
-        if isinstance(extra, list):
-            extra = [s for s in (_plain(x) for x in extra) if s]
-            if extra:
-                r["extra_snippets"] = extra
+        _age_and_extras(item, r)
         thumb = item.get("thumbnail") if isinstance(item.get("thumbnail"), dict) else {}
         image = _usable_url(thumb.get("src"))
         if image:
             r["image"] = image
         out.append(r)
-    return out, skipped
 
 
 def _header(headers, names):
