@@ -113,17 +113,17 @@ def _usable_url(value):
     return value
 
 
-def _each_result(items):
-    """Yield (item, result with title, url and snippet) for each usable item of a list,
-    then a last (None, skipped count)."""
-    skipped = 0
+def _usable(items):
+    """([(item, result with title, url and snippet)], skipped) for a list of items."""
+    pairs, skipped = [], 0
     for item in items:
         url = _usable_url(item.get("url")) if isinstance(item, dict) else None
         if not url:
             skipped += 1
             continue
-        yield item, {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))}
-    yield None, skipped
+        pairs.append((item, {"title": _plain(item.get("title")), "url": url,
+                             "snippet": _plain(item.get("description"))}))
+    return pairs, skipped
 
 
 def _age_and_extras(item, r):
@@ -144,9 +144,8 @@ def parse_results(body):
     if not isinstance(items, list):
         return [], 0
     out = []
-    for item, r in _each_result(items):
-        if item is None:
-            return out, r
+    pairs, skipped = _usable(items)
+    for item, r in pairs:
         page_age = item.get("page_age")
         if isinstance(page_age, str) and page_age.strip():
             r["published"] = page_age.strip()
@@ -158,6 +157,7 @@ def parse_results(body):
         if isinstance(lang, str) and lang:
             r["language"] = lang
         out.append(r)
+    return out, skipped
 
 
 def parse_news_results(body):
@@ -169,9 +169,8 @@ def parse_news_results(body):
     if not isinstance(items, list):
         return [], 0
     out = []
-    for item, r in _each_result(items):
-        if item is None:
-            return out, r
+    pairs, skipped = _usable(items)
+    for item, r in pairs:
         page_age = item.get("page_age")
         r["published"] = page_age.strip() if isinstance(page_age, str) and page_age.strip() else None
         profile = item.get("profile") if isinstance(item.get("profile"), dict) else {}
@@ -186,6 +185,7 @@ def parse_news_results(body):
         if image:
             r["image"] = image
         out.append(r)
+    return out, skipped
 
 
 def _header(headers, names):
