@@ -179,6 +179,7 @@ def test_argv_keeps_dash_values_and_bounds_size():
     with pytest.raises(tools.ArgumentError, match="KiB"):
         tools.argv("web_fetch", {"urls": ["https://example.org/" + "a" * 4000] * 20})
     assert tools.fold_arguments("web_fetch", {"url": "https://a.example/"}) == {"urls": ["https://a.example/"]}
+    assert cli.parse_args(tools.argv("web_search", {"query": "rust", "news": True})).news is True
 
 
 # -- calls -----------------------------------------------------------------

@@ -46,6 +46,8 @@ PARAMS = {
               "provider name from the user's web-search config. Leave unset unless the user asked for one."),
         Param("recency", "--recency", "Only results published within the last day/week/month/year. "
               "Use for news, releases, changelogs."),
+        Param("news", "--news", "Search news articles instead of the web: results carry published and source. "
+              "Combine with recency for the latest coverage."),
         Param("include_domains", "--include-domain", 'Only return results from these domains, e.g. ["docs.python.org"].',
               max_items=MAX_DOMAINS),
         Param("exclude_domains", "--exclude-domain", 'Never return results from these domains, e.g. ["pinterest.com"].',
