@@ -22,7 +22,10 @@ class SlowProvider(Provider):
         url = "%s/search?%s" % (opts["url"], urllib.parse.urlencode({"q": args.query, "delay": opts.get("delay", 0)}))
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         try:
-            with opener.open(url, timeout=self.call.bounded(30)) as resp:
+            # wait as long as the server is told to hold the answer (a slot-holding call
+            # holds it for the whole of a long test), within the call's own --timeout
+            wait = max(30, float(opts.get("delay", 0)) + 5)
+            with opener.open(url, timeout=self.call.bounded(wait)) as resp:
                 body = json.loads(resp.read())
         except OSError as exc:
             raise WorkerError("network", "fake search server: %s" % exc) from None
