@@ -573,3 +573,23 @@ def test_a_products_name_price_and_availability_come_first_from_its_data():
     said = page.replace('<p>The padded back', '<p>Now $1,299.00. The padded back')
     text = extract(said, url="https://shop.example.com/product/trail-pack-25", fmt="text")["text"]
     assert text.splitlines()[0] == "Trail pack 25 green · in stock"  # the page says its price already
+
+
+def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
+    import threading
+
+    from lxml import etree
+    from trafilatura.utils import load_html
+    pages = [p.values[1] for p in PAGE_PARAMS] + [QA_PAGE, PRODUCT_PAGE % "", "<p>a fragment</p>", "plain words",
+                                                 '<?xml version="1.0" encoding="utf-8"?><html><body><p>x</p></body></html>']
+    for html in pages:
+        ours, theirs = E._load_html(html), load_html(html)
+        assert (ours is None) == (theirs is None), html[:80]
+        if ours is not None:
+            assert etree.tostring(ours) == etree.tostring(theirs)
+    # one parser per thread: lxml parsers must never be shared between threads
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(E._html_parser()))
+    t.start()
+    t.join()
+    assert seen[0] is not E._html_parser() and E._html_parser() is E._html_parser()
