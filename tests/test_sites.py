@@ -31,7 +31,8 @@ def make_env(tmp_path, srv, extra_sites=None, extra_env=None):
              "stackexchange": {"apiBase": srv.base + "/se-api"},
              "pypi": {"apiBase": srv.base, "hosts": ["pypi.test"]},
              "npm": {"apiBase": srv.base + "/npm"},
-             "arxiv": {"apiBase": srv.base + "/arxiv-api", "htmlBase": srv.base + "/arxiv-html"}}
+             "arxiv": {"apiBase": srv.base + "/arxiv-api", "htmlBase": srv.base + "/arxiv-html",
+                       "pdfBase": srv.base + "/arxiv-pdf"}}
     for name, more in (extra_sites or {}).items():
         sites[name] = dict(sites.get(name, {}), **more)
     cfg = tmp_path / "config.json"
@@ -199,6 +200,60 @@ def test_stackexchange_throttle_falls_back(tmp_path, srv):
         srv.se_throttled = False
     assert it["ok"] and "fallback fetch" in it["content"]
     assert any(w.startswith("stackexchange: API throttled") for w in it["warnings"]), it["warnings"]
+
+
+# ------------------------------------------------------------------ PyPI, npm, arXiv
+
+def test_pypi_project_through_the_json_api(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://pypi.test/project/demo-pkg/")
+    assert it["ok"] and it["extractor"] == "adapter:pypi", r
+    c = it["content"]
+    assert c.startswith("# demo-pkg 2.1.0") and "A demo package" in c and "License: MIT" in c
+    assert "Released: 2025-02-03T04:05:06.000000Z" in c and "- requests>=2" in c
+    assert "- Source: https://github.com/octo/demo" in c and "```python\nimport demo\n```" in c
+    assert it["meta"]["version"] == "2.1.0" and it["meta"]["requirements"] == 2
+
+
+def test_npm_package_through_the_registry_and_unconfigured_fallback(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    _, it = fetch_item(env, "https://www.npmjs.com/package/demo-js")
+    assert it["ok"] and it["extractor"] == "adapter:npm"
+    c = it["content"]
+    assert c.startswith("# demo-js 3.0.1") and "Released: 2025-03-04T05:06:07.000Z" in c and "License: ISC" in c
+    assert "- left-pad ^1.3.0" in c and "- react >=18" in c and "require('demo-js')" in c
+    assert "- Repository: https://github.com/octo/demo-js.git" in c
+    # No apiBase: the page is read as HTML, and the warning says how to turn the adapter on.
+    host = srv.base.split("//")[1]
+    cfg = tmp_path / "npm.json"
+    cfg.write_text(json.dumps({"sites": {"npm": {"hosts": [host]}}}))
+    env = worker_env(tmp_path, {"WEBSEARCH_CONFIG": str(cfg)})
+    _, it = fetch_item(env, srv.base + "/package/demo-js", "--allow-private")
+    assert it["ok"] and "fallback fetch" in it["content"]
+    assert any("no registry configured" in w and "apiBase" in w for w in it["warnings"]), it["warnings"]
+
+
+def test_arxiv_abstract_and_html_paper(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://arxiv.org/abs/2401.00001")
+    assert it["ok"] and it["extractor"] == "adapter:arxiv", r
+    c = it["content"]
+    assert it["title"] == "A Study of Demo Papers" and it["author"] == "Ada Lovelace, Alan Turing"
+    assert it["published"] == "2024-01-01T00:00:00Z" and "We study demo papers" in c
+    assert "Demo papers are everywhere" in c and "We counted the demo papers" in c
+    assert it["meta"]["text_source"] == "html" and it["meta"]["category"] == "cs.CL"
+
+
+def test_arxiv_pdf_url_without_html_or_pdf_gives_the_abstract(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    srv.arxiv_html = False
+    try:
+        _, it = fetch_item(env, "https://arxiv.org/pdf/2401.00001v2")
+    finally:
+        srv.arxiv_html = True
+    assert it["ok"], it
+    assert "We study demo papers" in it["content"] and "Demo papers are everywhere" not in it["content"]
+    assert any("only the abstract" in w for w in it["warnings"])
 
 
 # ------------------------------------------------------------------ config, start-up

@@ -194,6 +194,8 @@ class SitesServer:
                         if outer.arxiv_html:
                             return self.send(200, ARXIV_HTML, "text/html; charset=utf-8")
                         return self.send(404, "<html><body>No HTML</body></html>", "text/html")
+                    if path.startswith("/arxiv-pdf/"):
+                        return self.send(404, "<html><body>Not found</body></html>", "text/html")
                     return self.send(200, HTML_PAGE, "text/html; charset=utf-8")
                 except (BrokenPipeError, ConnectionResetError):
                     pass

@@ -126,7 +126,7 @@ class Context:
         from .. import fetch as fetch_mod
         from ..net import client
 
-        trusted = tuple(self.settings.get(k).rstrip("/") + "/" for k in ("apiBase", "rawBase", "htmlBase")
+        trusted = tuple(self.settings.get(k).rstrip("/") + "/" for k in ("apiBase", "rawBase", "htmlBase", "pdfBase")
                         if isinstance(self.settings.get(k), str))
         auth = self._auth
 
