@@ -45,6 +45,7 @@ SETTINGS = {
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
     "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
     "breaker": ("breaker", "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing"),
+    "sites": ("sites", '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.sites)'),
 }
 # The breaker's settings: name -> (kind, low, high).
 BREAKER_RULES = {"threshold": ("int", 1, 1000), "window": ("number", 0.001, 24 * 3600),
@@ -146,6 +147,13 @@ def _check_setting(path, key, value):
         return _check_names(path, key, value)
     if kind == "breaker":
         return _check_breaker(path, value)
+    if kind == "sites":
+        from . import sites
+
+        problem = sites.check_config(value)
+        if problem:
+            raise _error(path, problem, example='{"sites": {"github": {"apiBase": "https://github.example.com/api/v3"}}}')
+        return None
     ok = {
         "bool": isinstance(value, bool),
         "str": isinstance(value, str) and bool(value.strip()) and "\0" not in value,

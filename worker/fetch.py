@@ -5,6 +5,7 @@ enrichment uses it); ``download`` is the one per-URL network step, kept alone
 so a cache or per-host politeness slot can wrap it in one place.
 """
 
+import os
 import threading
 import time
 
@@ -27,13 +28,15 @@ class Spec:
     """What to do with each URL (everything but the URL)."""
 
     def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES):
+                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False):
         self.fmt = fmt
         self.max_chars = max_chars
         self.start_index = start_index
         self.per_url_timeout = per_url_timeout
         self.allow_private = allow_private
         self.max_bytes = max_bytes
+        self.sites = sites  # the config's "sites" settings
+        self.adapters = adapters  # read GitHub, Stack Exchange... through their APIs (worker.sites)
 
 
 def download(url, call, opts):
@@ -51,6 +54,17 @@ def download(url, call, opts):
         host = None
     with ratelimit.host_slot(call, host, deadline=opts.deadline):
         return client.download(url, opts)
+
+
+def get(url, call, spec, reserve):
+    """The download step for one URL: a site adapter's Doc when one claims the URL, else the page."""
+    if spec.adapters and spec.fmt in ("markdown", "text"):
+        from . import sites  # the host table only; an adapter is imported when a URL is its
+
+        name = sites.match(url, spec.sites)
+        if name is not None:
+            return sites.fetch(name, url, call, _options(call, spec, reserve), spec)
+    return download(url, call, _options(call, spec, reserve))
 
 
 def _options(call, spec, reserve):
@@ -132,10 +146,14 @@ def document(resp, fmt):
 def build_item(url, resp, spec):
     from . import window
 
-    text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
+    if hasattr(resp, "document"):  # a site adapter's answer (worker.sites.Doc)
+        text, fmt, meta, extractor, warnings = resp.document(spec.fmt)
+    else:
+        text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
+        warnings = list(getattr(resp, "adapter_warnings", ())) + warnings
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
     item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
-            "content_type": resp.content_type or None, "bytes": len(resp.body)}
+            "content_type": resp.content_type or None, "bytes": getattr(resp, "nbytes", None) or len(resp.body)}
     for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
         item[key] = meta.get(key)
     item.update({
@@ -147,6 +165,8 @@ def build_item(url, resp, spec):
         item["charset"] = meta["charset"]
     if meta.get("pages"):
         item["pages"] = meta["pages"]
+    if getattr(resp, "meta", None):
+        item["meta"] = resp.meta
     if resp.redirects:
         item["redirects"] = list(resp.redirects)
     if resp.truncated:
@@ -162,7 +182,7 @@ def build_item(url, resp, spec):
 def fetch_one(url, call, spec, reserve=0.0):
     """One item for one URL; never raises for the URL's own failure."""
     try:
-        resp = download(url, call, _options(call, spec, reserve))
+        resp = get(url, call, spec, reserve)
     except Exception as exc:  # one URL's failure is its item, not the batch's
         return error_item(url, exc)
     return _item(url, resp, spec)
@@ -224,7 +244,7 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
             if i is None:
                 return
             try:
-                done.put((i, download(urls[i], call, _options(call, spec, reserve)), None))
+                done.put((i, get(urls[i], call, spec, reserve), None))
             except BaseException as exc:  # the URL's own failure: its item
                 done.put((i, None, exc))
 
@@ -337,6 +357,10 @@ def run_fetch(args, call):
     if args.max_chars is None:
         args.max_chars = settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS
     args.max_bytes = int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES)
+    if not getattr(args, "no_adapters", False):
+        # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
+        args.sites = settings.get("sites") or None
+        args.github_auth = bool(os.environ.get("GITHUB_TOKEN", "").strip() or os.environ.get("GH_TOKEN", "").strip()) or None
     started = time.monotonic()
     answer = cached_fetch(urls, args, call, cfg, spec)
     items = answer.get("results", [])

@@ -94,7 +94,7 @@ def main(argv=None, prog="websearch-worker", early=()):
         sys.exit(0)
     from . import redact
 
-    redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY"))
+    redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY", "GITHUB_TOKEN", "GH_TOKEN"))
     human = False
     try:
         from .cli import __version__, parse_args

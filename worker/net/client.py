@@ -29,7 +29,7 @@ CHUNK = 64 * 1024
 
 class Options:
     def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
-                 deadline=None, max_redirects=5, refuse=None):
+                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
         self.connect_timeout = connect_timeout
@@ -38,6 +38,15 @@ class Options:
         self.max_redirects = max_redirects
         # refuse(content_type, content_length) -> WorkerError | None, asked before the body is read
         self.refuse = refuse
+        # headers(url) -> dict of extra request headers for that hop (site adapters: API Accept,
+        # Authorization); asked per hop so a token never follows a redirect to another origin.
+        self.headers = headers
+        # trusted(url) -> bool: a hop the config named (a site adapter's API base) may be private,
+        # as a provider's baseUrl may.
+        self.trusted = trusted
+        # Return 4xx/5xx responses (body read) instead of raising: an API's error body and
+        # rate-limit headers say what went wrong.
+        self.keep_errors = keep_errors
 
 
 class Response:
@@ -156,10 +165,13 @@ def _open(url, opts):
     via = proxy.proxy_for(scheme, host, port)
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate",
                "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
+    if opts.headers is not None:
+        headers.update(opts.headers(url) or {})
+    allow_private = opts.allow_private or bool(opts.trusted is not None and opts.trusted(url))
     timeout = _bound(opts.read_timeout, opts.deadline)
     if via is None:
         addresses = guard.resolve(host, port, _bound(opts.connect_timeout, opts.deadline, "DNS lookup"))
-        guard.vet_addresses(host, addresses, opts.allow_private)
+        guard.vet_addresses(host, addresses, allow_private)
         cls = _DirectTLS if scheme == "https" else _Direct
         conn = cls(host, port, addresses, timeout, opts.deadline)
     else:
@@ -172,7 +184,7 @@ def _open(url, opts):
             if exc.code == "timeout" and (_left(opts.deadline) or 1) <= 0:
                 raise
             addresses = []
-        guard.vet_addresses(host, addresses, opts.allow_private)
+        guard.vet_addresses(host, addresses, allow_private)
         phost, pport, auth = via
         if scheme == "https":
             conn = http.client.HTTPSConnection(phost, pport, timeout=timeout, context=tls_context())
@@ -331,7 +343,7 @@ def download(url, opts):
                     retried = True
                     time.sleep(wait)
                     continue
-            if status >= 400:
+            if status >= 400 and not opts.keep_errors:
                 reason = (response.reason or "").strip()
                 extra = {"status": status}
                 wait = _retry_after(headers.get("retry-after"))

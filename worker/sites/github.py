@@ -1,0 +1,292 @@
+"""GitHub through its REST API and raw file host, not its script-built pages.
+
+blob/ -> the raw file; a repository or tree/ -> README + listing; issues/N and
+pull/N -> the thread with every comment (paginated by Link headers); releases;
+gists.  GITHUB_TOKEN / GH_TOKEN, when set, go to the configured API and raw
+hosts only (never to a redirect elsewhere) and are never written anywhere.
+"""
+
+import base64
+import os
+import re
+from urllib.parse import quote
+
+from . import Doc, Fallback
+from .markup import code_block, heading, language_of
+
+NAME = "github"
+API = "https://api.github.com"
+RAW = "https://raw.githubusercontent.com"
+MAX_PAGES = 30  # 100 per page: 3000 comments or changed files is more than any reader wants
+RELEASES = 10
+_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?([^",;]+)"?')
+
+
+def _token():
+    for name in ("GITHUB_TOKEN", "GH_TOKEN"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return name, value
+    return None, None
+
+
+def next_link(header):
+    """The rel="next" URL of a Link header, or None."""
+    for url, rel in _LINK.findall(header or ""):
+        if "next" in rel.split():
+            return url
+    return None
+
+
+def _why(resp, what):
+    """A Fallback for an API answer that is not a success, saying why."""
+    h = resp.headers
+    if resp.status == 429 or (resp.status == 403 and (h.get("x-ratelimit-remaining") == "0" or "rate limit" in
+                                                       resp.body[:2000].decode("utf-8", "replace").lower())):
+        reset = h.get("x-ratelimit-reset", "")
+        when = ""
+        if reset.isdigit():
+            from .markup import iso_date
+
+            when = " until %s" % iso_date(reset)
+        hint = "" if _token()[0] else "; set GITHUB_TOKEN for a higher limit"
+        return Fallback("github: API rate limit reached%s (HTTP %d)%s" % (when, resp.status, hint))
+    if resp.status in (401, 403):
+        return Fallback("github: the API refused %s (HTTP %d)" % (what, resp.status))
+    if resp.status == 404:
+        return Fallback("github: the API has no %s (HTTP 404; private, or not there)" % what)
+    return Fallback("github: the API answered HTTP %d for %s" % (resp.status, what))
+
+
+class Api:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.base = ctx.base("apiBase", API)
+        self.raw = ctx.base("rawBase", RAW)
+        name, token = _token()
+        ctx.meta["token"] = bool(token)
+        if token:
+            ctx.meta["token_source"] = "env:" + name
+            ctx.auth({"Authorization": "Bearer " + token}, (self.base, self.raw))
+        ctx.meta["api"] = self.base
+
+    def json(self, path, what, kind=(dict,)):
+        resp, data = self.ctx.json(self.base + path, what)
+        if resp.status >= 400:
+            raise _why(resp, what)
+        if not isinstance(data, kind):
+            raise Fallback("github: the API's answer for %s has a shape this adapter does not know" % what)
+        return data
+
+    def pages(self, path, what):
+        """Every item of a paginated list, following rel="next" within the API."""
+        url, items = self.base + path, []
+        for _ in range(MAX_PAGES):
+            resp, data = self.ctx.json(url, what)
+            if resp.status >= 400:
+                raise _why(resp, what)
+            if not isinstance(data, list):
+                raise Fallback("github: the API's answer for %s is not a list" % what)
+            items.extend(d for d in data if isinstance(d, dict))
+            url = next_link(resp.headers.get("link"))
+            if not url or not url.startswith(self.base + "/"):
+                return items, False
+        return items, True
+
+
+def _s(value):
+    return value if isinstance(value, str) else ""
+
+
+def _who(obj):
+    return _s((obj or {}).get("login")) if isinstance(obj, dict) else ""
+
+
+def _labels(obj):
+    return [_s(lab.get("name")) for lab in obj.get("labels") or [] if isinstance(lab, dict) and lab.get("name")]
+
+
+def _b64(data):
+    if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+        raise Fallback("github: a file came in an encoding this adapter does not know")
+    return base64.b64decode(data["content"]).decode("utf-8", "replace")
+
+
+def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False):
+    """An issue or pull request with its comments, in order, as markdown (or text)."""
+    kind = "Pull request" if pull is not None else "Issue"
+    if pull is not None:  # the pull request's own record is the one kept current for its text
+        issue = dict(issue, **{k: pull[k] for k in ("title", "body", "user", "state") if pull.get(k) is not None})
+    state = _s(issue.get("state"))
+    if pull is not None and pull.get("merged"):
+        state = "merged"
+    lines = [heading(1, "%s #%s: %s" % (kind, issue.get("number"), _s(issue.get("title"))), md), ""]
+    facts = ["State: %s" % state, "Author: %s" % _who(issue.get("user")), "Opened: %s" % _s(issue.get("created_at"))]
+    if _labels(issue):
+        facts.append("Labels: %s" % ", ".join(_labels(issue)))
+    if pull is not None:
+        facts.append("Branches: %s -> %s" % (_s((pull.get("head") or {}).get("label")),
+                                             _s((pull.get("base") or {}).get("label"))))
+    lines += [("- " if md else "") + f for f in facts] + ["", _s(issue.get("body")).strip() or "(no description)"]
+    if pull is not None:
+        lines += ["", heading(2, "Changed files (%d)" % len(files), md), ""]
+        for f in files:
+            lines.append("%s%s (%s, +%s -%s)" % ("- " if md else "", _s(f.get("filename")), _s(f.get("status")),
+                                                 f.get("additions", 0), f.get("deletions", 0)))
+        if files_cut:
+            lines.append("(more files than this adapter lists)")
+    lines += ["", heading(2, "Comments (%d)" % len(comments), md)]
+    for c in comments:
+        lines += ["", heading(3, "%s on %s" % (_who(c.get("user")) or "(unknown)", _s(c.get("created_at"))), md), "",
+                  _s(c.get("body")).strip()]
+    if comments_cut:
+        lines += ["", "(more comments than this adapter reads)"]
+    return "\n".join(lines).strip() + "\n"
+
+
+def listing_text(repo, path, ref, entries, readme, md):
+    title = _s(repo.get("full_name")) + ("/" + path if path else "")
+    lines = [heading(1, title, md), ""]
+    if repo.get("description") and not path:
+        lines += [_s(repo["description"]), ""]
+    facts = ["Branch: %s" % ref]
+    for key, label in (("language", "Language"), ("stargazers_count", "Stars")):
+        if repo.get(key) not in (None, "") and not path:
+            facts.append("%s: %s" % (label, repo[key]))
+    lic = repo.get("license")
+    if isinstance(lic, dict) and lic.get("spdx_id") and not path:
+        facts.append("License: %s" % lic["spdx_id"])
+    lines += [("- " if md else "") + f for f in facts] + ["", heading(2, "Files", md), ""]
+    order = {"dir": 0, "submodule": 1, "symlink": 2, "file": 3}
+    for e in sorted(entries, key=lambda e: (order.get(e.get("type"), 4), _s(e.get("name")).lower())):
+        suffix = "/" if e.get("type") == "dir" else ""
+        lines.append("%s%s%s" % ("- " if md else "", _s(e.get("name")), suffix))
+    if readme is not None:
+        name, text = readme
+        lines += ["", heading(2, name, md), "", text.strip()]
+    return "\n".join(lines).strip() + "\n"
+
+
+def release_text(rel, md, level=1):
+    name = _s(rel.get("name")) or _s(rel.get("tag_name"))
+    lines = [heading(level, name, md), ""]
+    facts = ["Tag: %s" % _s(rel.get("tag_name")), "Published: %s" % _s(rel.get("published_at")),
+             "Author: %s" % _who(rel.get("author"))]
+    if rel.get("prerelease"):
+        facts.append("Pre-release")
+    lines += [("- " if md else "") + f for f in facts] + ["", _s(rel.get("body")).strip() or "(no notes)"]
+    return "\n".join(lines).strip() + "\n"
+
+
+def gist_text(gist, md):
+    lines = [heading(1, _s(gist.get("description")) or "Gist %s" % _s(gist.get("id")), md), "",
+             "%sOwner: %s" % ("- " if md else "", _who(gist.get("owner"))),
+             "%sCreated: %s" % ("- " if md else "", _s(gist.get("created_at")))]
+    files = gist.get("files") if isinstance(gist.get("files"), dict) else {}
+    for name, f in files.items():
+        if not isinstance(f, dict):
+            continue
+        lang = _s(f.get("language")).lower() or language_of(name)
+        lines += ["", heading(2, name, md), "", code_block(_s(f.get("content")), lang, md)]
+        if f.get("truncated"):
+            lines.append("(the API cut this file; its raw_url has the rest)")
+    return "\n".join(lines).strip() + "\n"
+
+
+def _q(part):
+    return quote(part, safe="")
+
+
+def read(ctx, url, parts):
+    segs = [s for s in parts.path.split("/") if s]
+    host = (parts.hostname or "").lower()
+    api = Api(ctx)
+    md = ctx.md
+    if host.startswith("gist.") or (segs[:1] == ["gist"]):
+        segs = segs[1:] if segs[:1] == ["gist"] else segs
+        if not segs:
+            raise Fallback("github: a gist URL without an id")
+        gid = segs[-1] if len(segs) <= 2 else segs[1]
+        gist = api.json("/gists/" + _q(gid), "gist %s" % gid)
+        ctx.meta["kind"] = "gist"
+        return Doc(url, gist_text(gist, md), fmt=ctx.fmt, title=_s(gist.get("description")) or "Gist " + gid,
+                   author=_who(gist.get("owner")) or None, published=_s(gist.get("created_at")) or None)
+    if len(segs) < 2:
+        raise Fallback("github: %s is not a repository, file, issue or release URL" % url)
+    owner, repo = segs[0], segs[1]
+    if repo.endswith(".git"):
+        repo = repo[:-4]
+    where = "/repos/%s/%s" % (_q(owner), _q(repo))
+    rest = segs[2:]
+    if rest[:1] == ["blob"] and len(rest) >= 3 or rest[:1] == ["raw"] and len(rest) >= 3:
+        ref, path = rest[1], "/".join(rest[2:])
+        resp = ctx.get("%s/%s/%s/%s/%s" % (api.raw, _q(owner), _q(repo), _q(ref), quote(path)))
+        if resp.status >= 400:
+            raise _why(resp, "file %s" % path)
+        if b"\0" in resp.body[:8000]:
+            raise Fallback("github: %s is a binary file" % path)
+        text = resp.body.decode("utf-8", "replace")
+        lang = language_of(path)
+        ctx.meta.update(kind="blob", language=lang, path=path, ref=ref)
+        if lang == "markdown" and md:
+            body = text
+        else:
+            body = code_block(text, lang, md) if md else text
+        warnings = ["the file is larger than the %d-byte cap; only its start is shown" % len(resp.body)] if resp.truncated else []
+        return Doc(url, body, fmt=ctx.fmt, title=path.rsplit("/", 1)[-1], nbytes=len(resp.body),
+                   content_type=resp.content_type or "text/plain", warnings=warnings)
+    if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isdigit():
+        n = rest[1]
+        issue = api.json("%s/issues/%s" % (where, n), "issue #%s" % n)
+        pull, files, files_cut = None, [], False
+        if rest[0] != "issues" or issue.get("pull_request"):
+            pull = api.json("%s/pulls/%s" % (where, n), "pull request #%s" % n)
+            files, files_cut = api.pages("%s/pulls/%s/files?per_page=100" % (where, n), "the changed files of #%s" % n)
+        comments, cut = api.pages("%s/issues/%s/comments?per_page=100" % (where, n), "the comments of #%s" % n)
+        ctx.meta.update(kind="pull" if pull is not None else "issue", state=_s(issue.get("state")),
+                        labels=_labels(issue), comments=len(comments))
+        if pull is not None:
+            ctx.meta.update(changed_files=len(files), merged=bool(pull.get("merged")))
+        text = thread_text(issue, comments, md, pull, files, files_cut, cut)
+        return Doc(url, text, fmt=ctx.fmt, title=_s(issue.get("title")), author=_who(issue.get("user")) or None,
+                   published=_s(issue.get("created_at")) or None)
+    if rest[:1] == ["releases"]:
+        if rest[1:2] == ["tag"] and len(rest) >= 3:
+            tag = "/".join(rest[2:])
+            rel = api.json("%s/releases/tags/%s" % (where, quote(tag, safe="")), "release %s" % tag)
+            ctx.meta["kind"] = "release"
+            return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or tag,
+                       published=_s(rel.get("published_at")) or None, author=_who(rel.get("author")) or None)
+        if rest[1:2] == ["latest"]:
+            rel = api.json("%s/releases/latest" % where, "the latest release")
+            ctx.meta["kind"] = "release"
+            return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or _s(rel.get("tag_name")),
+                       published=_s(rel.get("published_at")) or None)
+        if len(rest) == 1:
+            rels = api.json("%s/releases?per_page=%d" % (where, RELEASES), "the releases", kind=(list,))
+            rels = [r for r in rels if isinstance(r, dict)]
+            ctx.meta.update(kind="releases", releases=len(rels))
+            text = heading(1, "Releases of %s/%s" % (owner, repo), md) + "\n\n" + "\n".join(
+                release_text(r, md, level=2) for r in rels)
+            return Doc(url, text.strip() + "\n", fmt=ctx.fmt, title="Releases of %s/%s" % (owner, repo))
+        raise Fallback("github: a releases URL of a shape this adapter does not know")
+    if not rest or rest[:1] == ["tree"] and len(rest) >= 2:
+        info = api.json(where, "repository %s/%s" % (owner, repo))
+        ref = rest[1] if rest else _s(info.get("default_branch")) or "HEAD"
+        path = "/".join(rest[2:]) if rest else ""
+        suffix = "?ref=" + _q(ref)
+        entries = api.json("%s/contents/%s%s" % (where, quote(path), suffix), "the listing", kind=(list,))
+        entries = [e for e in entries if isinstance(e, dict)]
+        readme = None
+        resp, data = ctx.json("%s%s/readme%s%s" % (api.base, where, ("/" + quote(path)) if path else "", suffix), "the README")
+        if resp.status == 404:
+            pass  # no README: the listing alone
+        elif resp.status >= 400:
+            raise _why(resp, "the README")
+        elif isinstance(data, dict):
+            readme = (_s(data.get("name")) or "README", _b64(data))
+        ctx.meta.update(kind="tree" if rest else "repository", ref=ref, entries=len(entries), readme=readme is not None)
+        return Doc(url, listing_text(info, path, ref, entries, readme, md), fmt=ctx.fmt,
+                   title=_s(info.get("full_name")) + ("/" + path if path else ""),
+                   description=_s(info.get("description")) or None)
+    raise Fallback("github: %s is a page this adapter does not read" % url)

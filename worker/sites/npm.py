@@ -1,0 +1,70 @@
+"""npm package pages through the registry's JSON document (GET <apiBase>/NAME).
+
+The registry's host is not written in this repository: without
+"sites": {"npm": {"apiBase": ...}} the page is read as HTML, with a warning saying so.
+"""
+
+from urllib.parse import quote
+
+from . import Doc, Fallback
+from .markup import heading
+
+NAME = "npm"
+
+
+def _s(value):
+    return value if isinstance(value, str) else ""
+
+
+def _url(value):
+    if isinstance(value, dict):
+        value = value.get("url")
+    value = _s(value)
+    return value[4:] if value.startswith("git+") else value
+
+
+def package_text(doc, md):
+    latest = _s((doc.get("dist-tags") or {}).get("latest"))
+    version = (doc.get("versions") or {}).get(latest) or {}
+    released = _s((doc.get("time") or {}).get(latest)) or None
+    lines = [heading(1, "%s %s" % (_s(doc.get("name")), latest), md), ""]
+    if doc.get("description"):
+        lines += [_s(doc["description"]), ""]
+    lic = version.get("license") or doc.get("license")
+    lic = _s(lic.get("type")) if isinstance(lic, dict) else _s(lic)
+    lines += [("- " if md else "") + f for f in ("Latest version: %s" % latest, "Released: %s" % (released or "?"),
+                                                 "License: %s" % (lic or "?"))]
+    links = [("Homepage", _s(doc.get("homepage"))), ("Repository", _url(doc.get("repository"))),
+             ("Issues", _url(doc.get("bugs")))]
+    links = [(k, v) for k, v in links if v]
+    if links:
+        lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, v) for k, v in links]
+    for key, label in (("dependencies", "Dependencies"), ("peerDependencies", "Peer dependencies")):
+        deps = version.get(key) if isinstance(version.get(key), dict) else {}
+        if deps or key == "dependencies":
+            lines += ["", heading(2, label, md), ""] + (
+                ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"])
+    if _s(doc.get("readme")).strip():
+        lines += ["", heading(2, "README", md), "", _s(doc["readme"]).strip()]
+    return "\n".join(lines).strip() + "\n", latest, released
+
+
+def read(ctx, url, parts):
+    segs = [s for s in parts.path.split("/") if s]
+    if len(segs) < 2 or segs[0] != "package":
+        raise Fallback("npm: %s is not a package page" % url)
+    name = "/".join(segs[1:3]) if segs[1].startswith("@") and len(segs) > 2 else segs[1]
+    base = ctx.base("apiBase")
+    if not base:
+        raise Fallback('npm: no registry configured (set "sites": {"npm": {"apiBase": "<registry URL>"}} '
+                       "in the config to read packages through the registry)")
+    ctx.meta["api"] = base
+    resp, doc = ctx.json("%s/%s" % (base, quote(name, safe="@")), "package %s" % name)
+    if resp.status >= 400:
+        raise Fallback("npm: the registry answered HTTP %d for %s" % (resp.status, name))
+    if not isinstance(doc, dict) or not isinstance(doc.get("dist-tags"), dict):
+        raise Fallback("npm: the registry's answer for %s has a shape this adapter does not know" % name)
+    text, latest, released = package_text(doc, ctx.md)
+    ctx.meta.update(kind="package", version=latest, released=released)
+    return Doc(url, text, fmt=ctx.fmt, title=_s(doc.get("name")), description=_s(doc.get("description")) or None,
+               published=released)
