@@ -256,6 +256,22 @@ def test_arxiv_pdf_url_without_html_or_pdf_gives_the_abstract(tmp_path, srv):
     assert any("only the abstract" in w for w in it["warnings"])
 
 
+def test_arxiv_paper_text_from_its_pdf_when_there_is_no_html(tmp_path, srv):
+    from fakes.http_server import minimal_pdf
+    env = make_env(tmp_path, srv)
+    srv.arxiv_html = False
+    srv.arxiv_pdf = minimal_pdf(["Section one: counting demo papers by hand", "We found exactly forty two"])
+    try:
+        r, it = fetch_item(env, "https://arxiv.org/abs/2401.00001")
+    finally:
+        srv.arxiv_html, srv.arxiv_pdf = True, None
+    assert it["ok"] and it["extractor"] == "adapter:arxiv", r
+    assert it["meta"]["text_source"] == "pdf", it["meta"]
+    assert "We study demo papers" in it["content"]  # the abstract first
+    assert "counting demo papers by hand" in it["content"] and "forty two" in it["content"]
+    assert srv.seen("/arxiv-pdf/2401.00001")
+
+
 # ------------------------------------------------------------------ config, start-up
 
 def test_bad_sites_config_is_a_config_error(tmp_path):

@@ -140,6 +140,7 @@ class SitesServer:
         self.se_throttled = False
         self.echo_auth = False
         self.arxiv_html = True
+        self.arxiv_pdf = None  # bytes of the paper's PDF, or None: 404
         self._server = None
 
     @property
@@ -195,6 +196,8 @@ class SitesServer:
                             return self.send(200, ARXIV_HTML, "text/html; charset=utf-8")
                         return self.send(404, "<html><body>No HTML</body></html>", "text/html")
                     if path.startswith("/arxiv-pdf/"):
+                        if outer.arxiv_pdf:
+                            return self.send(200, outer.arxiv_pdf, "application/pdf")
                         return self.send(404, "<html><body>Not found</body></html>", "text/html")
                     return self.send(200, HTML_PAGE, "text/html; charset=utf-8")
                 except (BrokenPipeError, ConnectionResetError):
