@@ -50,7 +50,28 @@ def download(url, call, opts):
     except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
         host = None
     with ratelimit.host_slot(call, host, deadline=opts.deadline):
-        return client.download(url, opts)
+        try:
+            return client.download(url, opts)
+        except WorkerError as exc:
+            raise _wall_or(exc, url) from None
+
+
+def _wall_or(exc, url):
+    """A ``blocked`` error when an HTTP error's page is a bot challenge or a login wall, else exc."""
+    page = getattr(exc, "response", None)
+    if exc.code != "http_error" or page is None or not page.body:
+        return exc
+    from . import content, walls
+
+    try:
+        html, _, _ = content.decode(page.body, page.content_type, "html")
+        wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
+            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split()))
+    except Exception:  # a page we cannot read leaves the HTTP error as it was
+        return exc
+    if not wall or wall["reason"] == "paywall":
+        return exc
+    return walls.blocked_error(page.final_url, wall, page.status)
 
 
 def _options(call, spec, reserve):
@@ -73,7 +94,7 @@ def _options(call, spec, reserve):
 def error_item(url, exc):
     if isinstance(exc, WorkerError):
         err = {"code": exc.code, "message": exc.message}
-        for key in ("status", "retry_after"):
+        for key in ("status", "retry_after", "reason", "vendor"):
             if key in exc.extra:
                 err[key] = exc.extra[key]
         if exc.hint:
@@ -105,18 +126,22 @@ def document(resp, fmt):
     decoded, codec, source = content.decode(resp.body, ctype, kind)
     meta = {"charset": codec}
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
+        from . import pagecheck
         from .extract import extract
 
+        pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
         result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
             if result.get(key):
                 meta[key] = result[key]
         text = result.get("text") or ""
         meta["page_type"] = result.get("page_type")
+        meta["hidden_removed_chars"] = result.get("hidden_removed_chars") or 0
         warnings.extend(result.get("warnings") or [])
+        text, extractor = pagecheck.after(resp, decoded, fmt, text, result.get("extractor"), meta, warnings)
         if not text.strip():
             warnings.append("no main text found (the page may need JavaScript, or be empty)")
-        return text, fmt, meta, result.get("extractor"), warnings
+        return text, fmt, meta, extractor, warnings
     if fmt == "raw":
         return decoded, "raw", meta, None, warnings
     mt = content.media_type(ctype)
@@ -133,6 +158,13 @@ def build_item(url, resp, spec):
     from . import window
 
     text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
+    if fmt != "raw":
+        from .hidden import clean_text
+
+        text = clean_text(text)
+        for key in ("title", "author", "site_name", "description"):
+            if isinstance(meta.get(key), str):
+                meta[key] = clean_text(meta[key])
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
     item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
             "content_type": resp.content_type or None, "bytes": len(resp.body)}
@@ -143,6 +175,8 @@ def build_item(url, resp, spec):
         "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
         "page_type": meta.get("page_type"),
     })
+    if "hidden_removed_chars" in meta:
+        item["hidden_removed_chars"] = meta["hidden_removed_chars"]
     if meta.get("charset"):
         item["charset"] = meta["charset"]
     if meta.get("pages"):
@@ -156,6 +190,9 @@ def build_item(url, resp, spec):
         warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
     if warnings:
         item["warnings"] = warnings
+    if meta.get("wall"):  # a login wall or paywall: an error, with the public part kept
+        err = error_item(url, meta["wall"])
+        item = dict(url=url, ok=False, error=err["error"], **{k: v for k, v in item.items() if k not in ("url", "ok")})
     return item
 
 

@@ -296,6 +296,27 @@ def _read_body(response, opts, url, dog):
     return body, truncated, wire
 
 
+PEEK_BYTES = 256 * 1024  # an error page worth reading (challenge pages are a few KB)
+PEEK_SECONDS = 2.0
+
+
+def _peek(url, current, status, headers, response, opts, conn, redirects):
+    """The start of an error response's body as a Response, or None when it does not come quickly."""
+    import copy
+
+    peek = copy.copy(opts)
+    peek.max_bytes = PEEK_BYTES
+    soon = time.monotonic() + PEEK_SECONDS
+    peek.deadline = soon if opts.deadline is None else min(opts.deadline, soon)
+    try:
+        if conn.sock is not None:
+            conn.sock.settimeout(PEEK_SECONDS)
+        body, truncated, wire = _read_body(response, peek, current, None)
+    except Exception:  # the error stands without its page
+        return None
+    return Response(url, current, status, headers, body, truncated, wire, redirects)
+
+
 def download(url, opts):
     """GET ``url`` following up to ``opts.max_redirects`` redirects, each hop guarded.
 
@@ -337,8 +358,12 @@ def download(url, opts):
                 wait = _retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
-                raise WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
                                   retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+                # the error page rides along (not in the error's fields): a bot challenge or a
+                # login wall says so in its body, whatever the status
+                err.response = _peek(url, current, status, headers, response, opts, conn, redirects)
+                raise err
             if opts.refuse is not None:
                 length = numbers.or_none(headers.get("content-length", ""), lo=0, hi=1 << 62, integer=True)
                 problem = opts.refuse(headers.get("content-type", ""), length)

@@ -1,0 +1,188 @@
+"""Tell a page from a wall: bot challenges and blocks, login walls, paywalls.
+
+Pure functions over what a download gives (status, lower-cased headers, decoded
+body, extracted text). Signatures come from the vendors' public descriptions of
+their challenge and block pages: a response header the vendor sets only on a
+challenge, or a script/markup the vendor serves only on one. A captcha widget or a
+generic "access denied" sentence is not enough on its own (contact forms carry
+captchas, articles mention access): those count only on a page with almost no
+other text.
+"""
+
+import re
+
+# A challenge or block page is short: a real page with a vendor's name in it is not one.
+WALL_WORDS = 150
+SCAN_CHARS = 300000  # challenge pages are small; a real page's head and first screen suffice
+
+# (vendor, pattern in the body that only that vendor's challenge or block page carries)
+_STRONG = [
+    ("cloudflare", re.compile(r"window\._cf_chl_opt|/cdn-cgi/challenge-platform/h/[bg]/orchestrate|"
+                              r"id=[\"']challenge-(?:form|running|stage)[\"']|cf-browser-verification|"
+                              r"<title>\s*Attention Required! \| Cloudflare|cf-error-details|cf_chl_prog", re.I)),
+    ("aws-waf", re.compile(r"AwsWafIntegration|\.awswaf\.com/|window\.gokuProps", re.I)),
+    ("datadome", re.compile(r"(?:geo|ct|interstitial)\.captcha-delivery\.com|var dd=\{[^}]*'cid'", re.I)),
+    ("perimeterx", re.compile(r"captcha\.px-cdn(?:\.net)?|window\._pxAppId|px-captcha|_pxCaptcha|"
+                              r"client\.perimeterx\.net|human-challenge", re.I)),
+    ("imperva", re.compile(r"_Incapsula_Resource|Incapsula incident ID|/_Incapsula_|incapsula\.com/.*?incident", re.I)),
+    ("akamai", re.compile(r"errors\.edgesuite\.net|/_sec/cp_challenge/|sec-if-cpt-container|"
+                          r"bm-verify|ak-challenge", re.I)),
+]
+# Captcha widgets: on a page of almost nothing else they are the wall.
+_WIDGETS = [
+    ("turnstile", re.compile(r"challenges\.cloudflare\.com/turnstile|class=[\"'][^\"']*\bcf-turnstile\b", re.I)),
+    ("hcaptcha", re.compile(r"(?:js\.)?hcaptcha\.com/1/api\.js|class=[\"'][^\"']*\bh-captcha\b", re.I)),
+    ("recaptcha", re.compile(r"google\.com/recaptcha/|recaptcha\.net/recaptcha|class=[\"'][^\"']*\bg-recaptcha\b", re.I)),
+]
+# What challenge and block pages say to a person.
+_SAYS = re.compile(r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
+                   r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
+                   r"press (?:&|&amp;|and) hold|security check|unusual traffic|access (?:to this page has been )?denied|"
+                   r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
+                   r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
+                   r"please complete the (?:captcha|security check)|human verification", re.I)
+_SERVER_VENDOR = (("cloudflare", "cloudflare"), ("akamaighost", "akamai"), ("akamai", "akamai"))
+_TAGS = re.compile(r"(?is)<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>")
+
+
+def visible_text(html):
+    """The page's text outside scripts and styles (rough, linear; for counting and phrases)."""
+    from html import unescape
+    return unescape(_TAGS.sub(" ", html[:SCAN_CHARS]))
+
+
+def visible_words(html):
+    return len(visible_text(html).split())
+
+
+def challenge(status, headers, html):
+    """{"reason": "challenge", "vendor": name or None} when the response is a bot wall, else None."""
+    headers = headers or {}
+    mitigated = (headers.get("cf-mitigated") or "").lower()
+    if mitigated == "challenge":
+        return _wall("cloudflare")
+    waf = (headers.get("x-amzn-waf-action") or "").lower()
+    if waf in ("captcha", "challenge"):
+        return _wall("aws-waf")
+    head = html[:SCAN_CHARS] if html else ""
+    if not head:
+        if status in (403, 429, 503) and headers.get("x-datadome"):
+            return _wall("datadome")
+        return None
+    words = None
+    for vendor, pattern in _STRONG:
+        if pattern.search(head):
+            words = visible_words(head) if words is None else words
+            if words < WALL_WORDS:
+                return _wall(vendor)
+    words = visible_words(head) if words is None else words
+    if words >= WALL_WORDS:
+        return None
+    says = _SAYS.search(head)
+    for vendor, pattern in _WIDGETS:
+        if pattern.search(head) and (says or status >= 400):
+            return _wall(vendor)
+    if says and (status >= 400 or _title_says(head)):
+        return _wall(_server_vendor(headers) or _header_vendor(headers))
+    return None
+
+
+def _title_says(head):
+    m = re.search(r"(?is)<title[^>]*>(.*?)</title>", head)
+    return bool(m and _SAYS.search(m.group(1)))
+
+
+def _server_vendor(headers):
+    server = (headers.get("server") or "").lower()
+    for needle, vendor in _SERVER_VENDOR:
+        if needle in server:
+            return vendor
+    return None
+
+
+def _header_vendor(headers):
+    if headers.get("x-datadome") or "datadome=" in (headers.get("set-cookie") or ""):
+        return "datadome"
+    if headers.get("x-iinfo") or "incap_ses_" in (headers.get("set-cookie") or ""):
+        return "imperva"
+    if "_px" in (headers.get("set-cookie") or ""):
+        return "perimeterx"
+    return None
+
+
+def _wall(vendor):
+    return {"reason": "challenge", "vendor": vendor}
+
+
+VENDOR_NAMES = {"cloudflare": "Cloudflare", "akamai": "Akamai", "datadome": "DataDome", "perimeterx": "PerimeterX/HUMAN",
+                "imperva": "Imperva", "aws-waf": "AWS WAF", "hcaptcha": "hCaptcha", "recaptcha": "reCAPTCHA",
+                "turnstile": "Cloudflare Turnstile"}
+
+
+def blocked_error(url, wall, status):
+    """The WorkerError an item carries for a wall."""
+    from .errors import WorkerError
+
+    vendor = wall.get("vendor")
+    who = VENDOR_NAMES.get(vendor, vendor)
+    reason = wall["reason"]
+    if reason == "challenge":
+        message = "%s answered with a %s instead of the page (HTTP %s)" % (
+            url, "%s bot challenge" % who if who else "bot challenge or block page", status)
+        hint = ("the site checks for a browser; this worker runs none. Open the page in a browser, "
+                "or use another source (a search provider's copy, the site's API or feed)")
+    elif reason == "login":
+        message = "%s needs a login to show its content (HTTP %s)" % (url, status)
+        hint = "the public part of the page, if any, is in the item's content"
+    else:
+        message = "%s is behind a paywall: only its public part was served (HTTP %s)" % (url, status)
+        hint = "the public part of the page is in the item's content"
+    extra = {"reason": reason, "status": status}
+    if vendor:
+        extra["vendor"] = vendor
+    return WorkerError("blocked", message, hint=hint, retryable=False, **extra)
+
+
+# --- login walls and paywalls ----------------------------------------------------------
+_LOGIN_PATH = re.compile(r"/(?:log[-_]?in|sign[-_]?in|signon|auth(?:enticate)?|sso|account/log[-_]?in|users?/log[-_]?in|"
+                         r"session/new|accounts/login|oauth2?/authorize)(?:[/.?#]|$)", re.I)
+_LOGIN_SAYS = re.compile(r"(?:log|sign) ?in (?:to|for) (?:continue|view|see|read|access|keep reading)|"
+                         r"(?:you )?(?:must|need to) (?:be )?(?:logged|signed) in|please (?:log|sign) ?in\b|"
+                         r"login required|members only|create (?:a free|an) account to (?:continue|read|view)", re.I)
+_PASSWORD = re.compile(r"<input\b[^>]*type\s*=\s*[\"']?password", re.I)
+_FREE_FALSE = re.compile(r"[\"']isAccessibleForFree[\"']\s*:\s*(?:false|[\"']false[\"'])", re.I)
+_PAYWALL_SAYS = re.compile(r"subscribe (?:now )?to (?:continue|keep) reading|to continue reading|"
+                           r"(?:already a|become a) (?:subscriber|member)|subscribers? only|"
+                           r"this (?:article|story|content) is (?:for|available to|exclusive to) (?:paid )?(?:subscribers|members)|"
+                           r"unlock (?:this|the full) (?:article|story)|start your (?:free )?trial", re.I)
+LOGIN_WORDS = 200     # a login wall shows a form and a line or two
+PAYWALL_WORDS = 350   # a paywalled article shows its first paragraphs
+
+
+def login_or_paywall(url, final_url, status, html, text):
+    """{"reason": "login"|"paywall"} when the page hides its content behind one, else None.
+
+    A page the user asked for that *is* a login page is not a wall: only a redirect
+    to one, or a short page that says a login is needed, is.
+    """
+    words = len((text or "").split())
+    asked_login = bool(_LOGIN_PATH.search(_path(url)))
+    if not asked_login and words < LOGIN_WORDS:
+        if status == 401 or (final_url and final_url != url and _LOGIN_PATH.search(_path(final_url))):
+            return {"reason": "login"}
+        head = html[:SCAN_CHARS]
+        if _PASSWORD.search(head) and _LOGIN_SAYS.search(head):
+            return {"reason": "login"}
+    if words < PAYWALL_WORDS or _PAYWALL_SAYS.search((text or "")[-400:]):
+        if "isAccessibleForFree" in html and _FREE_FALSE.search(html):
+            return {"reason": "paywall"}
+    return None
+
+
+def _path(url):
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        return ""
+    return parts.path + ("?" + parts.query if parts.query else "")
