@@ -224,6 +224,8 @@ def _fetch_options(f, suppress):
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
+    f.add_argument("--llms-txt", action="store_true", default=False,
+                   help="read the site's /llms.txt first (the page when it has none)")
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False)
     fx.add_argument("--summary", action="store_true", default=False)

@@ -27,7 +27,8 @@ class Spec:
     """What to do with each URL (everything but the URL)."""
 
     def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES):
+                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, llms_txt=False):
+        self.llms_txt = llms_txt
         self.fmt = fmt
         self.max_chars = max_chars
         self.start_index = start_index
@@ -45,15 +46,29 @@ def download(url, call, opts):
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
     from .net import client
 
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
-        host = None
-    with ratelimit.host_slot(call, host, deadline=opts.deadline):
+    from . import negotiate
+
+    def get(target, accept):
         try:
-            return client.download(url, opts)
-        except WorkerError as exc:
-            raise _wall_or(exc, url) from None
+            hop = urlsplit(target).hostname
+        except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
+            hop = None
+        one = opts if accept is None else _with_accept(opts, accept)
+        with ratelimit.host_slot(call, hop, deadline=opts.deadline):
+            try:
+                return client.download(target, one)
+            except WorkerError as exc:
+                raise _wall_or(exc, target) from None
+
+    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+
+
+def _with_accept(opts, accept):
+    import copy
+
+    one = copy.copy(opts)
+    one.accept = accept
+    return one
 
 
 def _wall_or(exc, url):
@@ -85,10 +100,12 @@ def _options(call, spec, reserve):
     if spec.per_url_timeout:
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
     max_bytes = spec.max_bytes
-    return client.Options(
+    opts = client.Options(
         allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
     )
+    opts.llms_txt = getattr(spec, "llms_txt", False)
+    return opts
 
 
 def error_item(url, exc):
@@ -151,7 +168,10 @@ def document(resp, fmt):
     title = content.text_title(decoded, kind) if out == "markdown" else None
     if title:
         meta["title"] = title
-    return decoded, out, meta, None, warnings
+    extractor = "source-markdown" if getattr(resp, "source_markdown", False) else None
+    if extractor and getattr(resp, "page_url", None):
+        warnings.append("read from the markdown version the page names: %s" % resp.final_url)
+    return decoded, out, meta, extractor, warnings
 
 
 def build_item(url, resp, spec):

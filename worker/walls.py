@@ -127,8 +127,8 @@ def blocked_error(url, wall, status):
     who = VENDOR_NAMES.get(vendor, vendor)
     reason = wall["reason"]
     if reason == "challenge":
-        message = "%s answered with a %s instead of the page (HTTP %s)" % (
-            url, "%s bot challenge" % who if who else "bot challenge or block page", status)
+        message = "%s answered with a bot challenge or block page%s instead of the page (HTTP %s)" % (
+            url, " (%s)" % who if who else "", status)
         hint = ("the site checks for a browser; this worker runs none. Open the page in a browser, "
                 "or use another source (a search provider's copy, the site's API or feed)")
     elif reason == "login":

@@ -18,7 +18,10 @@ from ..errors import WorkerError
 from . import guard, proxy
 
 USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
-ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
+# Markdown first: a site that serves its pages as markdown saves the extraction and
+# its mistakes (worker.negotiate falls back to the HTML when the markdown is no good).
+ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
+HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
@@ -29,7 +32,7 @@ CHUNK = 64 * 1024
 
 class Options:
     def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
-                 deadline=None, max_redirects=5, refuse=None):
+                 deadline=None, max_redirects=5, refuse=None, accept=ACCEPT):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
         self.connect_timeout = connect_timeout
@@ -38,6 +41,7 @@ class Options:
         self.max_redirects = max_redirects
         # refuse(content_type, content_length) -> WorkerError | None, asked before the body is read
         self.refuse = refuse
+        self.accept = accept
 
 
 class Response:
@@ -154,7 +158,7 @@ def _open(url, opts):
     """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
     scheme, host, port, target = guard.check_url(url)
     via = proxy.proxy_for(scheme, host, port)
-    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate",
+    headers = {"User-Agent": USER_AGENT, "Accept": getattr(opts, "accept", None) or ACCEPT, "Accept-Encoding": "gzip, deflate",
                "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
     timeout = _bound(opts.read_timeout, opts.deadline)
     if via is None:

@@ -14,6 +14,7 @@ class LocalFetchProvider(Provider):
             start_index=getattr(args, "start_index", 0) or 0,
             allow_private=bool(getattr(args, "allow_private", False)),
             max_bytes=getattr(args, "max_bytes", None) or fetch_mod.client.DEFAULT_MAX_BYTES,
+            llms_txt=bool(getattr(args, "llms_txt", False)),
         )
         concurrency = getattr(args, "concurrency", None) or fetch_mod.DEFAULT_CONCURRENCY
         items = fetch_mod.fetch_all(urls, self.call, spec, concurrency)
