@@ -145,7 +145,9 @@ def document(resp, fmt):
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
         from . import pagecheck
         from .extract import extract
+        from .hidden import strip_invisible
 
+        decoded = strip_invisible(decoded)
         pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
         result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):

@@ -290,13 +290,19 @@ def _describe(m):
     return "[data: %s, %s]" % (mime, _size(max(0, n)))
 
 
+def strip_invisible(text):
+    """Text without invisible characters (run on the page before parsing too, so that an
+    extractor never splits "ig\u200bnore" into two words)."""
+    text = _INVISIBLE.sub("", text)
+    if "\u200c" in text or "\u200d" in text:
+        text = _JOINER_ASCII.sub("", text)
+    return text
+
+
 def clean_text(text):
     """Output text without invisible characters and with data: URIs described, not inlined."""
     if not text:
         return text
     if "data:" in text:
         text = _DATA_URI.sub(_describe, text)
-    text = _INVISIBLE.sub("", text)
-    if "\u200c" in text or "\u200d" in text:
-        text = _JOINER_ASCII.sub("", text)
-    return text
+    return strip_invisible(text)

@@ -307,6 +307,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self.send(200, MARKDOWN, "text/markdown; charset=utf-8")
         if path == "/md/alt-broken":
             return self.send(200, article(head="<link rel='alternate' type='text/markdown' href='/md/missing.md'>"))
+        if path == "/md/data-image":
+            return self.send(200, MARKDOWN + "\n![chart](data:image/png;base64,%s)\n" % ("A" * 56000),
+                             "text/markdown; charset=utf-8")
         if path == "/llms.txt":
             return self.send(200, "# Glacier network\n\n> Data and docs.\n\n- [Survey](/survey): yearly survey\n",
                              "text/plain; charset=utf-8")
