@@ -87,7 +87,7 @@ def prepare():
 
 def extract(html, url=None, fmt="markdown"):
     """Main content and metadata of an HTML page. Never raises."""
-    result = {"text": "", "extractor": "none", "page_type": None, "warnings": []}
+    result = {"text": "", "extractor": "none", "page_type": None, "warnings": [], "hidden_removed_chars": 0}
     for k in EMPTY_KEYS:
         result[k] = None
     if fmt not in FORMATS:

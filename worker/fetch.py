@@ -197,6 +197,8 @@ def build_item(url, resp, spec):
         "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
         "page_type": meta.get("page_type"),
     })
+    if meta.get("page_data"):
+        item["page_data"] = meta["page_data"]
     if "hidden_removed_chars" in meta:
         item["hidden_removed_chars"] = meta["hidden_removed_chars"]
     if meta.get("charset"):

@@ -17,7 +17,7 @@ keeps what was there before. ``get(url, accept)`` is the caller's download.
 import re
 
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
-_ALTERNATE = re.compile(r"<link\b[^>]*>", re.I)
+_ALTERNATE = re.compile(r"<link\b[^<>]{0,2000}>", re.I)
 _ATTR = re.compile(r"""([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 DOC_HOSTS = ("docs.", "doc.", "developer.", "developers.")
 HEAD_CHARS = 200000

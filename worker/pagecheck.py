@@ -22,7 +22,11 @@ def after(resp, html, fmt, text, extractor, meta, warnings):
     from . import shells, walls
 
     if len(text.split()) < shells.SHELL_WORDS:
-        got = shells.read(html, fmt)
+        try:
+            got = shells.read(html, fmt)
+        except (Exception, RecursionError) as exc:  # page data of any shape must not fail the page
+            warnings.append("reading the page's embedded data failed (%s); the HTML's text is kept" % type(exc).__name__)
+            got = None
         if got is not None:
             text, source = got
             extractor = "page-data"

@@ -28,10 +28,10 @@ _CODEISH = re.compile(r"function\s*\(|=>|\{\s*\"|;\s*var |\bimport\s|\bexport\s|
 _SKIP_KEYS = re.compile(r"^(?:__typename|id|_id|key|slug|href|url|src|srcset|image|img|icon|className|class|css|style|"
                         r"buildId|assetPrefix|scriptLoader|query|locale|locales|page|route|path|hash|token|nonce|"
                         r"canonical|og[A-Z]\w*|meta\w*|seo\w*|schema)$")
-_JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.){20,})"')
-_MOUNTS = re.compile(r"<(?:div|main|section|body)\b[^>]*\bid\s*=\s*[\"'](?:root|app|__next|__nuxt|___gatsby|svelte|"
-                     r"q-app|main-app|application|react-root|ember-app|app-root)[\"'][^>]*>\s*</(?:div|main|section)>|"
-                     r"<(?:app-root|ion-app)\b[^>]*>\s*</", re.I)
+_JS_STRING_BODY = re.compile(r'(?:[^"\\\n]|\\.)*')
+_MOUNTS = re.compile(r"<(?:div|main|section|body)\b[^<>]{0,500}\bid\s*=\s*[\"'](?:root|app|__next|__nuxt|___gatsby|svelte|"
+                     r"q-app|main-app|application|react-root|ember-app|app-root)[\"'][^<>]{0,500}>\s*</(?:div|main|section)>|"
+                     r"<(?:app-root|ion-app)\b[^<>]{0,500}>\s*</", re.I)
 _NEEDS_JS = re.compile(r"(?:enable|turn on|requires?|need|needs|without)\s+javascript|javascript\s+(?:is\s+)?(?:required|"
                        r"disabled|must be enabled)", re.I)
 _FRAMEWORK_MARKS = (("Next.js", "__NEXT_DATA__"), ("Next.js", "/_next/static/"), ("Nuxt", "__NUXT"),
@@ -76,15 +76,19 @@ def _json(text):
 def _js_strings(script):
     """Prose string literals of a script (window.__NUXT__ is JavaScript, not JSON)."""
     out = []
-    for m in _JS_STRING.finditer(script[:MAX_DATA_CHARS]):
-        try:
-            s = json.loads('"%s"' % m.group(1))
-        except ValueError:
-            continue
-        if _prose(s):
-            out.append(s.strip())
-            if len(out) >= MAX_STRINGS:
-                break
+    script = script[:MAX_DATA_CHARS]
+    pos = script.find('"')
+    while pos >= 0 and len(out) < MAX_STRINGS:
+        # one literal at a time, resuming after it: a linear scan whatever the quotes
+        end = _JS_STRING_BODY.match(script, pos + 1).end()
+        if end < len(script) and script[end] == '"' and end - pos > 20:
+            try:
+                s = json.loads(script[pos:end + 1])
+            except ValueError:
+                s = ""
+            if _prose(s):
+                out.append(s.strip())
+        pos = script.find('"', end + 1)
     return out
 
 
@@ -200,11 +204,28 @@ def read(html, fmt="markdown"):
     return None
 
 
+def _noscripts(html):
+    """The text of the page's <noscript> blocks (visible_text leaves them out)."""
+    low = html.lower()
+    out, pos = [], 0
+    while len(out) < 20:
+        start = low.find("<noscript", pos)
+        if start < 0:
+            break
+        end = low.find("</noscript", start)
+        if end < 0:
+            break
+        out.append(re.sub(r"<[^<>]*>", " ", html[start + 9:end])[:2000])
+        pos = end
+    return out
+
+
 def needs_javascript(html, text):
     """The framework's name (or "JavaScript") when a page with almost no text is an application shell, else None."""
     head = html[:2000000]
     mount = _MOUNTS.search(head)
-    says = _NEEDS_JS.search(re.sub(r"(?is)<(script|style)\b.*?</\1\s*>|<[^>]+>", " ", head))
+    from .walls import visible_text
+    says = _NEEDS_JS.search(visible_text(head, 200000)) or _NEEDS_JS.search(" ".join(_noscripts(head)))
     framework = next((name for name, mark in _FRAMEWORK_MARKS if mark in head), None)
     if framework and (mount or says or not text.strip()):
         return framework
