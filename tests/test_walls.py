@@ -57,6 +57,9 @@ def test_paywall_keeps_public_text_and_full_free_article_is_fine(web, env):
     wall, full = fetch_items(env, web.url("/paywall"), web.url("/free-long"))
     assert wall["ok"] is False and wall["error"]["code"] == "blocked" and wall["error"]["reason"] == "paywall"
     assert VISIBLE in wall["content"] and wall["total_chars"] == len(wall["content"])
+    from worker.textview import fetch_page_text
+    shown = fetch_page_text(1, 1, wall)
+    assert "status: error blocked" in shown and VISIBLE in shown  # the text view shows the public part too
     assert full["ok"] is True and full["content"].count(VISIBLE) >= 1
 
 
