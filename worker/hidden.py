@@ -30,6 +30,11 @@ _FAR_MIN = {"px": 500, "pt": 400, "em": 50, "rem": 50, "vw": 100, "vh": 100, "%"
 _CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I)
 
 
+# Every hiding declaration below contains one of these: most inline styles (widths,
+# colours, margins) are settled by this one search.
+_MAYBE = re.compile(r"none|hidden|collapse|opacity|font-size|transparent|clip|-\s*\d|scale", re.I)
+
+
 def _far(value):
     m = _FAR.match(value)
     return bool(m) and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
@@ -37,7 +42,7 @@ def _far(value):
 
 def style_hides(style):
     """Whether a CSS declaration list hides its element from a reader."""
-    if not style:
+    if not style or not _MAYBE.search(style):
         return False
     decls = {}
     for name, value in _DECL.findall(style):
@@ -94,9 +99,9 @@ def looks_like_instructions(text):
 
 
 # --- the page's own stylesheet ---------------------------------------------------------
-_RULE = re.compile(r"([^{}@]{1,400})\{([^{}]{0,2000})\}")
 _SIMPLE_SELECTOR = re.compile(r"^\s*([a-z][a-z0-9]*)?([.#][A-Za-z_][\w-]*)\s*$")
-MAX_RULES = 500
+MAX_RULES = 5000
+MAX_CSS_CHARS = 500000
 
 
 def sheet_hiders(tree):
@@ -109,14 +114,20 @@ def sheet_hiders(tree):
     out = set()
     seen = 0
     for st in tree.iter("style"):
-        css = re.sub(r"/\*.*?\*/", " ", st.text or "", flags=re.S)
-        for selectors, body in _RULE.findall(css):
+        css = st.text or ""
+        if "/*" in css:
+            css = re.sub(r"/\*.*?\*/", " ", css[:MAX_CSS_CHARS], flags=re.S)
+        # rule by rule with str.split (a regex over a framework's stylesheet is slow)
+        for chunk in css[:MAX_CSS_CHARS].split("}"):
+            selectors, brace, body = chunk.rpartition("{")
+            if not brace:
+                continue
             seen += 1
             if seen > MAX_RULES:
                 return out
             if not style_hides(body):
                 continue
-            for sel in selectors.split(","):
+            for sel in selectors.rsplit("{", 1)[-1].split(","):
                 m = _SIMPLE_SELECTOR.match(sel)
                 if m:
                     out.add((m.group(2)[0], m.group(2)[1:]))
@@ -211,21 +222,23 @@ def strip(tree):
         _drop(report, el, _text(el), "template")
 
     controlled = None
+    dropped = set()
     sheet = sheet_hiders(root)
-    query = ".//*[@style or @hidden or @aria-hidden or @class or @id]" if sheet else ".//*[@style or @hidden or @aria-hidden]"
-    for el in body.xpath(query):
-        if not isinstance(el.tag, str) or el.getparent() is None or _detached(el, root):
+    for el in body.xpath(_query(sheet)):
+        if not isinstance(el.tag, str) or el.getparent() is None:
             continue
+        if el in dropped:
+            continue  # inside an element already removed
         hard = style_hides(el.get("style"))
         aria = (el.get("aria-hidden") or "").strip().lower() == "true"
-        by_sheet = bool(sheet) and _sheet_hit(el, sheet)
+        by_sheet = not hard and bool(sheet) and _sheet_hit(el, sheet)
         if not (hard or aria or by_sheet or el.get("hidden") is not None):
             continue
         text = _text(el)
         if looks_like_instructions(text):
-            _drop(report, el, text, "payload")
+            _drop(report, el, text, "payload", dropped)
             continue
-        if aria and not (hard or by_sheet):
+        if aria and not hard:
             continue  # aria-hidden hides from screen readers only: sighted readers see it
         if len(text) > SMALL_HIDDEN:
             continue  # a hidden block this long is content a script or a click reveals (tabs, accordions, fades)
@@ -233,22 +246,13 @@ def strip(tree):
             controlled = {x for v in body.xpath(".//@aria-controls") for x in str(v).split()}
         if is_panel(el, controlled):
             continue
-        _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr")
+        _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr", dropped)
     return report
 
 
-def _drop(report, el, text, rule):
-    if rule in RULES:
-        report.add(text, rule)
-        _remove(el)
-
-
-def _detached(el, root):
-    """Whether an earlier removal took el out of the tree (it was inside a removed element)."""
-    for anc in el.iterancestors():
-        if anc is root:
-            return False
-    return el is not root
+MAX_SHEET_NAMES = 30
+# _MAYBE's words for XPath: only inline styles that may hide reach Python
+_STYLE_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "clip", ":-", ": -", "scale")
 
 
 def _sheet_hit(el, sheet):
@@ -257,6 +261,29 @@ def _sheet_hit(el, sheet):
             return True
     ident = el.get("id")
     return bool(ident) and ("#", ident) in sheet
+
+
+def _query(sheet):
+    """One XPath for every candidate, so that libxml2, not Python, walks the page."""
+    lower = "translate(., 'ABCDEFGHIJKLMNOPRSTUVXYZ', 'abcdefghijklmnoprstuvxyz')"
+    style = " or ".join("contains(%s, '%s')" % (lower, k) for k in _STYLE_WORDS)
+    parts = ["@style[%s]" % style, "@hidden", "@aria-hidden"]
+    for kind, name in sorted(sheet)[:MAX_SHEET_NAMES]:
+        if not re.match(r"^[\w-]+$", name):
+            continue
+        if kind == "#":
+            parts.append("@id='%s'" % name)
+        else:
+            parts.append("contains(concat(' ', normalize-space(@class), ' '), ' %s ')" % name)
+    return ".//*[%s]" % " or ".join(parts)
+
+
+def _drop(report, el, text, rule, dropped=None):
+    if rule in RULES:
+        report.add(text, rule)
+        _remove(el)
+        if dropped is not None:
+            dropped.update(el.iter())  # what it held is gone with it
 
 
 # --- output text -----------------------------------------------------------------------

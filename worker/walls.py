@@ -13,6 +13,7 @@ import re
 
 # A challenge or block page is short: a real page with a vendor's name in it is not one.
 WALL_WORDS = 150
+MAX_WALL_CHARS = 200000  # challenge and block pages are far smaller (Cloudflare's, the largest, ~30 KB)
 SCAN_CHARS = 100000  # challenge pages are a few KB (Cloudflare's, the largest, about 30 KB)
 
 # (vendor, strings that only that vendor's challenge or block page carries), matched
@@ -24,7 +25,8 @@ _STRONG = [
                     "cf-browser-verification", "attention required! | cloudflare", "cf-error-details", "cf_chl_prog")),
     ("aws-waf", ("awswafintegration", ".awswaf.com/", "window.gokuprops")),
     ("datadome", ("captcha-delivery.com",)),
-    ("perimeterx", ("captcha.px-cdn", "window._pxappid", "px-captcha", "_pxcaptcha", "client.perimeterx.net")),
+    # not _pxAppId or the sensor script: PerimeterX loads those on every page it protects
+    ("perimeterx", ("captcha.px-cdn", "px-captcha", "_pxcaptcha")),
     ("imperva", ("_incapsula_resource", "incapsula incident id")),
     ("akamai", ("errors.edgesuite.net", "/_sec/cp_challenge/", "sec-if-cpt-container", "bm-verify", "ak-challenge")),
 ]
@@ -84,6 +86,8 @@ def challenge(status, headers, html):
     waf = (headers.get("x-amzn-waf-action") or "").lower()
     if waf in ("captcha", "challenge"):
         return _wall("aws-waf")
+    if html and len(html) > MAX_WALL_CHARS:
+        return None  # a vendor's challenge page is a few KB; a page this long is the site's own
     head = html[:SCAN_CHARS] if html else ""
     if not head:
         if status in (403, 429, 503) and headers.get("x-datadome"):
