@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PAGES = os.path.join(HERE, "fixtures", "pages")
 REPO = os.path.dirname(HERE)
 KEYS = {"text", "title", "author", "published", "site_name", "language", "canonical_url",
-        "description", "extractor", "page_type", "warnings"}
+        "description", "extractor", "page_type", "warnings", "hidden_removed_chars"}
 
 
 def _norm(s):

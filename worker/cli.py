@@ -226,6 +226,8 @@ def _fetch_options(f, suppress):
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
     f.add_argument("--no-adapters", action="store_true", default=False,
                    help="read GitHub, Stack Exchange, PyPI, npm and arXiv pages as HTML, not through their APIs")
+    f.add_argument("--llms-txt", action="store_true", default=False,
+                   help="read the site's /llms.txt first (the page when it has none)")
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False)
     fx.add_argument("--summary", action="store_true", default=False)

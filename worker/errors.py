@@ -22,6 +22,7 @@ CODES = {
     "http_error": False,
     "too_large": False,
     "unsupported_content": False,
+    "needs_javascript": False,
     "provider": True,
     "cancelled": False,
     "bootstrap_failed": True,

@@ -87,7 +87,7 @@ def prepare():
 
 def extract(html, url=None, fmt="markdown"):
     """Main content and metadata of an HTML page. Never raises."""
-    result = {"text": "", "extractor": "none", "page_type": None, "warnings": []}
+    result = {"text": "", "extractor": "none", "page_type": None, "warnings": [], "hidden_removed_chars": 0}
     for k in EMPTY_KEYS:
         result[k] = None
     if fmt not in FORMATS:
@@ -142,6 +142,7 @@ def _extract(html, url, fmt, result):
     tree = _stage(result, "parse", "plain-text fallback", _parse, html)
     if tree is None:
         return  # extract() falls back to the plain text of the markup
+    _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
     meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
     result.update(meta)
     over = _over_budget(tree)
@@ -200,6 +201,16 @@ def _extract(html, url, fmt, result):
         if _words(r_text) > REGION_OVER_ARTICLE * _words(a_text) and _covers(r_text, a_text) >= REGION_COVER:
             _use_root(result, root, fmt, r_text, "region")
     result.pop("_plain", None)
+
+
+def _hidden(tree, result):
+    """Drop what a reader cannot see before any extractor looks (worker.hidden)."""
+    from .hidden import strip
+    report = strip(tree)
+    result["hidden_removed_chars"] = report.chars
+    if report.instructions:
+        result["warnings"].append("the page hides text that reads like instructions to an AI model; "
+                                  "it was removed and is not in the content")
 
 
 def _buries(big, small):

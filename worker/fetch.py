@@ -28,7 +28,8 @@ class Spec:
     """What to do with each URL (everything but the URL)."""
 
     def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False):
+                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False, llms_txt=False):
+        self.llms_txt = llms_txt
         self.fmt = fmt
         self.max_chars = max_chars
         self.start_index = start_index
@@ -48,12 +49,47 @@ def download(url, call, opts):
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
     from .net import client
 
+    from . import negotiate
+
+    def get(target, accept):
+        try:
+            hop = urlsplit(target).hostname
+        except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
+            hop = None
+        one = opts if accept is None else _with_accept(opts, accept)
+        with ratelimit.host_slot(call, hop, deadline=opts.deadline):
+            try:
+                return client.download(target, one)
+            except WorkerError as exc:
+                raise _wall_or(exc, target) from None
+
+    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+
+
+def _with_accept(opts, accept):
+    import copy
+
+    one = copy.copy(opts)
+    one.accept = accept
+    return one
+
+
+def _wall_or(exc, url):
+    """A ``blocked`` error when an HTTP error's page is a bot challenge or a login wall, else exc."""
+    page = getattr(exc, "response", None)
+    if exc.code != "http_error" or page is None or not page.body:
+        return exc
+    from . import content, walls
+
     try:
-        host = urlsplit(url).hostname
-    except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
-        host = None
-    with ratelimit.host_slot(call, host, deadline=opts.deadline):
-        return client.download(url, opts)
+        html, _, _ = content.decode(page.body, page.content_type, "html")
+        wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
+            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split()))
+    except Exception:  # a page we cannot read leaves the HTTP error as it was
+        return exc
+    if not wall or wall["reason"] == "paywall":
+        return exc
+    return walls.blocked_error(page.final_url, wall, page.status)
 
 
 def get(url, call, spec, reserve):
@@ -78,16 +114,18 @@ def _options(call, spec, reserve):
     if spec.per_url_timeout:
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
     max_bytes = spec.max_bytes
-    return client.Options(
+    opts = client.Options(
         allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
     )
+    opts.llms_txt = getattr(spec, "llms_txt", False)
+    return opts
 
 
 def error_item(url, exc):
     if isinstance(exc, WorkerError):
         err = {"code": exc.code, "message": exc.message}
-        for key in ("status", "retry_after"):
+        for key in ("status", "retry_after", "reason", "vendor"):
             if key in exc.extra:
                 err[key] = exc.extra[key]
         if exc.hint:
@@ -119,18 +157,24 @@ def document(resp, fmt):
     decoded, codec, source = content.decode(resp.body, ctype, kind)
     meta = {"charset": codec}
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
+        from . import pagecheck
         from .extract import extract
+        from .hidden import strip_invisible
 
+        decoded = strip_invisible(decoded)
+        pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
         result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
             if result.get(key):
                 meta[key] = result[key]
         text = result.get("text") or ""
         meta["page_type"] = result.get("page_type")
+        meta["hidden_removed_chars"] = result.get("hidden_removed_chars") or 0
         warnings.extend(result.get("warnings") or [])
+        text, extractor = pagecheck.after(resp, decoded, fmt, text, result.get("extractor"), meta, warnings)
         if not text.strip():
             warnings.append("no main text found (the page may need JavaScript, or be empty)")
-        return text, fmt, meta, result.get("extractor"), warnings
+        return text, fmt, meta, extractor, warnings
     if fmt == "raw":
         return decoded, "raw", meta, None, warnings
     mt = content.media_type(ctype)
@@ -140,7 +184,10 @@ def document(resp, fmt):
     title = content.text_title(decoded, kind) if out == "markdown" else None
     if title:
         meta["title"] = title
-    return decoded, out, meta, None, warnings
+    extractor = "source-markdown" if getattr(resp, "source_markdown", False) else None
+    if extractor and getattr(resp, "page_url", None):
+        warnings.append("read from the markdown version the page names: %s" % resp.final_url)
+    return decoded, out, meta, extractor, warnings
 
 
 def build_item(url, resp, spec):
@@ -151,6 +198,13 @@ def build_item(url, resp, spec):
     else:
         text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
         warnings = list(getattr(resp, "adapter_warnings", ())) + warnings
+    if fmt != "raw":
+        from .hidden import clean_text
+
+        text = clean_text(text)
+        for key in ("title", "author", "site_name", "description"):
+            if isinstance(meta.get(key), str):
+                meta[key] = clean_text(meta[key])
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
     item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
             "content_type": resp.content_type or None, "bytes": getattr(resp, "nbytes", None) or len(resp.body)}
@@ -161,6 +215,10 @@ def build_item(url, resp, spec):
         "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
         "page_type": meta.get("page_type"),
     })
+    if meta.get("page_data"):
+        item["page_data"] = meta["page_data"]
+    if "hidden_removed_chars" in meta:
+        item["hidden_removed_chars"] = meta["hidden_removed_chars"]
     if meta.get("charset"):
         item["charset"] = meta["charset"]
     if meta.get("pages"):
@@ -176,6 +234,9 @@ def build_item(url, resp, spec):
         warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
     if warnings:
         item["warnings"] = warnings
+    if meta.get("wall"):  # a login wall or paywall: an error, with the public part kept
+        err = error_item(url, meta["wall"])
+        item = dict(url=url, ok=False, error=err["error"], **{k: v for k, v in item.items() if k not in ("url", "ok")})
     return item
 
 

@@ -249,7 +249,7 @@ def fetch_page_text(i, n, item, max_chars=None):
     final = item.get("final_url")
     if final and final != item.get("url"):
         lines.append("final url: %s" % one_line(final, MAX_URL))
-    if not item.get("ok"):
+    if not item.get("ok") and not item.get("content"):  # a login wall or paywall keeps its public text
         return "\n".join(lines)
     for key, label in (("title", "title"), ("published", "published"), ("author", "author"), ("site_name", "site")):
         value = one_line(item.get(key), MAX_TITLE)

@@ -18,7 +18,10 @@ from ..errors import WorkerError
 from . import guard, proxy
 
 USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
-ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
+# Markdown first: a site that serves its pages as markdown saves the extraction and
+# its mistakes (worker.negotiate falls back to the HTML when the markdown is no good).
+ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
+HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
@@ -29,7 +32,8 @@ CHUNK = 64 * 1024
 
 class Options:
     def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
-                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False):
+                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False,
+                 accept=ACCEPT):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
         self.connect_timeout = connect_timeout
@@ -47,6 +51,7 @@ class Options:
         # Return 4xx/5xx responses (body read) instead of raising: an API's error body and
         # rate-limit headers say what went wrong.
         self.keep_errors = keep_errors
+        self.accept = accept
 
 
 class Response:
@@ -163,7 +168,7 @@ def _open(url, opts):
     """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
     scheme, host, port, target = guard.check_url(url)
     via = proxy.proxy_for(scheme, host, port)
-    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate",
+    headers = {"User-Agent": USER_AGENT, "Accept": getattr(opts, "accept", None) or ACCEPT, "Accept-Encoding": "gzip, deflate",
                "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
     if opts.headers is not None:
         headers.update(opts.headers(url) or {})
@@ -308,6 +313,27 @@ def _read_body(response, opts, url, dog):
     return body, truncated, wire
 
 
+PEEK_BYTES = 256 * 1024  # an error page worth reading (challenge pages are a few KB)
+PEEK_SECONDS = 2.0
+
+
+def _peek(url, current, status, headers, response, opts, conn, redirects):
+    """The start of an error response's body as a Response, or None when it does not come quickly."""
+    import copy
+
+    peek = copy.copy(opts)
+    peek.max_bytes = PEEK_BYTES
+    soon = time.monotonic() + PEEK_SECONDS
+    peek.deadline = soon if opts.deadline is None else min(opts.deadline, soon)
+    try:
+        if conn.sock is not None:
+            conn.sock.settimeout(PEEK_SECONDS)
+        body, truncated, wire = _read_body(response, peek, current, None)
+    except Exception:  # the error stands without its page
+        return None
+    return Response(url, current, status, headers, body, truncated, wire, redirects)
+
+
 def download(url, opts):
     """GET ``url`` following up to ``opts.max_redirects`` redirects, each hop guarded.
 
@@ -349,8 +375,12 @@ def download(url, opts):
                 wait = _retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
-                raise WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
                                   retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+                # the error page rides along (not in the error's fields): a bot challenge or a
+                # login wall says so in its body, whatever the status
+                err.response = _peek(url, current, status, headers, response, opts, conn, redirects)
+                raise err
             if opts.refuse is not None:
                 length = numbers.or_none(headers.get("content-length", ""), lo=0, hi=1 << 62, integer=True)
                 problem = opts.refuse(headers.get("content-type", ""), length)

@@ -15,6 +15,7 @@ class LocalFetchProvider(Provider):
             allow_private=bool(getattr(args, "allow_private", False)),
             max_bytes=getattr(args, "max_bytes", None) or fetch_mod.client.DEFAULT_MAX_BYTES,
             sites=getattr(args, "sites", None), adapters=not getattr(args, "no_adapters", False),
+            llms_txt=bool(getattr(args, "llms_txt", False)),
         )
         concurrency = getattr(args, "concurrency", None) or fetch_mod.DEFAULT_CONCURRENCY
         items = fetch_mod.fetch_all(urls, self.call, spec, concurrency)

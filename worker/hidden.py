@@ -1,0 +1,331 @@
+"""What a reader cannot see does not reach the model.
+
+Two jobs, both pure:
+
+* ``strip(tree)`` removes, before extraction, the elements a browser would not show:
+  inline styles that hide (``display:none``, ``visibility:hidden``, zero size, off
+  screen, transparent), ``<template>`` and comments, and elements hidden by the
+  page's own simple stylesheet rules. The ``hidden`` attribute, ``aria-hidden`` and
+  stylesheet classes are weaker evidence: collapsed tabs, accordions and ``<details>``
+  panels carry them while being content a reader opens with one click, and
+  ``aria-hidden`` marks decorative text that sighted readers *do* see. Those are
+  removed only when they are not such a panel and their text reads like
+  instructions to a model, or (for ``hidden`` and stylesheet rules) when they are
+  not a panel at all.
+* ``clean_text(text)`` removes invisible characters from output (zero-width and
+  bidirectional controls, Unicode tag characters) and replaces ``data:`` URIs with a
+  short description (``[data: image/png, 41 KB]``).
+
+The counts and the "looked like instructions" flag go back to the caller, which
+reports them on the item.
+"""
+
+import re
+
+# --- inline styles that hide an element -------------------------------------------------
+_DECL = re.compile(r"([a-z-]+)\s*:\s*([^;]+)", re.I)
+_ZERO = re.compile(r"^\s*-?0+(?:\.0+)?(?:px|em|rem|%|pt|vw|vh)?\s*(?:!important)?\s*$", re.I)
+_FAR = re.compile(r"^\s*-\s*(\d+(?:\.\d+)?)\s*(px|em|rem|pt|vw|vh|%)?", re.I)
+_FAR_MIN = {"px": 500, "pt": 400, "em": 50, "rem": 50, "vw": 100, "vh": 100, "%": 100, None: 500}
+_CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I)
+
+
+# Every hiding declaration below contains one of these: most inline styles (widths,
+# colours, margins) are settled by this one search.
+_MAYBE = re.compile(r"none|hidden|collapse|opacity|font-size|transparent|clip|-\s*\d|scale", re.I)
+
+
+def _far(value):
+    m = _FAR.match(value)
+    return bool(m) and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
+
+
+def style_hides(style):
+    """Whether a CSS declaration list hides its element from a reader."""
+    if not style or not _MAYBE.search(style):
+        return False
+    decls = {}
+    for name, value in _DECL.findall(style):
+        decls[name.strip().lower()] = value.strip().lower()
+    if not decls:
+        return False
+    if decls.get("display", "").startswith("none") or decls.get("visibility", "").startswith(("hidden", "collapse")):
+        return True
+    if "opacity" in decls and _ZERO.match(decls["opacity"]):
+        return True
+    if "font-size" in decls and _ZERO.match(decls["font-size"]):
+        return True
+    if decls.get("color", "").startswith("transparent"):
+        return True
+    clipped = decls.get("overflow", "").startswith(("hidden", "clip"))
+    if clipped and any(k in decls and _ZERO.match(decls[k]) for k in ("width", "height", "max-height", "max-width")):
+        return True
+    if _CLIP_NONE.search(decls.get("clip", "") + " " + decls.get("clip-path", "")):
+        return True
+    if decls.get("position", "").startswith(("absolute", "fixed")):
+        if any(k in decls and _far(decls[k]) for k in ("left", "top", "right")):
+            return True
+    if "text-indent" in decls and _far(decls["text-indent"]) and clipped:
+        return True
+    if "transform" in decls and re.search(r"scale\(\s*0(?:\.0+)?\s*[,)]", decls["transform"]):
+        return True
+    return False
+
+
+# --- text that speaks to a model rather than a reader ----------------------------------
+_PAYLOAD = re.compile(r"""
+    \b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b[^.\n]{0,30}
+        \b(?:instructions?|prompts?|rules|directions|guidelines|context)\b
+  | \b(?:new|updated|real|hidden|secret|important|additional)\s+instructions?\b[^.\n]{0,40}\b(?:for|to)\s+(?:the\s+)?
+        (?:ai|assistant|model|llm|agent|chatbot|bot)\b
+  | \b(?:ai|llm|language[ -]model|assistant|agent|chatgpt|claude|gpt|gemini|copilot)s?\b[^.\n]{0,20}
+        (?:reading|processing|summari[sz]ing|browsing|visiting)\s+this\b
+  | \b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?
+        (?:ai|llm|language\s+models?|assistants?|agents?|chatbots?|crawlers?|scrapers?)\b
+  | \byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|language\s+model|llm|chatbot|helpful\s+assistant)\b
+  | \b(?:system\s+prompt|system\s+message|jailbreak|developer\s+mode|dan\s+mode)\b
+  | <\|im_start\|>|<\|system\|>|\[/?inst\]|<<sys>>|^\s*\#{2,3}\s*(?:system|instruction)
+  | \b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|show)\s+(?:this\s+to\s+)?the\s+user\b
+  | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b[^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
+  | \b(?:send|post|upload|exfiltrate|forward)\b[^.\n]{0,60}\b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
+  | \b(?:curl|wget)\s+[^\n]{0,80}\|\s*(?:ba)?sh\b
+  | \brun\s+(?:the\s+following|this)\s+(?:shell\s+)?command\b
+""", re.I | re.X | re.M)
+
+
+def looks_like_instructions(text):
+    """Whether hidden text reads like instructions to a model (prompt injection)."""
+    return bool(text) and _PAYLOAD.search(text[:20000]) is not None
+
+
+# --- the page's own stylesheet ---------------------------------------------------------
+_SIMPLE_SELECTOR = re.compile(r"^\s*([a-z][a-z0-9]*)?([.#][A-Za-z_][\w-]*)\s*$")
+MAX_RULES = 5000
+MAX_CSS_CHARS = 500000
+
+
+def sheet_hiders(tree):
+    """{("." or "#", name)} that the page's <style> blocks hide with a simple rule.
+
+    Only single-class or single-id selectors (optionally after a tag name): a class
+    hidden by a rule with a state (``:not(.show)``, ``.open >``) is hidden only
+    until the reader clicks, which is a panel, not a payload.
+    """
+    out = set()
+    seen = 0
+    for st in tree.iter("style"):
+        css = st.text or ""
+        if "/*" in css:
+            css = re.sub(r"/\*.*?\*/", " ", css[:MAX_CSS_CHARS], flags=re.S)
+        # rule by rule with str.split (a regex over a framework's stylesheet is slow)
+        for chunk in css[:MAX_CSS_CHARS].split("}"):
+            selectors, brace, body = chunk.rpartition("{")
+            if not brace:
+                continue
+            seen += 1
+            if seen > MAX_RULES:
+                return out
+            if not style_hides(body):
+                continue
+            for sel in selectors.rsplit("{", 1)[-1].split(","):
+                m = _SIMPLE_SELECTOR.match(sel)
+                if m:
+                    out.add((m.group(2)[0], m.group(2)[1:]))
+    return out
+
+
+# --- collapsed panels: hidden now, content one click away ------------------------------
+_PANEL_WORDS = re.compile(r"tab|panel|accordion|collaps|expand|toggle|drawer|disclosure|more|spoiler|reveal|"
+                          r"dropdown|answer|faq|content|body|step|slide|carousel|section", re.I)
+
+
+def is_panel(el, controlled):
+    """Whether el looks like a collapsed tab, accordion or disclosure panel."""
+    if (el.get("role") or "").lower() in ("tabpanel", "region", "dialog"):
+        return True
+    if el.get("id") and el.get("id") in controlled:
+        return True
+    if el.get("aria-labelledby") or el.get("aria-expanded") is not None:
+        return True
+    if _PANEL_WORDS.search((el.get("class") or "") + " " + (el.get("id") or "")):
+        return True
+    for anc in el.iterancestors():
+        if anc.tag == "details":
+            return True
+    return False
+
+
+def _text(el):
+    try:
+        return " ".join("".join(el.itertext()).split())
+    except ValueError:
+        return ""
+
+
+def _remove(el):
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    prev = el.getprevious()
+    parent.remove(el)
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+
+
+# Hidden text that does not read like instructions is dropped only up to this many
+# characters: longer hidden blocks are mostly content that a script or a click shows
+# (product tabs, accordions, fade-ins, anti-flicker wrappers), and dropping them cost
+# up to 0.03 F1 on the WCXB product pages (docs/PERFORMANCE.md).
+SMALL_HIDDEN = 200
+
+
+# Which removals run (every one; a benchmark may switch some off to measure them).
+RULES = frozenset(("style", "template", "attr", "sheet", "payload"))
+
+
+class Report:
+    """What ``strip`` removed."""
+
+    def __init__(self):
+        self.chars = 0
+        self.elements = 0
+        self.instructions = False
+        self.by_rule = {}  # rule -> characters (for the benchmarks' diagnostics)
+
+    def add(self, text, rule="other"):
+        self.by_rule[rule] = self.by_rule.get(rule, 0) + len(text)
+        self.chars += len(text)
+        self.elements += 1
+        if not self.instructions and looks_like_instructions(text):
+            self.instructions = True
+
+
+def strip(tree):
+    """Remove what a reader cannot see from an lxml tree, in place; returns a Report."""
+    from lxml import etree
+
+    report = Report()
+    root = tree.getroot() if hasattr(tree, "getroot") else tree
+    body = root.find(".//body")
+    if body is None:
+        body = root
+    for c in list(root.iter(etree.Comment)):
+        text = " ".join((c.text or "").split())
+        if looks_like_instructions(text):
+            report.add(text)  # ordinary comments (build stamps, tag-manager markers) are not counted
+        _remove(c)
+    for el in list(body.iter("template")):
+        _drop(report, el, _text(el), "template")
+
+    controlled = None
+    dropped = set()
+    sheet = sheet_hiders(root)
+    for el in body.xpath(_query(sheet)):
+        if not isinstance(el.tag, str) or el.getparent() is None:
+            continue
+        if el in dropped:
+            continue  # inside an element already removed
+        hard = style_hides(el.get("style"))
+        aria = (el.get("aria-hidden") or "").strip().lower() == "true"
+        by_sheet = not hard and bool(sheet) and _sheet_hit(el, sheet)
+        if not (hard or aria or by_sheet or el.get("hidden") is not None):
+            continue
+        text = _text(el)
+        if looks_like_instructions(text):
+            _drop(report, el, text, "payload", dropped)
+            continue
+        if aria and not hard:
+            continue  # aria-hidden hides from screen readers only: sighted readers see it
+        if len(text) > SMALL_HIDDEN:
+            continue  # a hidden block this long is content a script or a click reveals (tabs, accordions, fades)
+        if controlled is None:
+            controlled = {x for v in body.xpath(".//@aria-controls") for x in str(v).split()}
+        if is_panel(el, controlled):
+            continue
+        _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr", dropped)
+    return report
+
+
+MAX_SHEET_NAMES = 30
+# _MAYBE's words for XPath: only inline styles that may hide reach Python
+_STYLE_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "clip", ":-", ": -", "scale")
+
+
+def _sheet_hit(el, sheet):
+    for cls in (el.get("class") or "").split():
+        if (".", cls) in sheet:
+            return True
+    ident = el.get("id")
+    return bool(ident) and ("#", ident) in sheet
+
+
+def _query(sheet):
+    """One XPath for every candidate, so that libxml2, not Python, walks the page."""
+    lower = "translate(., 'ABCDEFGHIJKLMNOPRSTUVXYZ', 'abcdefghijklmnoprstuvxyz')"
+    style = " or ".join("contains(%s, '%s')" % (lower, k) for k in _STYLE_WORDS)
+    parts = ["@style[%s]" % style, "@hidden", "@aria-hidden"]
+    for kind, name in sorted(sheet)[:MAX_SHEET_NAMES]:
+        if not re.match(r"^[\w-]+$", name):
+            continue
+        if kind == "#":
+            parts.append("@id='%s'" % name)
+        else:
+            parts.append("contains(concat(' ', normalize-space(@class), ' '), ' %s ')" % name)
+    return ".//*[%s]" % " or ".join(parts)
+
+
+def _drop(report, el, text, rule, dropped=None):
+    if rule in RULES:
+        report.add(text, rule)
+        _remove(el)
+        if dropped is not None:
+            dropped.update(el.iter())  # what it held is gone with it
+
+
+# --- output text -----------------------------------------------------------------------
+# Zero-width spaces, word joiners, BOMs and the bidirectional controls (embeddings,
+# overrides, isolates, marks) never show as a character, and the tag block
+# (U+E0000-E007F) can spell whole hidden sentences ("ASCII smuggling").
+_INVISIBLE = re.compile("[\u200b\u2060-\u2064\ufeff\u180e\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
+                        "\U000e0000-\U000e007f]")
+# ZWJ/ZWNJ are spelling in Persian, Indic scripts and emoji sequences; next to ASCII
+# they only split words so that filters miss them ("ig\u200cnore").
+_JOINER_ASCII = re.compile("[\u200c\u200d]+(?=[\x00-\x7f]|$)|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]+")
+_DATA_URI = re.compile(r"data:([a-z]+/[a-z0-9.+-]+)?((?:;[a-z0-9-]+(?:=[^;,\s\"')<>]*)?)*),([^\s\"')<>\]]*)", re.I)
+
+
+def _size(n):
+    if n < 1024:
+        return "%d B" % n
+    if n < 1024 * 1024:
+        return "%d KB" % round(n / 1024)
+    return "%.1f MB" % (n / 1024 / 1024)
+
+
+def _describe(m):
+    mime = (m.group(1) or "text/plain").lower()
+    payload = m.group(3)
+    n = len(payload) * 3 // 4 - payload[-2:].count("=") if ";base64" in (m.group(2) or "").lower() else len(payload)
+    return "[data: %s, %s]" % (mime, _size(max(0, n)))
+
+
+def strip_invisible(text):
+    """Text without invisible characters (run on the page before parsing too, so that an
+    extractor never splits "ig\u200bnore" into two words)."""
+    text = _INVISIBLE.sub("", text)
+    if "\u200c" in text or "\u200d" in text:
+        text = _JOINER_ASCII.sub("", text)
+    return text
+
+
+def clean_text(text):
+    """Output text without invisible characters and with data: URIs described, not inlined."""
+    if not text:
+        return text
+    if "data:" in text:
+        text = _DATA_URI.sub(_describe, text)
+    return strip_invisible(text)
