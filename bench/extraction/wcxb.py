@@ -119,7 +119,8 @@ def cli_texts(names, pages, batch):
                 continue
             items = payload["results"] if payload["ok"] else payload["error"].get("results", [])
             for name, item in zip(chunk, items):
-                out[name] = item.get("content") if item.get("ok") else ""
+                # a login wall or paywall item keeps the public text beside its error: a user reads it
+                out[name] = item.get("content") or ""
     finally:
         server.stop()
     return out, crashes, elapsed
