@@ -5,49 +5,24 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from fakes.stall_server import StallServer
 from worker import client
 
 PAGE = b"# Client notes\n\nThe worker client fetched this page.\n"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-
-    def do_GET(self):
-        if self.path == "/stall":
-            self.server.stalled.set()
-            self.server.release.wait(30)  # hold the worker inside its request
-            return
-        if self.path == "/notes.md":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/markdown; charset=utf-8")
-            self.send_header("Content-Length", str(len(PAGE)))
-            self.end_headers()
-            self.wfile.write(PAGE)
-            return
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+def _route(path):
+    return ("text/markdown; charset=utf-8", PAGE) if path == "/notes.md" else None
 
 
 @pytest.fixture
 def web():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    server.stalled = threading.Event()
-    server.release = threading.Event()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    server.url = "http://127.0.0.1:%d" % server.server_address[1]
+    server = StallServer(_route, hold=30)
     yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 PY = sys.executable  # the dev venv: the worker is importable through its .pth

@@ -8,9 +8,7 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import pytest
@@ -19,49 +17,27 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from conftest import ROOT, worker_env
+from fakes.stall_server import StallServer
 from worker import cli, tools
 
 PY = sys.executable  # the dev venv: the worker and the SDK are importable
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-
-    def do_GET(self):
-        web = self.server
-        if self.path == "/stall":
-            web.stalled.set()
-            web.release.wait(60)  # hold the worker inside its request
-            return
-        if self.path.startswith("/slow/"):
-            time.sleep(1.0)
-        if self.path.startswith(("/page/", "/slow/")):
-            n = self.path.rsplit("/", 1)[1]
-            body = ("# Page %s\n\nThe body of page number %s, served to the MCP test.\n" % (n, n)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/markdown; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+def _route(path):
+    if path.startswith("/slow/"):
+        time.sleep(1.0)
+    if path.startswith(("/page/", "/slow/")):
+        n = path.rsplit("/", 1)[1]
+        return ("text/markdown; charset=utf-8",
+                ("# Page %s\n\nThe body of page number %s, served to the MCP test.\n" % (n, n)).encode())
+    return None
 
 
 @pytest.fixture
 def web():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    server.stalled = threading.Event()
-    server.release = threading.Event()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    server.url = "http://127.0.0.1:%d" % server.server_address[1]
+    server = StallServer(_route, hold=60)  # /stall holds the worker inside its request
     yield server
-    server.release.set()
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 @pytest.fixture
