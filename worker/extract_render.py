@@ -20,7 +20,9 @@ SKIP = {"script", "style", "noscript", "template", "head", "title", "meta", "lin
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 400
 
-_WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
+# Not U+200B: a browser shows a zero-width space as nothing, so it joins what it sits
+# between ("ig\u200bnore" is "ignore"); worker.hidden removes it from the output.
+_WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _MD_RISKY = re.compile(r"[\\_*`\[<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

@@ -159,9 +159,10 @@ def document(resp, fmt):
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
         from . import pagecheck
         from .extract import extract
-        from .hidden import strip_invisible
 
-        decoded = strip_invisible(decoded)
+        # Invisible characters are removed from the output (build_item), not from the
+        # page: over a whole page that cost a millisecond or more, and what they could
+        # hide from a check (a payload spelled "ig\u200bnore") is normalised where it is read.
         pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
         result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
@@ -202,7 +203,7 @@ def build_item(url, resp, spec):
         from .hidden import clean_text
 
         text = clean_text(text)
-        for key in ("title", "author", "site_name", "description"):
+        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
             if isinstance(meta.get(key), str):
                 meta[key] = clean_text(meta[key])
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)

@@ -30,9 +30,21 @@ _FAR_MIN = {"px": 500, "pt": 400, "em": 50, "rem": 50, "vw": 100, "vh": 100, "%"
 _CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I)
 
 
-# Every hiding declaration below contains one of these: most inline styles (widths,
-# colours, margins) are settled by this one search.
-_MAYBE = re.compile(r"none|hidden|collapse|opacity|font-size|transparent|clip|-\s*\d|scale", re.I)
+# Every hiding declaration below matches _HIDES (a property with the value that hides);
+# most inline styles and nearly every stylesheet rule are settled before any
+# declaration is parsed, first by substring tests (C speed), then by the regex over
+# the lower-cased text (a case-insensitive regex costs several times more). Looser
+# words ("none", "hidden") matched a third of a framework's rules, and made the
+# page's stylesheets cost milliseconds.
+_HIDES = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*[-0.]|"
+                    r"font-size\s*:\s*[-0.]|color\s*:\s*transparent|(?:width|height)\s*:\s*[-0.]|"
+                    r"rect\(|inset\(|(?:left|top|right|text-indent)\s*:\s*-|scale\(")
+_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "rect(", "inset(", "scale(", "width",
+          "height", ":-", ": -")
+
+
+def _may_hide(low):
+    return any(w in low for w in _WORDS) and _HIDES.search(low) is not None
 
 
 def _far(value):
@@ -42,10 +54,13 @@ def _far(value):
 
 def style_hides(style):
     """Whether a CSS declaration list hides its element from a reader."""
-    if not style or not _MAYBE.search(style):
+    if not style:
+        return False
+    low = style.lower()
+    if not _may_hide(low):
         return False
     decls = {}
-    for name, value in _DECL.findall(style):
+    for name, value in _DECL.findall(low):
         decls[name.strip().lower()] = value.strip().lower()
     if not decls:
         return False
@@ -93,9 +108,42 @@ _PAYLOAD = re.compile(r"""
 """, re.I | re.X | re.M)
 
 
+# What any text _PAYLOAD matches must hold (lower-cased, spaces collapsed): for one of
+# its alternatives, a word from each group. Testing them first costs microseconds
+# where the regex costs a millisecond or more on a long hidden menu, and most hidden
+# text on real pages (menus, tabs, icons) passes none of them.
+_AI = ("ai", "assistant", "model", "llm", "agent", "bot", "gpt", "claude", "gemini", "copilot")
+_PAYLOAD_NEEDS = (
+    (("ignore", "disregard", "forget", "override"), ("instruction", "prompt", "rule", "direction", "guideline", "context")),
+    (("instruction",), _AI),
+    (("reading", "processing", "summari", "browsing", "visiting"), ("this",), _AI),
+    (("note to", "note for", "message to", "message for", "instruction to", "instruction for", "instructions to",
+      "instructions for"),),
+    (("you are",),),
+    (("system prompt", "system message", "jailbreak", "developer mode", "dan mode"),),
+    (("<|", "[inst]", "[/inst]", "<<sys>>", "##"),),
+    (("the user",), ("tell", "mention", "reveal", "inform", "show"), ("not", "don't", "dont", "never")),
+    (("asked", "summari", "answering"), ("when", "if"), ("say", "respond", "reply", "answer", "recommend", "state")),
+    (("send", "post", "upload", "exfiltrate", "forward"),
+     ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env")),
+    (("curl", "wget"), ("|",)),
+    (("run the following", "run this"), ("command",)),
+)
+
+
+def _may_be_payload(flat):
+    return any(all(any(w in flat for w in group) for group in needs) for needs in _PAYLOAD_NEEDS)
+
+
 def looks_like_instructions(text):
     """Whether hidden text reads like instructions to a model (prompt injection)."""
-    return bool(text) and _PAYLOAD.search(text[:20000]) is not None
+    if not text:
+        return False
+    # invisible characters (raw or from entities such as &#8203;) must not split "ig\u200bnore"
+    text = strip_invisible(text[:20000])
+    if not _may_be_payload(" ".join(text.lower().split())):
+        return False
+    return _PAYLOAD.search(text) is not None
 
 
 # --- the page's own stylesheet ---------------------------------------------------------
@@ -125,12 +173,10 @@ def sheet_hiders(tree):
             seen += 1
             if seen > MAX_RULES:
                 return out
-            if not style_hides(body):
-                continue
-            for sel in selectors.rsplit("{", 1)[-1].split(","):
-                m = _SIMPLE_SELECTOR.match(sel)
-                if m:
-                    out.add((m.group(2)[0], m.group(2)[1:]))
+            # the selector first: most rules have none that is simple, and that is cheaper to see
+            names = [m.group(2) for m in map(_SIMPLE_SELECTOR.match, selectors.rsplit("{", 1)[-1].split(",")) if m]
+            if names and style_hides(body):
+                out.update((n[0], n[1:]) for n in names)
     return out
 
 
@@ -218,17 +264,18 @@ def strip(tree):
         if looks_like_instructions(text):
             report.add(text)  # ordinary comments (build stamps, tag-manager markers) are not counted
         _remove(c)
-    for el in list(body.iter("template")):
-        _drop(report, el, _text(el), "template")
 
     controlled = None
     dropped = set()
     sheet = sheet_hiders(root)
-    for el in body.xpath(_query(sheet)):
+    for el in _candidates(body, sheet):
         if not isinstance(el.tag, str) or el.getparent() is None:
             continue
         if el in dropped:
             continue  # inside an element already removed
+        if el.tag == "template":
+            _drop(report, el, _text(el), "template", dropped)
+            continue
         hard = style_hides(el.get("style"))
         aria = (el.get("aria-hidden") or "").strip().lower() == "true"
         by_sheet = not hard and bool(sheet) and _sheet_hit(el, sheet)
@@ -251,8 +298,45 @@ def strip(tree):
 
 
 MAX_SHEET_NAMES = 30
-# _MAYBE's words for XPath: only inline styles that may hide reach Python
-_STYLE_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "clip", ":-", ": -", "scale")
+# Candidates in document order, found by libxml2 rather than a Python walk: the
+# attributes that may hide, each handed back with its element. Selecting attributes
+# costs half of testing every element with a predicate, and string functions such as
+# translate() over every style cost several ms a page; whether a style hides, and
+# whether a class is really one the sheet hides, is decided in Python, for the few
+# elements that carry one.
+_BASE = ("descendant::template", "descendant::*/@style", "descendant::*/@hidden", "descendant::*/@aria-hidden")
+_XPATHS = {}
+
+
+def _candidates(body, sheet):
+    parts = list(_BASE)
+    if sheet:
+        # only the sheet's classes the page uses: a framework's stylesheet hides dozens,
+        # and each one tested on every element cost up to 10 ms a page
+        used = set(" ".join(body.xpath("descendant::*/@class")).split())
+        names = [n for k, n in sorted(sheet) if (k == "#" or n in used) and re.match(r"^[\w-]+$", n)]
+        names = names[:MAX_SHEET_NAMES]
+        classes = ["contains(., '%s')" % n for k, n in sorted(sheet) if k == "." and n in names]
+        ids = [". = '%s'" % n for k, n in sorted(sheet) if k == "#" and n in names]
+        if classes:
+            parts.append("descendant::*/@class[%s]" % " or ".join(classes))
+        if ids:
+            parts.append("descendant::*/@id[%s]" % " or ".join(ids))
+    key = " | ".join(parts)
+    xp = _XPATHS.get(key)
+    if xp is None:
+        from lxml import etree
+
+        if len(_XPATHS) > 256:
+            _XPATHS.clear()
+        xp = _XPATHS[key] = etree.XPath(key)
+    out, last = [], None
+    for hit in xp(body):
+        el = hit.getparent() if isinstance(hit, str) else hit
+        if el is not last and el is not None:
+            out.append(el)
+            last = el
+    return out
 
 
 def _sheet_hit(el, sheet):
@@ -261,21 +345,6 @@ def _sheet_hit(el, sheet):
             return True
     ident = el.get("id")
     return bool(ident) and ("#", ident) in sheet
-
-
-def _query(sheet):
-    """One XPath for every candidate, so that libxml2, not Python, walks the page."""
-    lower = "translate(., 'ABCDEFGHIJKLMNOPRSTUVXYZ', 'abcdefghijklmnoprstuvxyz')"
-    style = " or ".join("contains(%s, '%s')" % (lower, k) for k in _STYLE_WORDS)
-    parts = ["@style[%s]" % style, "@hidden", "@aria-hidden"]
-    for kind, name in sorted(sheet)[:MAX_SHEET_NAMES]:
-        if not re.match(r"^[\w-]+$", name):
-            continue
-        if kind == "#":
-            parts.append("@id='%s'" % name)
-        else:
-            parts.append("contains(concat(' ', normalize-space(@class), ' '), ' %s ')" % name)
-    return ".//*[%s]" % " or ".join(parts)
 
 
 def _drop(report, el, text, rule, dropped=None):
@@ -314,8 +383,9 @@ def _describe(m):
 
 
 def strip_invisible(text):
-    """Text without invisible characters (run on the page before parsing too, so that an
-    extractor never splits "ig\u200bnore" into two words)."""
+    """Text without invisible characters (zero-width, bidirectional controls, tag characters)."""
+    if text.isascii():
+        return text  # every invisible character is outside ASCII; this test costs nothing
     text = _INVISIBLE.sub("", text)
     if "\u200c" in text or "\u200d" in text:
         text = _JOINER_ASCII.sub("", text)

@@ -36,6 +36,29 @@ _WIDGETS = [
     ("hcaptcha", ("hcaptcha.com/1/api.js", "h-captcha")),
     ("recaptcha", ("google.com/recaptcha/", "recaptcha.net/recaptcha", "g-recaptcha")),
 ]
+# Every needle above holds one of these words. The page is searched for these few
+# first (in UTF-8 bytes, lower-cased: str.lower() of a non-ASCII page costs more than
+# all the searches), and a vendor's needles only when one of its words is there.
+_GATES = ("cf", "challenge", "cloudflare", "awswaf", "gokuprops", "captcha", "incapsula", "edgesuite", "sec-if-cpt",
+          "bm-verify", "turnstile")
+
+
+def _table(entries):
+    out = []
+    for vendor, needles in entries:
+        gates = tuple(g.encode() for g in _GATES if any(g in n for n in needles))
+        assert len(gates) and all(any(g.decode() in n for g in gates) for n in needles), vendor
+        out.append((vendor, gates, tuple(n.encode() for n in needles)))
+    return out
+
+
+def _vendor(low, table, present):
+    for vendor, gates, needles in table:
+        if any(g in present for g in gates) and any(n in low for n in needles):
+            return vendor
+    return None
+
+
 # What challenge and block pages say to a person.
 _SAYS = re.compile(r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
                    r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
@@ -43,6 +66,8 @@ _SAYS = re.compile(r"just a moment\.\.\.|checking (?:if the site connection is s
                    r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
                    r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
                    r"please complete the (?:captcha|security check)|human verification", re.I)
+_STRONG_B, _WIDGETS_B = _table(_STRONG), _table(_WIDGETS)
+_GATE_BYTES = tuple(g.encode() for g in _GATES)
 _SERVER_VENDOR = (("cloudflare", "cloudflare"), ("akamaighost", "akamai"), ("akamai", "akamai"))
 _RAW_OPEN = re.compile(r"<(script|style|noscript|template)\b|<!--", re.I)
 _TAG = re.compile(r"<[^<>]*>")
@@ -93,10 +118,11 @@ def challenge(status, headers, html):
         if status in (403, 429, 503) and headers.get("x-datadome"):
             return _wall("datadome")
         return None
-    low = head.lower()
-    strong = next((vendor for vendor, needles in _STRONG if any(n in low for n in needles)), None)
-    widget = next((vendor for vendor, needles in _WIDGETS if any(n in low for n in needles)), None)
-    if not strong and not widget and status < 400 and "<title" in low and not _title_says(head):
+    low = head.encode("utf-8", "surrogatepass").lower()
+    present = {g for g in _GATE_BYTES if g in low}
+    strong = _vendor(low, _STRONG_B, present) if present else None
+    widget = _vendor(low, _WIDGETS_B, present) if present else None
+    if not strong and not widget and status < 400 and b"<title" in low and not _title_says(low):
         return None  # an ordinary page: no vendor markup, not an error, a title that says nothing of walls
     if visible_words(head) >= WALL_WORDS:
         return None
@@ -105,16 +131,18 @@ def challenge(status, headers, html):
     says = _SAYS.search(visible_text(head, 20000))
     if widget and (says or status >= 400):
         return _wall(widget)
-    if says and (status >= 400 or _title_says(head)):
+    if says and (status >= 400 or _title_says(low)):
         return _wall(_server_vendor(headers) or _header_vendor(headers))
     return None
 
 
-def _title_says(head):
-    low = head.lower()
-    start = low.find("<title")
-    end = low.find("</title", start)
-    return start >= 0 and end > start and bool(_SAYS.search(head[start:min(end, start + 2000)]))
+def _title_says(low):
+    """Whether the <title> says what walls say (low: the page's lower-cased UTF-8 bytes)."""
+    start = low.find(b"<title")
+    end = low.find(b"</title", start)
+    if start < 0 or end <= start:
+        return False
+    return bool(_SAYS.search(low[start:min(end, start + 2000)].decode("utf-8", "replace")))
 
 
 def _server_vendor(headers):
