@@ -21,7 +21,7 @@ def after(resp, html, fmt, text, extractor, meta, warnings):
     """(text, extractor) after the shell and wall checks; may add ``meta["wall"]``."""
     from . import shells, walls
 
-    if len(text.split()) < shells.SHELL_WORDS:
+    if walls.words_upto(text, shells.SHELL_WORDS) < shells.SHELL_WORDS:
         try:
             got = shells.read(html, fmt)
         except (Exception, RecursionError) as exc:  # page data of any shape must not fail the page

@@ -98,6 +98,15 @@ def visible_text(html, limit=SCAN_CHARS):
     return unescape(_TAG.sub(" ", " ".join(out)))
 
 
+def words_upto(text, cap):
+    """len(text.split()), or any number >= cap once there are that many: a long text's
+    first few thousand characters settle it without splitting the whole of it."""
+    text = text or ""
+    head = text[:cap * 16]
+    n = len(head.split())
+    return n if n >= cap or len(head) == len(text) else len(text.split())
+
+
 def visible_words(html):
     return len(visible_text(html).split())
 
@@ -218,7 +227,7 @@ def login_or_paywall(url, final_url, status, html, text):
     A page the user asked for that *is* a login page is not a wall: only a redirect
     to one, or a short page that says a login is needed, is.
     """
-    words = len((text or "").split())
+    words = words_upto(text, max(LOGIN_WORDS, PAYWALL_WORDS))
     asked_login = bool(_LOGIN_PATH.search(_path(url)))
     if not asked_login and words < LOGIN_WORDS:
         if status == 401 or (final_url and final_url != url and _LOGIN_PATH.search(_path(final_url))):
