@@ -88,6 +88,9 @@ def style_hides(style):
 
 
 # --- text that speaks to a model rather than a reader ----------------------------------
+# Not "run the following command", "developer mode" or "we'll send you ... password":
+# documentation and account pages say those to readers, in tabs and menus hidden until
+# a click, and they were the only alarms on the 1,515 real pages of the shared sets.
 _PAYLOAD = re.compile(r"""
     \b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b[^.\n]{0,30}
         \b(?:instructions?|prompts?|rules|directions|guidelines|context)\b
@@ -98,13 +101,12 @@ _PAYLOAD = re.compile(r"""
   | \b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?
         (?:ai|llm|language\s+models?|assistants?|agents?|chatbots?|crawlers?|scrapers?)\b
   | \byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|language\s+model|llm|chatbot|helpful\s+assistant)\b
-  | \b(?:system\s+prompt|system\s+message|jailbreak|developer\s+mode|dan\s+mode)\b
+  | \b(?:system\s+prompt|system\s+message|jailbreak|dan\s+mode)\b
   | <\|im_start\|>|<\|system\|>|\[/?inst\]|<<sys>>|^\s*\#{2,3}\s*(?:system|instruction)
   | \b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|show)\s+(?:this\s+to\s+)?the\s+user\b
   | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b[^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
-  | \b(?:send|post|upload|exfiltrate|forward)\b[^.\n]{0,60}\b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
+  | \b(?:send|post|upload|exfiltrate|forward)\b(?!\s+you\b)[^.\n]{0,60}\b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
   | \b(?:curl|wget)\s+[^\n]{0,80}\|\s*(?:ba)?sh\b
-  | \brun\s+(?:the\s+following|this)\s+(?:shell\s+)?command\b
 """, re.I | re.X | re.M)
 
 
@@ -120,14 +122,13 @@ _PAYLOAD_NEEDS = (
     (("note to", "note for", "message to", "message for", "instruction to", "instruction for", "instructions to",
       "instructions for"),),
     (("you are",),),
-    (("system prompt", "system message", "jailbreak", "developer mode", "dan mode"),),
+    (("system prompt", "system message", "jailbreak", "dan mode"),),
     (("<|", "[inst]", "[/inst]", "<<sys>>", "##"),),
     (("the user",), ("tell", "mention", "reveal", "inform", "show"), ("not", "don't", "dont", "never")),
     (("asked", "summari", "answering"), ("when", "if"), ("say", "respond", "reply", "answer", "recommend", "state")),
     (("send", "post", "upload", "exfiltrate", "forward"),
      ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env")),
     (("curl", "wget"), ("|",)),
-    (("run the following", "run this"), ("command",)),
 )
 
 
