@@ -102,7 +102,7 @@ def _load(tmp_path, data):
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=config_data)
 def test_config_loader_returns_config_or_config_error(tmp_path, data):
-    from worker import cache
+    from worker.state import cache
 
     try:
         args, cfg = _load(tmp_path, data)
@@ -194,6 +194,6 @@ def test_strict_numbers(text, integer, expected):
     ("x" * 100, None), ("no-such-codec", None),
 ])
 def test_charset_lookup_accepts_text_encodings_only(label, expected):
-    from worker import content
+    from worker.pages import content
 
     assert content.codec_for(label) == expected

@@ -18,7 +18,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from conftest import ROOT, worker_env
 from fakes.stall_server import StallServer
-from worker import cli, tools
+from worker import cli
+from worker import tool_schemas as tools
 
 PY = sys.executable  # the dev venv: the worker and the SDK are importable
 
@@ -405,7 +406,7 @@ def test_search_and_fetch_never_import_the_sdk(tmp_path, web):
         modules = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
         assert "worker.main" in modules or args == ["--version"]
         leaked = {m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "anyio", "hosts", "pydantic")
-                  or m == "worker.tools"}
+                  or m == "worker.tool_schemas"}
         assert not leaked, leaked
 
 

@@ -26,7 +26,6 @@ def _import_argparse():
         del sys.modules["gettext"]
     return argparse
 
-from . import __version__  # noqa: F401  (re-exported: providers read it from here)
 from .errors import UsageError
 
 EXAMPLES = """\
@@ -116,7 +115,7 @@ def _int(lo=None, hi=None):
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None
             raise _bad_value(str(exc)) from None
 
-    parse.bounds = (lo, hi)  # read by worker.tools: the tools' JSON Schemas carry the same range
+    parse.bounds = (lo, hi)  # read by worker.tool_schemas: the tools' JSON Schemas carry the same range
     return parse
 
 

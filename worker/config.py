@@ -22,19 +22,10 @@ import sys
 from . import redact
 from .errors import WorkerError
 from .providers.base import ProviderSpec
+from .providers.registry import BUILTINS, FETCH_FALLBACK, KEYED, SEARCH_FALLBACK, load_class
 
-SEARCH_FALLBACK = "ddgs"
-FETCH_FALLBACK = "local"
 DEFAULT_PATH = "~/.pi/agent/web-search.json"
 ENV_PATH = "WEBSEARCH_CONFIG"
-
-# builtin type -> (tools it answers, env var holding its key or None)
-BUILTIN = {
-    "ddgs": (frozenset({"search"}), None),
-    "local": (frozenset({"fetch"}), None),
-    "exa": (frozenset({"search", "fetch"}), "EXA_API_KEY"),
-    "brave": (frozenset({"search"}), "BRAVE_API_KEY"),
-}
 
 # top-level settings other modules read (Config.settings): name -> (check, description)
 SETTINGS = {
@@ -45,7 +36,7 @@ SETTINGS = {
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
     "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
     "breaker": ("breaker", "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing"),
-    "sites": ("sites", '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.sites)'),
+    "sites": ("sites", '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)'),
 }
 # The breaker's settings: name -> (kind, low, high).
 BREAKER_RULES = {"threshold": ("int", 1, 1000), "window": ("number", 0.001, 24 * 3600),
@@ -148,7 +139,7 @@ def _check_setting(path, key, value):
     if kind == "breaker":
         return _check_breaker(path, value)
     if kind == "sites":
-        from . import sites
+        from .pages import sites
 
         problem = sites.check_config(value)
         if problem:
@@ -288,13 +279,13 @@ def parse_config(path, data, environ=None):
         configured[spec.name] = spec
 
     providers = builtin_specs(environ)
-    order = list(configured) + [n for n in ("exa", "brave") if n not in configured]
+    order = list(configured) + [n for n in KEYED if n not in configured]
     providers.update(configured)
 
     for name in settings.get("fallback") or []:
         if name.strip() not in providers:
             raise _error(path, '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
-                         % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTIN)),
+                         % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTINS)),
                          example='{"fallback": ["exa-main", "brave", "ddgs"]}')
     if "fallback" in settings:
         settings["fallback"] = [n.strip() for n in settings["fallback"]]
@@ -329,14 +320,14 @@ def parse_entry(path, index, entry, environ):
     if unknown:
         raise _error(path, "%s has unknown key %s (accepted: %s)"
                      % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)), example=EXAMPLE_ENTRY)
-    ptype = entry.get("type", name if name in BUILTIN else None)
+    ptype = entry.get("type", name if name in BUILTINS else None)
     if not isinstance(ptype, str) or not ptype.strip():
         raise _error(path, '%s needs a "type": one of %s, or "module:Class" for your own provider'
-                     % (where, ", ".join(BUILTIN)), example=EXAMPLE_ENTRY)
+                     % (where, ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
     ptype = ptype.strip()
-    if ptype not in BUILTIN and not _is_class_ref(ptype):
+    if ptype not in BUILTINS and not _is_class_ref(ptype):
         raise _error(path, '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
-                     % (where, _short(ptype), ", ".join(BUILTIN)), example=EXAMPLE_ENTRY)
+                     % (where, _short(ptype), ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
     base_url = entry.get("baseUrl")
     if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
         raise _error(path, '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
@@ -349,6 +340,11 @@ def parse_entry(path, index, entry, environ):
     key, source = resolve_key(path, where, ptype, entry, environ)
     return ProviderSpec(name, ptype, api_key=key, key_source=source,
                         base_url=base_url.rstrip("/") if base_url else None, options=options)
+
+
+def _key_env(ptype):
+    builtin = BUILTINS.get(ptype)
+    return builtin.key_env if builtin is not None else None
 
 
 def _is_class_ref(ptype):
@@ -368,7 +364,7 @@ def resolve_key(path, where, ptype, entry, environ):
     if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
         raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
                      example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
-    env_name = env_name or BUILTIN.get(ptype, (None, None))[1]
+    env_name = env_name or _key_env(ptype)
     if env_name and (environ.get(env_name) or "").strip():
         return redact.register(environ[env_name].strip()), "env:%s" % env_name
     return None, None
@@ -378,7 +374,8 @@ def builtin_specs(environ=None):
     """One provider per builtin type, named after it; keyed ones take their key from the environment."""
     environ = os.environ if environ is None else environ
     specs = {}
-    for ptype, (_tools, env_name) in BUILTIN.items():
+    for ptype, builtin in BUILTINS.items():
+        env_name = builtin.key_env
         key = redact.register((environ.get(env_name) or "").strip() if env_name else "")
         specs[ptype] = ProviderSpec(ptype, ptype, api_key=key or None, key_source="env:%s" % env_name if key else None)
     return specs
@@ -403,7 +400,7 @@ def load(args=None):
     path, explicit = config_path(args)
     text = read_text(path, explicit)
     if text is None:
-        return Config(path=path, providers=builtin_specs(), order=["exa", "brave"], loaded=False)
+        return Config(path=path, providers=builtin_specs(), order=list(KEYED), loaded=False)
     cfg = parse_config(path, parse_json(path, text))
     warn_if_exposed(path, cfg)
     return cfg
@@ -413,23 +410,22 @@ def load(args=None):
 
 def tools_of(cfg, spec):
     """The tools ``spec`` answers; imports a user's own class (a config error if that fails)."""
-    if spec.type in BUILTIN:
-        return BUILTIN[spec.type][0]
+    if spec.type in BUILTINS:
+        return BUILTINS[spec.type].tools
     return frozenset(provider_class(cfg, spec).tools)
 
 
 def needs_key(cfg, spec):
-    if spec.type in BUILTIN:
-        return BUILTIN[spec.type][1] is not None
+    if spec.type in BUILTINS:
+        return BUILTINS[spec.type].key_env is not None
     return bool(getattr(provider_class(cfg, spec), "needs_key", False))
 
 
 def provider_class(cfg, spec):
     """The class behind ``spec``; for "module:Class" types a failed import is a config error."""
-    from .providers import load_class
     from .providers.base import Provider
 
-    if spec.type in BUILTIN:
+    if spec.type in BUILTINS:
         return load_class(spec.type)
     try:
         cls = load_class(spec.type)
@@ -450,7 +446,7 @@ def available(cfg, spec):
 
 
 def _missing_key(cfg, spec):
-    env_name = BUILTIN.get(spec.type, (None, None))[1]
+    env_name = _key_env(spec.type)
     where = ("none in %s" % cfg.path) if cfg.loaded else "no config file (%s)" % cfg.path
     env_part = " and %s is not set" % env_name if env_name else ""
     example = '{"providers": [{"name": "%s", "type": "%s", "apiKey": "YOUR_KEY"}]}' % (spec.name, spec.type)
@@ -507,13 +503,10 @@ def _auto(cfg, tool):
 
 # -- the search chain -------------------------------------------------------------
 
-# Builtin types that answer ``--news``; a user's own class says so in ``verticals``.
-NEWS_TYPES = frozenset({"ddgs", "exa", "brave"})
-
-
 def verticals_of(cfg, spec):
-    if spec.type in BUILTIN:
-        return frozenset({"web", "news"}) if spec.type in NEWS_TYPES else frozenset({"web"})
+    """The search verticals ``spec`` answers; a user's own class says so in ``verticals``."""
+    if spec.type in BUILTINS:
+        return BUILTINS[spec.type].verticals
     return frozenset(getattr(provider_class(cfg, spec), "verticals", None) or {"web"})
 
 
@@ -536,7 +529,8 @@ def search_chain(cfg, requested=None, vertical="web"):
         spec = select(cfg, "search", name)
         if vertical not in verticals_of(cfg, spec):
             raise WorkerError("invalid_argument", "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
-                              hint="use a provider that does (ddgs, exa, brave), or --provider auto")
+                              hint="use a provider that does (%s), or --provider auto"
+                                   % ", ".join(n for n, b in BUILTINS.items() if "search" in b.tools and vertical in b.verticals))
         return [(spec, None)], True, False
     listed = cfg.settings.get("fallback")
     names = []

@@ -66,10 +66,10 @@ def _human_error(exc):
 def dispatch(args, call):
     """Run the requested tool; returns the OK payload dict."""
     if args.command == "search":
-        from .search import run_search
+        from .tools.search import run_search
 
         return run_search(args, call)
-    from .fetch import run_fetch
+    from .tools.fetch import run_fetch
 
     return run_fetch(args, call)
 
@@ -97,7 +97,8 @@ def main(argv=None, prog="websearch-worker", early=()):
     redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY", "GITHUB_TOKEN", "GH_TOKEN"))
     human = False
     try:
-        from .cli import __version__, parse_args
+        from . import __version__
+        from .cli import parse_args
 
         try:
             args = parse_args(argv, prog=prog)

@@ -89,6 +89,9 @@ class Call:
         # that hangs gives the next one the rest of --timeout.  Seen by remaining().
         self.attempt_deadline = None
         self.breaker = None  # a breaker.Guard while a search provider runs (ddgs skips engines by it)
+        # The directory of the state this call shares with other worker processes (cache,
+        # breaker, rate-limit locks), set by the tool once it has read the config.
+        self.state_dir = None
 
     # -- stdout -----------------------------------------------------------
     def claim_stdout(self):

@@ -66,7 +66,9 @@ def store_ddgs_entry(env):
     saved = dict(os.environ)
     os.environ.update({k: env[k] for k in ("WEBSEARCH_CONFIG", "HOME", "XDG_CACHE_HOME")})
     try:
-        from worker import cache, config, search
+        from worker import config
+        from worker.state import cache
+        from worker.tools import search
         from worker.cli import parse_args
 
         args = parse_args(["search", QUERY])
@@ -137,10 +139,10 @@ def main():
     page = server.url + "/page/bench"
     fmt = []
     try:
-        import worker.extract  # noqa: F401
+        import worker.pages.extract.core  # noqa: F401
     except ImportError:  # before the extractor exists: time the raw page
         fmt = ["--format", "raw"]
-        print("note: worker.extract is missing; fetch rows use --format raw (no extraction)")
+        print("note: worker.pages.extract.core is missing; fetch rows use --format raw (no extraction)")
     variants = [
         ("version", ["--version"], None),
         ("search floor", ["search", "   "], None),
@@ -186,8 +188,8 @@ def main():
     hit_ratio = statistics.median(walls["ddgs hit"]) / base_w
     print("target: ddgs hit <= 1.30x version (wall): %.2fx %s" % (hit_ratio, "met" if hit_ratio <= 1.3 else "NOT met"))
     cost = import_cost(["search", QUERY], env)
-    print("imports on the ddgs hit path (-X importtime, cumulative us): _sqlite3 %s, worker.cache %s, worker.search %s"
-          % (cost.get("_sqlite3"), cost.get("worker.cache"), cost.get("worker.search")))
+    print("imports on the ddgs hit path (-X importtime, cumulative us): _sqlite3 %s, worker.state.cache %s, worker.tools.search %s"
+          % (cost.get("_sqlite3"), cost.get("worker.state.cache"), cost.get("worker.tools.search")))
     heavy = sorted(m for m in cost if m.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "ssl", "socket"))
     print("provider/network modules imported on the hit path: %s" % (", ".join(heavy) or "none"))
 

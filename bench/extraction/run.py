@@ -70,7 +70,7 @@ def aggregate(rows):
 
 
 def _ours(html, url):
-    from worker.extract import extract
+    from worker.pages.extract.core import extract
     return extract(html, url=url, fmt="text")["text"]
 
 
@@ -108,7 +108,7 @@ def _html2text_page(html, url):
 
 
 PIPELINES = [
-    ("ours", ("worker.extract",), _ours),
+    ("ours", ("worker.pages.extract.core",), _ours),
     ("trafilatura default", ("trafilatura",), _traf_default),
     ("trafilatura precision, no comments", ("trafilatura",), _traf_precision),
     ("readability-lxml -> html_text", ("readability", "html_text"), _readability_html_text),

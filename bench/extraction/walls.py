@@ -8,9 +8,9 @@ Usage (from the repo root, with the dev venv's python):
 Every page of ../shared/data/wcxb-dev and ../shared/data/article-extraction-benchmark
 is a real page with human-reviewed main text, so any of them called a challenge,
 a login wall, a paywall or a JavaScript shell is a false positive. The page goes
-through what worker.fetch does (worker.pagecheck around worker.extract, status
+through what worker.pages.download does (worker.pages.pagecheck around worker.pages.extract.core, status
 200, no headers); the milliseconds of the checks themselves (not the extraction)
-are reported per page, and those of removing hidden elements (worker.hidden.strip,
+are reported per page, and those of removing hidden elements (worker.pages.hidden.strip,
 which runs inside extraction), timed alone. Times are this thread's CPU time, so
 that other work on the machine does not inflate them.
 """
@@ -42,10 +42,10 @@ def main(argv=None):
     if cs.missing():
         sys.stderr.write("error: %s\n" % cs.missing())
         return 2
-    from worker import content, pagecheck
+    from worker.pages import content, pagecheck
     from worker.errors import WorkerError
-    from worker import hidden
-    from worker.extract import _load_html, extract, prepare
+    from worker.pages import hidden
+    from worker.pages.extract.core import _load_html, extract, prepare
     prepare()
     pages = [("wcxb/" + r["id"], r["url"], lambda i=r["id"]: cs.wcxb_page(i)) for r in cs.wcxb_rows()]
     pages += [("zyte/" + i, "https://example.org/" + i, lambda i=i: cs.zyte_page(i)) for i in cs.zyte_ids()]
@@ -86,7 +86,7 @@ def main(argv=None):
     for p in positives:
         print("  %s: %s %s" % p)
     print("checks per page (challenge, shell, login, paywall): %s" % _spread(times))
-    print("hidden-element removal per page (worker.hidden.strip): %s" % _spread(hidden_times))
+    print("hidden-element removal per page (worker.pages.hidden.strip): %s" % _spread(hidden_times))
     both = [a + b for a, b in zip(times, hidden_times)] if len(times) == len(hidden_times) else []
     if both:
         print("both, per page: %s" % _spread(both))

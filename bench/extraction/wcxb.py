@@ -14,7 +14,7 @@ Three measurements, each against a baseline measured in the same run:
 1. In-process, one page at a time: token F1 per page type (the WCXB README's metric:
    per page, F1 of the multisets of case-sensitive \\w+ tokens of the extracted plain
    text and of `main_content`; then the mean per type and over all pages) for
-   `worker.extract.extract(html, url, fmt="text")` and `trafilatura.extract(html, url)`
+   `worker.pages.extract.core.extract(html, url, fmt="text")` and `trafilatura.extract(html, url)`
    with defaults, and each one's median and 90th-percentile milliseconds per page
    (imports excluded). A development aid: fast to run, not what users get.
 2. Through the real CLI, the path users take: every page served as captured on
@@ -73,7 +73,7 @@ def pct(values, q):
 
 
 def ours(html, url):
-    from worker.extract import extract
+    from worker.pages.extract.core import extract
     return extract(html, url=url, fmt="text")["text"]
 
 

@@ -3,10 +3,10 @@
     python3 bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]
 
 A host like hosts/pi, in Python: it never searches or fetches itself.  Every tool
-call runs the worker as its own subprocess through worker.client, so each call
+call runs the worker as its own subprocess through worker.host_client, so each call
 keeps the worker's isolation, temp directory, cache, rate limits and safety
 rules, and a cancelled call is a SIGTERM to that one process.  The tools'
-schemas and the argv they become come from worker.tools, which reads the CLI's
+schemas and the argv they become come from worker.tool_schemas, which reads the CLI's
 own option declarations.
 
 Lifecycle: stdin closed -> every call in flight is cancelled (SIGTERM to its
@@ -20,9 +20,9 @@ import sys
 import threading
 import time
 
-from worker import client, tools
+from worker import host_client, tool_schemas
 
-ROOT = client.ROOT
+ROOT = host_client.ROOT
 # A worker's own --timeout (default 60 s) ends it first; this only stops a hung process.
 CALL_LIMIT_S = 120.0
 INSTALL_LIMIT_S = 20 * 60.0
@@ -110,7 +110,7 @@ class Workers:
         return None, problem
 
     def spawn(self, argv, python):
-        handle = client.spawn(argv, python=python, venv=self.settings.venv)
+        handle = host_client.spawn(argv, python=python, venv=self.settings.venv)
         with self.lock:
             self.live.add(handle)
         return handle
@@ -141,7 +141,7 @@ def _error_payload(code, message, hint=None):
 def _progress_message(tool, arguments, installing):
     if installing:
         return "installing the worker's dependencies into %s (%s); the first call takes up to a minute" % installing
-    if tool == tools.FETCH:
+    if tool == tool_schemas.FETCH:
         n = len(arguments.get("urls") or [])
         return "web_fetch: reading %d page%s" % (n, "" if n == 1 else "s")
     return "web_search: searching"
@@ -172,10 +172,10 @@ class Host:
         import mcp_types as types
 
         return [types.Tool(name=name, title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
-                           description=tools.DESCRIPTIONS[name], input_schema=tools.input_schema(name),
-                           output_schema=tools.output_schema(name),
+                           description=tool_schemas.DESCRIPTIONS[name], input_schema=tool_schemas.input_schema(name),
+                           output_schema=tool_schemas.output_schema(name),
                            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True))
-                for name in tools.PARAMS]
+                for name in tool_schemas.PARAMS]
 
     def invalid(self, tool, arguments):
         """The first way ``arguments`` break the tool's input schema, as one line, or None."""
@@ -184,7 +184,7 @@ class Host:
 
         validator = self._validators.get(tool)
         if validator is None:
-            validator = self._validators[tool] = Draft202012Validator(tools.input_schema(tool))
+            validator = self._validators[tool] = Draft202012Validator(tool_schemas.input_schema(tool))
         error = best_match(validator.iter_errors(arguments))
         if error is None:
             return None
@@ -196,16 +196,16 @@ class Host:
         from mcp_types import INVALID_PARAMS
 
         tool = params.name
-        if tool not in tools.PARAMS:
+        if tool not in tool_schemas.PARAMS:
             raise MCPError(code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch"
                            % tool[:80])
-        arguments = tools.fold_arguments(tool, params.arguments or {})
+        arguments = tool_schemas.fold_arguments(tool, params.arguments or {})
         problem = self.invalid(tool, arguments)
         if problem is None:
             try:
-                argv = tools.argv(tool, arguments, config=self.settings.config,
+                argv = tool_schemas.argv(tool, arguments, config=self.settings.config,
                                   allow_private=self.settings.allow_private)
-            except tools.ArgumentError as exc:
+            except tool_schemas.ArgumentError as exc:
                 problem = str(exc)
         if problem is not None:
             return self.result(tool, _error_payload("usage", "%s: %s" % (tool, problem),

@@ -1,4 +1,4 @@
-"""Local stand-ins for the APIs the site adapters read (worker/sites), on 127.0.0.1.
+"""Local stand-ins for the APIs the site adapters read (worker/pages/sites), on 127.0.0.1.
 
 The answers follow the real services' recorded shapes: GitHub's REST fields,
 its Link pagination and X-RateLimit-* headers and its 403 rate-limit body; the

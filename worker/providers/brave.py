@@ -21,7 +21,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from ..cli import __version__
+from .. import __version__
 from .. import numbers
 from ..errors import WorkerError
 from .base import Provider, site_operators
@@ -306,13 +306,13 @@ def _opener():
 def _rate_slot(call, key, min_interval, limit):
     """Brave's per-plan spacing between request starts, across every worker process of the user.
 
-    Concurrency itself is the search tool's slot (ratelimit.search_slot); this
+    Concurrency itself is the search tool's slot (registry.search_concurrency); this
     one only adds the minimum interval (free plan: 1 s; paid plans set
     ``options.minInterval`` lower, or 0 to skip it).
     """
     if min_interval <= 0:
         return contextlib.nullcontext(0.0)
-    from .. import ratelimit
+    from ..state import ratelimit
 
     return ratelimit.slot(call, key, limit=limit, min_interval=min_interval)
 

@@ -179,7 +179,7 @@ class DdgsProvider(Provider):
 
     def _collect(self, engine, name, query, args, limit, vertical="web"):
         """Results from one engine, paging until ``limit``; None if its first page is refused."""
-        from ..canonical import canonical_key
+        from ..tools.canonical import canonical_key
 
         convert = to_news_result if vertical == "news" else to_result
         seen = set()

@@ -14,7 +14,7 @@ import re
 
 from .. import numbers
 from ..errors import WorkerError
-from ..fetch import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
+from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .base import Provider
 
 DEFAULT_LIMIT = 5

@@ -18,7 +18,7 @@ While ``exa_py`` is being imported, a meta-path finder answers:
 
 Anything the finder does not know (a new name, a new import) raises inside
 the import, and we fall back to the plain ``import exa_py``.  The known names
-are listed below; tests/test_exa.py scans the installed exa-py and fails when
+are listed below; tests/providers/test_exa.py scans the installed exa-py and fails when
 its imports no longer match them.
 """
 

@@ -9,9 +9,9 @@ const PY = process.env.WEBSEARCH_PI_TEST_PYTHON || "python3";
 
 type Json = Record<string, any>;
 
-/** The tools as worker/tools.py declares them (from worker/cli.py): what the MCP host serves. */
+/** The tools as worker/tool_schemas.py declares them (from worker/cli.py): what the MCP host serves. */
 function declared(): Json {
-	const code = "import json,sys; sys.path.insert(0, sys.argv[1]); from worker.tools import all_schemas; print(json.dumps(all_schemas()))";
+	const code = "import json,sys; sys.path.insert(0, sys.argv[1]); from worker.tool_schemas import all_schemas; print(json.dumps(all_schemas()))";
 	return JSON.parse(execFileSync(PY, ["-I", "-c", code, ROOT]).toString());
 }
 

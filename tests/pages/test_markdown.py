@@ -1,0 +1,168 @@
+"""Markdown a model can copy from: escaped only where CommonMark would read markup.
+
+The property: for real pages and generated ones, the markdown output parsed by a
+real CommonMark parser (markdown-it-py) yields the same words, in the same order,
+as the plain-text output. Over-escaping shows up as stray backslashes in the
+parsed text; under-escaping as words eaten by emphasis, links, entities, raw
+HTML or list numbering.
+"""
+
+import html as htmllib
+import os
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from conftest import ROOT
+from worker.pages.extract.core import extract
+from worker.pages.extract.render import escape_line_start, md_escape
+
+PAGES = os.path.join(ROOT, "tests", "fixtures", "pages")
+WORD = re.compile(r"\w+")
+MD = MarkdownIt("commonmark")
+
+
+def parsed_words(markdown):
+    """\\w+ words of what a CommonMark reader sees (text and code; not URLs, not raw HTML)."""
+    out = []
+    for tok in MD.parse(markdown):
+        if tok.type in ("fence", "code_block"):
+            out.append(tok.content)
+        elif tok.type == "inline":
+            # inline pieces sit side by side: "[Home](/)[Desks](/d)" reads "HomeDesks"
+            out.append("".join(c.content if c.type in ("text", "code_inline") else
+                               " " if c.type in ("softbreak", "hardbreak") else "" for c in tok.children or ()))
+        out.append(" ")
+    return WORD.findall("".join(out))
+
+
+def text_words(text):
+    return WORD.findall(text)
+
+
+def assert_same_words(html, url="https://example.com/page"):
+    md = extract(html, url=url, fmt="markdown")
+    txt = extract(html, url=url, fmt="text")
+    assert md["extractor"] == txt["extractor"]
+    got, want = parsed_words(md["text"]), text_words(txt["text"])
+    if got != want:
+        i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        raise AssertionError("markdown reads differently from text at word %d: %r vs %r\n--- markdown:\n%s" % (
+            i, got[max(0, i - 5):i + 5], want[max(0, i - 5):i + 5], md["text"][:3000]))
+
+
+# ------------------------------------------------------------------ unit cases
+
+
+@pytest.mark.parametrize("raw,escaped", [
+    ("snake_case_name and SEARCH_DONE", "snake_case_name and SEARCH_DONE"),
+    ("__init__", "\\_\\_init\\_\\_"),
+    ("_private", "\\_private"),
+    ("2 * 3 = 6", "2 * 3 = 6"),
+    ("a*b*c", "a\\*b\\*c"),
+    ("arr[0] and [x](y)", "arr[0] and \\[x](y)"),
+    ("<b> and a < b", "\\<b> and a < b"),
+    ("&amp; and AT&T", "\\&amp; and AT&T"),
+    ("C:\\path and \\*", "C:\\path and \\\\\\*"),
+])
+def test_md_escape(raw, escaped):
+    assert md_escape(raw) == escaped
+
+
+@pytest.mark.parametrize("line,escaped", [
+    ("# not a heading", "\\# not a heading"),
+    ("1. not a list", "1\\. not a list"),
+    ("2) not a list", "2\\) not a list"),
+    ("- not a bullet", "\\- not a bullet"),
+    ("> not a quote", "\\> not a quote"),
+    ("#hashtag stays", "#hashtag stays"),
+    ("1.5 million", "1.5 million"),
+    ("---", "\\---"),
+])
+def test_escape_line_start(line, escaped):
+    assert escape_line_start(line) == escaped
+
+
+def test_identifiers_stay_readable_in_fetched_markdown():
+    page = ("<html><head><meta property='og:type' content='article'></head><body><article><h1>API notes</h1>"
+            + "<p>Call get_user_name() and wait for SEARCH_DONE before reading MAX_RETRY_COUNT; "
+              "the payload_size_bytes field is optional. More words follow to make this an article.</p>" * 6
+            + "</article></body></html>")
+    md = extract(page, fmt="markdown")["text"]
+    assert "get_user_name()" in md and "SEARCH_DONE" in md and "payload_size_bytes" in md
+    assert "\\_" not in md
+
+
+# ------------------------------------------------------------------ real pages
+
+
+def _fixture_pages():
+    out = []
+    for name in sorted(os.listdir(PAGES)):
+        if name.endswith(".html"):
+            with open(os.path.join(PAGES, name), encoding="utf-8") as f:
+                out.append(pytest.param(f.read(), id=name[:-5]))
+    return out
+
+
+@pytest.mark.parametrize("html", _fixture_pages())
+def test_fixture_pages_read_the_same_in_markdown_and_text(html):
+    assert_same_words(html)
+
+
+def _shared_pages():
+    from fakes import corpus_server as cs
+    if cs.missing():
+        pytest.fail(cs.missing(), pytrace=False)
+    rows = cs.wcxb_rows()
+    picked = []
+    for kind in sorted({r["page_type"] for r in rows}):
+        picked += [r for r in rows if r["page_type"] == kind][10:14]
+    return [pytest.param(r["id"], r["url"], id="wcxb-%s-%s" % (r["page_type"], r["id"])) for r in picked]
+
+
+@pytest.mark.parametrize("page_id,url", _shared_pages())
+def test_real_pages_read_the_same_in_markdown_and_text(page_id, url):
+    from fakes import corpus_server as cs
+    assert_same_words(cs.wcxb_page(page_id).decode("utf-8", "replace"), url)
+
+
+# ------------------------------------------------------------------ generated pages
+
+TRICKY = ["snake_case_name", "SEARCH_DONE", "__init__", "_x_", "*", "**", "a*b", "2 * 3", "[x](y)", "[ref]:",
+          "arr[0]", "![img](src)", "<b>", "</i>", "<!--", "&amp;", "&#65;", "AT&T", "`code`", "``", "\\", "\\*",
+          "1.", "2)", "#", "##", ">", "-", "+", "---", "===", "~~~", "```", "|", "http://x.example/a_b",
+          "<http://y.example>", "_", "~", "^", "$", "%"]
+WORDS = ["alpha", "beta", "gamma", "delta", "words", "text", "value", "42", "item"]
+
+piece = st.one_of(st.sampled_from(TRICKY), st.sampled_from(WORDS))
+sentence = st.lists(piece, min_size=3, max_size=14).map(" ".join)
+
+
+@st.composite
+def page(draw):
+    blocks = []
+    for _ in range(draw(st.integers(3, 8))):
+        kind = draw(st.sampled_from(["p", "p", "li", "h2", "td", "p-start"]))
+        s = htmllib.escape(draw(sentence))
+        if kind == "li":
+            blocks.append("<ul><li>%s</li><li>%s</li></ul>" % (s, htmllib.escape(draw(sentence))))
+        elif kind == "h2":
+            blocks.append("<h2>%s</h2>" % s)
+        elif kind == "td":
+            blocks.append("<table><tr><td>%s</td><td>alpha</td></tr></table>" % s)
+        elif kind == "p-start":
+            blocks.append("<p>%s %s</p>" % (htmllib.escape(draw(st.sampled_from(TRICKY))), s))
+        else:
+            blocks.append("<p>%s</p>" % s)
+    filler = "<p>%s</p>" % ("Plain words that make the page long enough to be read as content. " * 8)
+    return "<html><body><article>%s%s%s</article></body></html>" % (filler, "".join(blocks), filler)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page())
+def test_generated_pages_read_the_same_in_markdown_and_text(html):
+    assert_same_words(html)

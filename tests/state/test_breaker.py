@@ -1,0 +1,304 @@
+"""The circuit breaker: its state machine under a fake clock (real SQLite file), then real
+worker processes running concurrently against fake providers with short windows."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, Result, run_worker, worker_env
+from fakes import brave_server, exa_server
+from worker.state import breaker
+
+CONF = {"threshold": 3, "window": 60.0, "cooldown": 120.0, "probe": 30.0}
+
+
+class Clock:
+    def __init__(self, t=1_800_000_000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def make(tmp_path, clock, **conf):
+    return breaker.Breaker(str(tmp_path), dict(CONF, **conf), clock=clock)
+
+
+def test_opens_after_threshold_within_window_and_a_success_resets(tmp_path):
+    clock = Clock()
+    b = make(tmp_path, clock)
+    for _ in range(2):
+        b.record("provider:x", "rate_limited")
+    assert b.check("provider:x").state == "go"
+    b.record("provider:x", None)  # a success: the count starts again
+    for _ in range(2):
+        b.record("provider:x", "blocked")
+    assert b.check("provider:x").state == "go"
+    b.record("provider:x", "blocked")
+    d = b.check("provider:x")
+    assert d.state == "skip" and d.until == clock.t + 120 and d.code == "blocked" and d.failures == 3
+    assert b.check("provider:other").state == "go"
+
+
+def test_failures_spread_past_the_window_do_not_open(tmp_path):
+    clock = Clock()
+    b = make(tmp_path, clock, window=10)
+    for _ in range(5):
+        b.record("k", "blocked")
+        clock.t += 6  # two failures never within 10 s of the first of their run... except pairs
+    # runs restart when the window passes: 1,2 | 1,2 | 1 -> never 3
+    assert b.check("k").state == "go"
+
+
+def test_other_failures_neither_count_nor_reset(tmp_path):
+    clock = Clock()
+    b = make(tmp_path, clock)
+    b.record("k", "blocked")
+    b.record("k", "timeout")
+    b.record("k", "network")
+    b.record("k", "blocked")
+    assert b.check("k").state == "go"
+    b.record("k", "blocked")
+    assert b.check("k").state == "skip"
+
+
+def test_retry_after_sets_the_cool_down(tmp_path):
+    clock = Clock()
+    b = make(tmp_path, clock, threshold=1)
+    b.record("k", "rate_limited", retry_after=7)
+    assert b.check("k").until == clock.t + 7
+
+
+def test_half_open_lets_exactly_one_probe_then_closes_or_reopens(tmp_path):
+    clock = Clock()
+    a, other = make(tmp_path, clock, threshold=1), make(tmp_path, clock, threshold=1)  # two processes' views
+    a.record("k", "blocked")
+    clock.t += 121
+    assert a.check("k").state == "probe"
+    d = other.check("k")
+    assert d.state == "skip" and d.until == clock.t + 30  # the lease
+    a.record("k", "blocked")  # the probe was blocked again: open for another cool-down
+    d = other.check("k")
+    assert d.state == "skip" and d.until == clock.t + 120
+    clock.t += 121
+    assert other.check("k").state == "probe"
+    other.record("k", "timeout")  # proved nothing: the lease is given back
+    assert a.check("k").state == "probe"
+    a.record("k", None)
+    assert other.check("k").state == "go" and a.check("k").state == "go"
+
+
+def test_a_probe_whose_process_died_expires(tmp_path):
+    clock = Clock()
+    a, b = make(tmp_path, clock, threshold=1), make(tmp_path, clock, threshold=1)
+    a.record("k", "blocked")
+    clock.t += 121
+    assert a.check("k").state == "probe"
+    a.close()  # and never records: killed mid-probe
+    assert b.check("k").state == "skip"
+    clock.t += 31
+    assert b.check("k").state == "probe"
+
+
+def test_a_clock_that_stepped_back_does_not_hold_a_circuit_for_ever(tmp_path):
+    clock = Clock()
+    b = make(tmp_path, clock, threshold=1)
+    b.record("k", "blocked")
+    clock.t -= 3 * 24 * 3600
+    assert b.check("k").state == "go"
+
+
+def test_a_broken_state_file_is_replaced_not_fatal(tmp_path, capfd):
+    (tmp_path / breaker.DB_NAME).write_bytes(b"this is not a database" * 100)
+    clock = Clock()
+    b = make(tmp_path, clock, threshold=1)
+    b.record("k", "blocked")
+    assert b.check("k").state == "skip"
+    assert "started a new one" in capfd.readouterr().err
+
+
+def test_settings_off_and_defaults():
+    assert breaker.settings({"breaker": False}) is None
+    assert breaker.settings({}) == breaker.DEFAULTS
+    assert breaker.settings({"breaker": {"threshold": 2}})["threshold"] == 2
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("yes", "must be true, false or an object"), ({"threshold": 0}, "threshold"), ({"cooldown": -1}, "cooldown"),
+    ({"speed": 1}, "unknown key"),
+])
+def test_bad_breaker_settings_are_config_errors(tmp_path, value, problem):
+    env = worker_env(tmp_path)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"breaker": value}))
+    r = run_worker(["search", "--config", str(path), "q"], env)
+    assert r.returncode == 1 and r.payload["error"]["code"] == "config", r
+    assert problem in r.payload["error"]["message"]
+
+
+# -- real processes -----------------------------------------------------------------------
+
+@pytest.fixture
+def exa():
+    server = exa_server.start()
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture
+def brave():
+    with brave_server.FakeBrave() as server:
+        yield server
+
+
+def config(tmp_path, exa, brave, **conf):
+    data = {"fallback": ["exa-main", "brave"], "breaker": dict({"threshold": 2, "window": 30, "cooldown": 3}, **conf),
+            "providers": [{"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
+                          {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
+                           "options": {"minInterval": 0}}]}
+    path = tmp_path / "breaker.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def spawn(args, env):
+    return subprocess.Popen([sys.executable, "-I", "-m", "worker", "search", "--no-cache"] + list(args),
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+
+def collect(procs):
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=60)
+        out.append(Result(p, stdout.decode("ascii", "replace"), stderr.decode("utf-8", "replace")))
+    return out
+
+
+def test_breaker_across_concurrent_processes_opens_skips_probes_closes(tmp_path, exa, brave):
+    env = worker_env(tmp_path)
+    cfg = config(tmp_path, exa, brave)
+    # Four processes at once, every Exa answer a 429: each falls back to Brave, and the circuit opens.
+    exa.script.extend(["429"] * 4)
+    results = collect([spawn(["--config", cfg, "full q%d" % i], env) for i in range(4)])
+    for r in results:
+        assert r.returncode == 0 and r.payload["provider"] == "brave", r
+    assert len(exa.requests) == 4
+    # Later calls skip Exa without asking it, and say until when.
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full later"], env)
+    assert r.returncode == 0 and r.payload["provider"] == "brave", r
+    assert len(exa.requests) == 4
+    skipped = r.payload["meta"]["skipped_providers"]
+    assert [(s["provider"], s["reason"]) for s in skipped] == [("exa-main", "rate_limited")]
+    assert 0 < skipped[0]["retry_in_s"] <= 7 and skipped[0]["until"].endswith("Z")  # retry_after 7 s of the 429
+    assert [a["outcome"] for a in r.payload["meta"]["attempts"]] == ["skipped", "ok"]
+    assert any(w.startswith("exa-main: skipped until ") and w.endswith("answered by brave") for w in r.payload["warnings"])
+    # Naming Exa always asks Exa, open circuit or not.
+    r = run_worker(["search", "--no-cache", "--config", cfg, "--provider", "exa-main", "full named"], env)
+    assert r.returncode == 0 and r.payload["provider"] == "exa-main", r
+    assert len(exa.requests) == 5
+    # That success closed it again; open it once more, then wait out the cool-down.
+    exa.script.extend(["429", "429"])
+    for i in range(2):
+        run_worker(["search", "--no-cache", "--config", cfg, "full again%d" % i], env)
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full skip"], env)
+    assert r.payload["meta"]["skipped_providers"], r
+    n = len(exa.requests)
+    wait = r.payload["meta"]["skipped_providers"][0]["retry_in_s"]
+    time.sleep(wait + 0.3)
+    # Half-open: three processes at once, one probe (a slow one, so the others see its lease).
+    exa.script.append("slow")
+    results = collect([spawn(["--config", cfg, "full probe%d" % i], env) for i in range(3)])
+    assert len(exa.requests) == n + 1, [r.payload for r in results]
+    providers = sorted(r.payload["provider"] for r in results)
+    assert providers == ["brave", "brave", "exa-main"], [r.payload for r in results]
+    # The probe succeeded: closed, Exa answers the next call.
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full closed"], env)
+    assert r.payload["provider"] == "exa-main" and r.payload["meta"]["skipped_providers"] == [], r
+
+
+def test_breaker_off_asks_every_time(tmp_path, exa, brave):
+    env = worker_env(tmp_path)
+    path = config(tmp_path, exa, brave)
+    data = json.loads(open(path).read())
+    data["breaker"] = False
+    open(path, "w").write(json.dumps(data))
+    exa.script.extend(["429"] * 4)
+    for i in range(4):
+        r = run_worker(["search", "--no-cache", "--config", path, "full q%d" % i], env)
+        assert r.payload["provider"] == "brave" and r.payload["meta"]["skipped_providers"] == [], r
+    assert len(exa.requests) == 4
+    assert not os.path.exists(os.path.join(env["XDG_CACHE_HOME"], "websearch-worker", breaker.DB_NAME))
+
+
+def test_every_provider_cooling_down_fails_fast_with_retry_after(tmp_path, exa, brave):
+    env = worker_env(tmp_path)
+    cfg = config(tmp_path, exa, brave, threshold=1, cooldown=60)
+    exa.script.append("429")
+    brave.script.append("429")
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full q"], env)
+    assert r.payload["error"]["code"] == "rate_limited", r
+    started = time.monotonic()
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full q2"], env)
+    assert time.monotonic() - started < 5
+    err = r.payload["error"]
+    assert err["code"] == "rate_limited" and err["retryable"] is True and 1 <= err["retry_after"] <= 7, r
+    assert "cooling down" in err["message"] and "--provider" in err["hint"]
+    assert [s["provider"] for s in err["skipped_providers"]] == ["exa-main", "brave"]
+    assert len(exa.requests) == 1 and len(brave.requests) == 1
+
+
+# -- ddgs engines, through the TLS proxy --------------------------------------------------
+
+DDG, MOJEEK = "html.duckduckgo.com", "www.mojeek.com"
+
+
+def fixture_page(name):
+    with open(os.path.join(ROOT, "tests", "fixtures", "ddgs", name + ".html"), "rb") as f:
+        return f.read()
+
+
+def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_path):
+    proxy.reset()
+    proxy.route(DDG, status=202, body="<html>anomaly detected: please complete the challenge</html>")
+    proxy.route(MOJEEK, body=fixture_page("mojeek"))
+    env = worker_env(tmp_path, proxy.env())
+    path = tmp_path / "ddgs.json"
+    path.write_text(json.dumps({"breaker": {"threshold": 2, "cooldown": 60},
+                                "providers": [{"name": "ddgs", "type": "ddgs",
+                                               "options": {"backends": ["duckduckgo", "mojeek"]}}]}))
+    for i in range(2):
+        r = run_worker(["search", "--no-cache", "--config", str(path), "rust async %d" % i], env)
+        assert r.returncode == 0 and r.payload["meta"]["engine"] == "mojeek", r
+    assert len(proxy.requests_for(DDG)) == 2
+    r = run_worker(["search", "--no-cache", "--config", str(path), "rust async 3"], env)
+    assert r.returncode == 0 and r.payload["meta"]["engine"] == "mojeek", r
+    assert len(proxy.requests_for(DDG)) == 2  # not asked again
+    skipped = r.payload["meta"]["skipped_providers"]
+    assert [(s["provider"], s["engine"], s["reason"]) for s in skipped] == [("ddgs", "duckduckgo", "blocked")]
+    assert 55 <= skipped[0]["retry_in_s"] <= 60
+    assert any(w.startswith("ddgs/duckduckgo: skipped until") for w in r.payload["warnings"])
+    # --backend names the engines: all of them are tried
+    r = run_worker(["search", "--no-cache", "--config", str(path), "--backend", "duckduckgo,mojeek", "rust async 4"], env)
+    assert r.returncode == 0 and r.payload["meta"]["skipped_providers"] == [], r
+    assert len(proxy.requests_for(DDG)) == 3
+
+
+def test_every_ddgs_engine_blocked_hands_over_to_brave(proxy, tmp_path):
+    proxy.reset()
+    proxy.route(DDG, status=202, body="<html>anomaly detected</html>")
+    env = worker_env(tmp_path, proxy.env())
+    with brave_server.FakeBrave() as brave:
+        path = tmp_path / "chain.json"
+        path.write_text(json.dumps({"fallback": ["ddgs", "brave"], "providers": [
+            {"name": "ddgs", "type": "ddgs", "options": {"backends": ["duckduckgo"]}},
+            {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
+             "options": {"minInterval": 0}}]}))
+        r = run_worker(["search", "--no-cache", "--config", str(path), "full q"], env)
+        assert r.returncode == 0 and r.payload["provider"] == "brave", r
+        assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [("ddgs", "blocked"),
+                                                                                         ("brave", "ok")]
+        assert "ddgs: blocked; answered by brave" in r.payload["warnings"]

@@ -1,0 +1,183 @@
+"""Run the worker from a Python host: spawn, time out, cancel, parse.
+
+Standard library only, so a host imports it without the worker's venv::
+
+    from worker.host_client import run
+
+    result = run(["search", "rust async runtime", "--limit", "3"], timeout=30)
+    payload = result.raise_for_error()          # the SEARCH_OK payload, or ClientError
+    print(payload["text"])
+
+Cancel from another thread with ``cancel=threading.Event()`` (set it), or keep
+the handle from ``spawn()`` and call ``handle.cancel()``.  Cancelling sends
+SIGTERM; the worker answers with a ``cancelled`` block and exit code 130.  A
+call that ignores SIGTERM for ``grace`` seconds is killed.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from . import protocol
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BOOTSTRAP = os.path.join(ROOT, "bootstrap", "run.py")
+POLL = 0.05
+
+
+class ClientError(Exception):
+    """A call that produced no SEARCH_OK payload.
+
+    ``code`` is the worker's error code, or ``cancelled`` / ``timeout`` when the
+    host stopped the call, or ``protocol`` when no block came back.
+    """
+
+    def __init__(self, code, message, hint=None, result=None):
+        super().__init__("%s: %s%s" % (code, message, "\nhint: %s" % hint if hint else ""))
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.result = result
+
+
+class Result:
+    """What one call produced.  ``payload`` is None when there was no valid block."""
+
+    def __init__(self, returncode, stdout, stderr, cancelled=False, timed_out=False):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.cancelled = cancelled      # the host cancelled it (cancel() or the cancel event)
+        self.timed_out = timed_out      # the host's timeout stopped it
+        self.payload = None
+        self.protocol_error = None
+        try:
+            self.payload = protocol.parse(stdout)
+        except protocol.ProtocolError as exc:
+            self.protocol_error = str(exc)
+
+    @property
+    def ok(self):
+        return bool(self.payload and self.payload.get("ok"))
+
+    @property
+    def error(self):
+        return (self.payload or {}).get("error") if not self.ok else None
+
+    def raise_for_error(self):
+        """The OK payload, else ClientError.  The host's own stop wins over the exit code."""
+        if self.timed_out:
+            raise ClientError("timeout", "the call did not finish within the host's timeout", result=self)
+        if self.cancelled:
+            raise ClientError("cancelled", "the call was cancelled (exit code %s)" % self.returncode, result=self)
+        if self.ok:
+            return self.payload
+        if self.payload is not None:
+            err = self.payload.get("error") or {}
+            raise ClientError(err.get("code", "internal"), err.get("message", ""), err.get("hint"), result=self)
+        tail = " ".join(self.stderr.strip().splitlines()[-3:])
+        raise ClientError("protocol", "exit code %s and %s%s" % (self.returncode, self.protocol_error,
+                                                                  ": " + tail if tail else ""), result=self)
+
+    def __repr__(self):
+        return "Result(returncode=%r, ok=%r, cancelled=%r, timed_out=%r)" % (
+            self.returncode, self.ok, self.cancelled, self.timed_out)
+
+
+def command(args, python=None, venv=None):
+    """argv for one call: the venv's interpreter directly when ``python`` is given,
+    else bootstrap/run.py (installs on first use) with the running interpreter."""
+    if python:
+        return [python, "-I", "-m", "worker"] + list(args)
+    flags = ["--venv", venv] if venv else []
+    return [sys.executable, BOOTSTRAP] + flags + list(args)
+
+
+def options(**opts):
+    """Keyword options -> worker flags: limit=3 -> --limit 3, highlights=True ->
+    --highlights, include_domain=[a, b] -> repeated; None and False are left out."""
+    out = []
+    for key, value in opts.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            out.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                out += [flag, str(v)]
+        else:
+            out += [flag, str(value)]
+    return out
+
+
+class Handle:
+    """A running call."""
+
+    def __init__(self, argv, env=None, cwd=None):
+        self.argv = argv
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env, cwd=cwd)
+        self._lock = threading.Lock()
+        self._signalled = None   # None, "cancelled" or "timeout"
+        self._signal_time = None
+
+    def cancel(self, reason="cancelled"):
+        """Ask the worker to stop (SIGTERM, once).  Safe from any thread."""
+        with self._lock:
+            if self._signalled or self.proc.poll() is not None:
+                return
+            self._signalled = reason
+            self._signal_time = time.monotonic()
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout=None, cancel=None, grace=5.0):
+        """Collect the call.  ``timeout`` seconds from now, or ``cancel`` (an Event)
+        being set, sends SIGTERM; after ``grace`` more seconds the process is killed."""
+        deadline = time.monotonic() + timeout if timeout else None
+        while True:
+            try:
+                out, err = self.proc.communicate(timeout=POLL)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if cancel is not None and cancel.is_set():
+                self.cancel("cancelled")
+            if deadline is not None and now >= deadline:
+                self.cancel("timeout")
+            if self._signal_time is not None and now - self._signal_time > grace:
+                self.proc.kill()  # it ignored SIGTERM; nothing else will stop it
+        return Result(self.proc.returncode, out.decode("ascii", errors="replace"),
+                      err.decode("utf-8", errors="replace"),
+                      cancelled=self._signalled == "cancelled", timed_out=self._signalled == "timeout")
+
+
+def spawn(args, python=None, venv=None, env=None, cwd=None):
+    """Start a call and return its Handle (call ``wait()`` to collect it)."""
+    return Handle(command(args, python=python, venv=venv), env=env, cwd=cwd)
+
+
+def run(args, timeout=None, cancel=None, python=None, venv=None, env=None, cwd=None, grace=5.0):
+    """Run one call to completion and return its Result."""
+    return spawn(args, python=python, venv=venv, env=env, cwd=cwd).wait(timeout=timeout, cancel=cancel, grace=grace)
+
+
+def search(query, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
+    """Search and return the OK payload (raises ClientError)."""
+    return run(["search"] + options(**opts) + ["--", query], timeout=timeout, cancel=cancel,
+               python=python, venv=venv, env=env).raise_for_error()
+
+
+def fetch(urls, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
+    """Fetch pages and return the OK payload (raises ClientError)."""
+    if isinstance(urls, str):
+        urls = [urls]
+    return run(["fetch"] + options(**opts) + ["--"] + list(urls), timeout=timeout, cancel=cancel,
+               python=python, venv=venv, env=env).raise_for_error()

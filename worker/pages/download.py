@@ -1,0 +1,335 @@
+"""Pages in: URLs to items, one per URL in input order, with the fetch tool's rules.
+
+The local fetch provider, the site adapters and search enrichment use it; the
+fetch command (worker.tools.fetch) adds the cache and the answer around it.
+``fetch_all`` is the batch, ``fetch_one`` one URL; ``download`` is the one
+per-URL network step, kept alone so a cache or per-host politeness slot can wrap
+it in one place.
+"""
+
+import threading
+import time
+
+from ..errors import WorkerError
+from .net import DEFAULT_MAX_BYTES
+
+# worker.pages.net.client (http.client, ssl, email), content and window (re) are
+# imported where a download is handled, so a call answered wholly from the
+# cache never pays for them.
+
+DEFAULT_MAX_CHARS = 20000  # characters of text per URL unless --max-chars says
+
+DEFAULT_CONCURRENCY = 8
+EXTRACTOR_FORMATS = ("markdown", "text", "html")
+
+
+class Spec:
+    """What to do with each URL (everything but the URL)."""
+
+    def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
+                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False, llms_txt=False):
+        self.llms_txt = llms_txt
+        self.fmt = fmt
+        self.max_chars = max_chars
+        self.start_index = start_index
+        self.per_url_timeout = per_url_timeout
+        self.allow_private = allow_private
+        self.max_bytes = max_bytes
+        self.sites = sites  # the config's "sites" settings
+        self.adapters = adapters  # read GitHub, Stack Exchange... through their APIs (worker.pages.sites)
+
+
+def download(url, call, opts):
+    """GET one URL with every safety rule (``worker.pages.net.client``); the seam for cache/politeness wrappers."""
+    from urllib.parse import urlsplit
+
+    from ..state import ratelimit
+
+    # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
+    from .net import client
+
+    from . import negotiate
+
+    def get(target, accept):
+        try:
+            hop = urlsplit(target).hostname
+        except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
+            hop = None
+        one = opts if accept is None else _with_accept(opts, accept)
+        with ratelimit.host_slot(call, hop, deadline=opts.deadline):
+            try:
+                return client.download(target, one)
+            except WorkerError as exc:
+                raise _wall_or(exc, target) from None
+
+    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+
+
+def _with_accept(opts, accept):
+    import copy
+
+    one = copy.copy(opts)
+    one.accept = accept
+    return one
+
+
+def _wall_or(exc, url):
+    """A ``blocked`` error when an HTTP error's page is a bot challenge or a login wall, else exc."""
+    page = getattr(exc, "response", None)
+    if exc.code != "http_error" or page is None or not page.body:
+        return exc
+    from . import content, walls
+
+    try:
+        html, _, _ = content.decode(page.body, page.content_type, "html")
+        wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
+            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split()))
+    except Exception:  # a page we cannot read leaves the HTTP error as it was
+        return exc
+    if not wall or wall["reason"] == "paywall":
+        return exc
+    return walls.blocked_error(page.final_url, wall, page.status)
+
+
+def get(url, call, spec, reserve):
+    """The download step for one URL: a site adapter's Doc when one claims the URL, else the page."""
+    if spec.adapters and spec.fmt in ("markdown", "text"):
+        from . import sites  # the host table only; an adapter is imported when a URL is its
+
+        name = sites.match(url, spec.sites)
+        if name is not None:
+            return sites.fetch(name, url, call, _options(call, spec, reserve), spec)
+    return download(url, call, _options(call, spec, reserve))
+
+
+def _options(call, spec, reserve):
+    from . import content
+    from .net import client
+
+    now = time.monotonic()
+    deadline = None
+    if call is not None and call.deadline is not None:
+        deadline = call.deadline - reserve
+    if spec.per_url_timeout:
+        deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
+    max_bytes = spec.max_bytes
+    opts = client.Options(
+        allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
+        refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
+    )
+    opts.llms_txt = getattr(spec, "llms_txt", False)
+    return opts
+
+
+def error_item(url, exc):
+    if isinstance(exc, WorkerError):
+        err = {"code": exc.code, "message": exc.message}
+        for key in ("status", "retry_after", "reason", "vendor"):
+            if key in exc.extra:
+                err[key] = exc.extra[key]
+        if exc.hint:
+            err["hint"] = exc.hint
+        err["retryable"] = exc.retryable
+    else:
+        err = {"code": "internal", "message": "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+               "retryable": False}
+    return {"url": url, "ok": False, "error": err}
+
+
+def document(resp, fmt):
+    """(text, out_format, metadata dict, extractor name, warnings) for a downloaded body."""
+    from . import content
+
+    ctype = resp.content_type
+    kind = content.kind_of(ctype) or content.kind_of(content.sniff(resp.body))
+    if kind == "binary":
+        raise content.unsupported(ctype or content.sniff(resp.body))
+    warnings = []
+    if kind == "pdf":
+        if resp.truncated:
+            raise WorkerError("too_large", "the PDF is larger than the %d-byte cap" % len(resp.body),
+                              hint="a PDF cannot be read in part; download it another way")
+        text, meta = content.pdf_text(resp.body)
+        if not text.strip():
+            warnings.append("the PDF has no text layer (scanned images?)")
+        return text, "text", meta, "pypdf", warnings
+    decoded, codec, source = content.decode(resp.body, ctype, kind)
+    meta = {"charset": codec}
+    if kind == "html" and fmt in EXTRACTOR_FORMATS:
+        from . import pagecheck
+        from .extract.core import extract
+
+        # Invisible characters are removed from the output (build_item), not from the
+        # page: over a whole page that cost a millisecond or more, and what they could
+        # hide from a check (a payload spelled "ig\u200bnore") is normalised where it is read.
+        pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
+        result = extract(decoded, url=resp.final_url, fmt=fmt)
+        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
+            if result.get(key):
+                meta[key] = result[key]
+        text = result.get("text") or ""
+        meta["page_type"] = result.get("page_type")
+        meta["hidden_removed_chars"] = result.get("hidden_removed_chars") or 0
+        warnings.extend(result.get("warnings") or [])
+        text, extractor = pagecheck.after(resp, decoded, fmt, text, result.get("extractor"), meta, warnings)
+        if not text.strip():
+            warnings.append("no main text found (the page may need JavaScript, or be empty)")
+        return text, fmt, meta, extractor, warnings
+    if fmt == "raw":
+        return decoded, "raw", meta, None, warnings
+    mt = content.media_type(ctype)
+    out = "markdown" if mt in ("text/markdown", "text/x-markdown") else "text"
+    if kind == "html":  # --format raw handled above; nothing else reaches here
+        out = "raw"
+    title = content.text_title(decoded, kind) if out == "markdown" else None
+    if title:
+        meta["title"] = title
+    extractor = "source-markdown" if getattr(resp, "source_markdown", False) else None
+    if extractor and getattr(resp, "page_url", None):
+        warnings.append("read from the markdown version the page names: %s" % resp.final_url)
+    return decoded, out, meta, extractor, warnings
+
+
+def build_item(url, resp, spec):
+    from . import window
+
+    if hasattr(resp, "document"):  # a site adapter's answer (worker.pages.sites.Doc)
+        text, fmt, meta, extractor, warnings = resp.document(spec.fmt)
+    else:
+        text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
+        warnings = list(getattr(resp, "adapter_warnings", ())) + warnings
+    if fmt != "raw":
+        from .hidden import clean_text
+
+        text = clean_text(text)
+        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
+            if isinstance(meta.get(key), str):
+                meta[key] = clean_text(meta[key])
+    piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
+    item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
+            "content_type": resp.content_type or None, "bytes": getattr(resp, "nbytes", None) or len(resp.body)}
+    for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
+        item[key] = meta.get(key)
+    item.update({
+        "format": fmt, "content": piece, "total_chars": len(text), "start_index": min(spec.start_index, len(text)),
+        "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
+        "page_type": meta.get("page_type"),
+    })
+    if meta.get("page_data"):
+        item["page_data"] = meta["page_data"]
+    if "hidden_removed_chars" in meta:
+        item["hidden_removed_chars"] = meta["hidden_removed_chars"]
+    if meta.get("charset"):
+        item["charset"] = meta["charset"]
+    if meta.get("pages"):
+        item["pages"] = meta["pages"]
+    if getattr(resp, "meta", None):
+        item["meta"] = resp.meta
+    if resp.redirects:
+        item["redirects"] = list(resp.redirects)
+    if resp.truncated:
+        item["body_truncated"] = True
+        warnings.append("the body was cut at the %d-byte cap; the text covers only its start" % len(resp.body))
+    if spec.start_index > len(text):
+        warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
+    if warnings:
+        item["warnings"] = warnings
+    if meta.get("wall"):  # a login wall or paywall: an error, with the public part kept
+        err = error_item(url, meta["wall"])
+        item = dict(url=url, ok=False, error=err["error"], **{k: v for k, v in item.items() if k not in ("url", "ok")})
+    return item
+
+
+def fetch_one(url, call, spec, reserve=0.0):
+    """One item for one URL; never raises for the URL's own failure."""
+    try:
+        resp = get(url, call, spec, reserve)
+    except Exception as exc:  # one URL's failure is its item, not the batch's
+        return error_item(url, exc)
+    return _item(url, resp, spec)
+
+
+def _item(url, resp, spec):
+    try:
+        return build_item(url, resp, spec)
+    except Exception as exc:
+        return error_item(url, exc)
+
+
+def _reserve(call):
+    """Time kept back from the per-URL deadline for extraction and the answer."""
+    left = call.remaining() if call is not None else None
+    if left is None:
+        return 0.0
+    return min(1.5, max(0.2, left * 0.1))
+
+
+def _timeout_item(url):
+    return error_item(url, WorkerError("timeout", "not finished before the call's --timeout",
+                                       hint="raise --timeout, or fetch fewer URLs per call", retryable=True))
+
+
+def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
+    """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
+
+    Only downloads run on the pool's threads. Every page is decoded and extracted
+    here, on the calling thread, one after another: lxml and trafilatura keep
+    module-level parsers that are not safe to use from several threads at once
+    (memory corruption, not just wrong answers), and the extraction libraries are
+    imported here before any pool thread exists, so their import-time stand-ins
+    (extract/imports.py) are never visible to another thread. A batch therefore returns,
+    item for item, what one-at-a-time calls return.
+
+    When the call's deadline comes first, finished items are kept and the rest are
+    ``timeout`` items.
+    """
+    import queue
+
+    urls = list(urls)
+    items = [None] * len(urls)
+    reserve = _reserve(call)
+    if len(urls) == 1:  # no pool: everything runs on this thread, imports only if a page needs them
+        items[0] = fetch_one(urls[0], call, spec, reserve)
+        return items
+    if spec.fmt in EXTRACTOR_FORMATS:
+        from .extract.core import prepare
+        prepare()
+    lock = threading.Lock()
+    cursor = iter(range(len(urls)))
+    done = queue.SimpleQueue()
+
+    def downloader():
+        while True:
+            with lock:
+                i = next(cursor, None)
+            if i is None:
+                return
+            try:
+                done.put((i, get(urls[i], call, spec, reserve), None))
+            except BaseException as exc:  # the URL's own failure: its item
+                done.put((i, None, exc))
+
+    threads = [threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
+               for n in range(max(1, min(concurrency, len(urls))))]
+    for t in threads:
+        t.start()
+    # Stop waiting a little before the call's deadline, so the answer still goes out.
+    cutoff = call.deadline - min(reserve, 0.5) if call is not None and call.deadline is not None else None
+    for _ in range(len(urls)):
+        wait = None if cutoff is None else cutoff - time.monotonic()
+        if wait is not None and wait <= 0:
+            break
+        try:
+            i, resp, exc = done.get(timeout=wait)
+        except queue.Empty:
+            break
+        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)
+    return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
+
+
+def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,
+               concurrency=DEFAULT_CONCURRENCY, max_bytes=DEFAULT_MAX_BYTES):
+    """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
+    spec = Spec(fmt=fmt, max_chars=max_chars, start_index=start_index, per_url_timeout=per_url_timeout,
+                allow_private=allow_private, max_bytes=max_bytes)
+    return fetch_all(urls, call, spec, concurrency)

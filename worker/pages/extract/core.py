@@ -1,0 +1,782 @@
+"""HTML -> clean main content (markdown, plain text or cleaned HTML) plus page metadata.
+
+Pure functions, no I/O. Heavy libraries (lxml, trafilatura, readability) are imported
+inside the functions: importing this module costs nothing. Not thread-safe: lxml and
+trafilatura keep module-level parsers, so a process extracts on one thread only
+(worker.pages.download does; ``prepare`` imports everything on that thread first).
+
+The pipeline, chosen by measurement (bench/extraction/run.py and wcxb.py,
+docs/PERFORMANCE.md):
+
+1. Parse once with lxml (through trafilatura's loader, which copes with encoding
+   declarations and broken markup); start tags over MAX_TAG_CHARS are cut first. A
+   page over the work budget (elements, attributes, visible text) takes a linear
+   path: its text in paragraphs, serialised by libxml2.
+2. Metadata (meta.py) and the page's kind (pagetype.py): article,
+   documentation, forum, product, listing, collection or service.
+3. Documentation, forum, listing, collection and service pages: the main region kept
+   whole, minus chrome (region.py), since entry titles, short posts and
+   specification lines are the content there and an article extractor drops them; a
+   forum thread from its posts' schema.org markup when the page has it (comments on a
+   Q&A site's posts are not posts); a listing's or collection's entries one line each.
+   trafilatura takes over when the region is nearly empty.
+4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
+   lie inside the page's reviews and other products; the name, price and availability
+   from the page's schema.org data go first when the text does not say them.
+5. Articles: trafilatura in precision mode. When its text looks short or cut, its
+   balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
+   result unless it is nearly empty, truncated, or padded with boilerplate
+   readability left out). A page with no evidence of its kind is read as its region
+   when the region is far longer and holds the article.
+6. If everything gives nothing, the markup's plain text.
+
+Every stage that raises is named in the result's ``warnings`` (stage and exception
+type) and the next stage takes over; WEBSEARCH_WORKER_DEBUG=1 prints the traceback
+to stderr. Nothing fails silently into worse text.
+"""
+
+EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
+FORMATS = ("markdown", "text", "html")
+
+# Decision thresholds (see module docstring); measured in bench/extraction/run.py.
+SHORT_SHINGLES = 100        # "nearly empty" primary result
+TRUNCATED_COVER = 0.95      # share of primary's shingles found in readability's
+TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: primary truncated
+SUBSET_COVER = 0.97         # share of readability's shingles found in primary
+SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
+PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
+BURY_RATIO = 5.0            # balanced mode's text this many times readability's: it buries the article
+BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early
+
+# Kinds read as a whole region rather than as an article (see region.py).
+REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
+# The region is "nearly empty" next to trafilatura's text below this share of its words.
+REGION_MIN_SHARE = 0.5
+REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
+# An "article" whose region is this many times longer and holds this share of the
+# article's words is read as a region (see _extract).
+REGION_OVER_ARTICLE = 2.0
+REGION_COVER = 0.8
+
+# Work budget: a page past these is read by the cheap path (no trafilatura, no
+# readability, no Python walk of the tree), whose cost grows only linearly. Real pages
+# stay far below them (the 1,334 WCXB pages: at most 16,000 elements, 39,000
+# attributes).
+MAX_NODES = 40000
+MAX_ATTRIBUTES = 100000
+MAX_TEXT_CHARS = 1000000   # visible text: a book, not a page
+# A start tag longer than this is cut to its bare name before parsing: libxml2 checks
+# each attribute against all earlier ones, so one tag with 200,000 attributes costs
+# minutes of CPU. Real tags (long SVG paths, inline images) stay below it.
+MAX_TAG_CHARS = 50000
+
+
+def prepare():
+    """Import every extraction library now, on the calling thread.
+
+    The import-time stand-ins of imports.py replace modules in sys.modules while
+    trafilatura is being imported; no other thread may run then. Callers that go on
+    to start threads (worker.pages.download) call this first.
+    """
+    from .imports import core, readability
+    core()
+    readability()
+    import lxml.html  # noqa: F401
+    from . import meta, pagetype, region, render  # noqa: F401
+
+
+def extract(html, url=None, fmt="markdown"):
+    """Main content and metadata of an HTML page. Never raises."""
+    result = {"text": "", "extractor": "none", "page_type": None, "warnings": [], "hidden_removed_chars": 0}
+    for k in EMPTY_KEYS:
+        result[k] = None
+    if fmt not in FORMATS:
+        fmt = "markdown"
+    try:
+        if isinstance(html, bytes):
+            html = html.decode("utf-8", errors="replace")
+        if not isinstance(html, str) or not html.strip():
+            return result
+        if url is not None and not isinstance(url, str):
+            url = None
+        _extract(html, url, fmt, result)
+    except (Exception, RecursionError) as exc:  # hostile or broken input: return what we have, and say so
+        _failed(result, "pipeline", exc, "the text so far is kept")
+    if not result["text"].strip():
+        text = _plain_fallback_text(html) if isinstance(html, str) else ""
+        if text:
+            if fmt == "html":
+                from html import escape
+                text = "<p>%s</p>" % escape(text)
+            result.update(text=text, extractor="fallback")
+    return result
+
+
+# ------------------------------------------------------------------ stages
+
+
+def _failed(result, stage, exc, then):
+    """Record that a stage raised: a warning for the item, the traceback for a debugger."""
+    import os
+    result["warnings"].append("extraction stage %r failed (%s); %s" % (stage, type(exc).__name__, then))
+    if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
+        import sys
+        import traceback
+        sys.stderr.write("websearch-worker: extraction stage %r failed:\n" % stage)
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+def _stage(result, stage, then, fn, *args):
+    """fn(*args), or None when it raises (recorded by _failed)."""
+    try:
+        return fn(*args)
+    except (Exception, RecursionError) as exc:
+        _failed(result, stage, exc, then)
+        return None
+
+
+# ------------------------------------------------------------------ pipeline
+
+
+def _extract(html, url, fmt, result):
+    tree = _stage(result, "parse", "plain-text fallback", _parse, html)
+    if tree is None:
+        return  # extract() falls back to the plain text of the markup
+    _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
+    meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
+    result.update(meta)
+    over = _over_budget(tree)
+    if over:
+        result["warnings"].append("the page is too large to analyse (%s); its text is given as is, "
+                                  "without navigation and scripts" % over)
+        result["page_type"] = "unknown"
+        text = _stage(result, "budget", "plain-text fallback", _cheap_text, tree, fmt) or ""
+        if text:
+            result.update(text=text, extractor="budget")
+        return
+    kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url,
+                        meta.get("_og_type")) or ("article", False)
+    result["page_type"] = kind
+    result.pop("_og_type", None)
+    if kind in REGION_KINDS:
+        root = _stage(result, "region", "read as an article", _region, tree, url)
+        if kind == "forum" and root is not None:
+            thread = _stage(result, "posts", "the region is kept", _thread, root)
+            if thread is not None:
+                root = thread
+        if kind in ("listing", "collection") and root is not None:
+            _stage(result, "entries", "entries are kept as they are", _entries, root)
+        r_text = _region_text(result, root)
+        if _words(r_text) >= REGION_ENOUGH:  # a region this long is the content; no need to ask trafilatura
+            _use_root(result, root, fmt, r_text, "region")
+            return
+        t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
+        t_text = _doc_text(t_doc)
+        if r_text.strip() and _words(r_text) >= REGION_MIN_SHARE * _words(t_text):
+            _use_root(result, root, fmt, r_text, "region")
+        elif t_text.strip():
+            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+        else:
+            _article(result, tree, url, fmt)
+        return
+    if kind == "product":
+        # a product page is short lines (specifications, variants): precision mode drops
+        # them, and trafilatura's own fallbacks (not fast) find the description more often
+        t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
+        if t_doc is not None and t_doc.body is not None:
+            _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
+            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, t_doc.body)
+        t_text = _doc_text(t_doc)
+        if t_text.strip():
+            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+            return
+    _article(result, tree, url, fmt)
+    if not sure and result["extractor"] in ("trafilatura", "readability"):
+        # Not every page without a kind's evidence is an article: a company's service
+        # page or a list the classifier missed reads far longer as a region that holds
+        # the article's words too. Then the region is what the page is.
+        root = _stage(result, "region", "the article is kept", _region, tree, url)
+        r_text = _region_text(result, root)
+        a_text = result["text"] if fmt == "text" else result.get("_plain", "")
+        if _words(r_text) > REGION_OVER_ARTICLE * _words(a_text) and _covers(r_text, a_text) >= REGION_COVER:
+            _use_root(result, root, fmt, r_text, "region")
+    result.pop("_plain", None)
+
+
+def _hidden(tree, result):
+    """Drop what a reader cannot see before any extractor looks (worker.pages.hidden)."""
+    from ..hidden import strip
+    report = strip(tree)
+    result["hidden_removed_chars"] = report.chars
+    if report.instructions:
+        result["warnings"].append("the page hides text that reads like instructions to an AI model; "
+                                  "it was removed and is not in the content")
+
+
+def _buries(big, small):
+    """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
+    ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
+    n = _words(small)
+    return n >= SHORT_SHINGLES and _words(big) > BURY_RATIO * n and _covers(big, small) > REGION_COVER
+
+
+def _cut_short(short, full):
+    """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
+    st, sf = shingles(short), shingles(full)
+    ns, nf = sum(st.values()), sum(sf.values())
+    if not nf or not ns:  # an empty result is not "cut short": readability answers that case
+        return False
+    common = sum((st & sf).values())
+    return common / ns > TRUNCATED_COVER and common / nf < BALANCED_RATIO
+
+
+def _doubtful(tree, t_text):
+    """Whether trafilatura's article may be empty or cut short: then readability is asked.
+
+    readability costs as much as trafilatura; on the article benchmark it changes the
+    answer only where trafilatura kept little (under SHORT_SHINGLES words) or much
+    less than the page's paragraphs hold.
+    """
+    n = _words(t_text)
+    if n < SHORT_SHINGLES:
+        return True
+    paragraphs = 0
+    for p in tree.iter("p"):
+        paragraphs += len(p.text_content().split())
+        if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
+            return True
+    return False
+
+
+def _product_only(tree, body):
+    from .region import drop_blocks_within, product_extras_text
+    drop_blocks_within(body, product_extras_text(tree))
+
+
+def _entries(root):
+    from .region import compact_entries
+    compact_entries(root)
+
+
+def _product_facts(tree, body):
+    """Put the product's name, price and availability from its schema.org data first,
+    each only when the extracted text does not already say it."""
+    from lxml import etree
+
+    from .meta import product_facts
+    facts = product_facts(tree)
+    if not facts:
+        return
+    name, price, availability = facts
+    have = " ".join(" ".join(body.itertext()).split())
+    if name and name in have:
+        name = None
+    if price and _price_said(price.split()[0], have):
+        price = None
+    if not name and not price:
+        return  # availability alone is not worth a line before the description
+    parts = [x for x in (name, price, availability) if x]
+    p = etree.Element("p")
+    p.text = " · ".join(parts)
+    body.insert(0, p)
+
+
+def _price_said(amount, text):
+    """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
+    "3.665,00", "3665")."""
+    try:
+        value = float(amount)
+    except ValueError:
+        return amount in text
+    spellings = {"%.2f" % value, "{:,.2f}".format(value)}
+    spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}
+    spellings |= {"{:,.2f}".format(value).replace(",", "X").replace(".", ",").replace("X", ".")}
+    if value == int(value):
+        spellings |= {"%d" % value, "{:,}".format(int(value)), "{:,}".format(int(value)).replace(",", ".")}
+    return any(s in text for s in spellings)
+
+
+def _thread(root):
+    from .region import thread_root
+    return thread_root(root)
+
+
+def _region_text(result, root):
+    if root is None:
+        return ""
+    from .render import render
+    return _stage(result, "region-render", "read as an article", render, root, False) or ""
+
+
+def _use_root(result, root, fmt, plain, name):
+    result["extractor"] = name
+    result["text"] = plain if fmt == "text" else (
+        _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, plain) or "")
+
+
+def _covers(big, small):
+    """Share of small's \\w+ tokens (as a multiset) found in big."""
+    import re
+    from collections import Counter
+    b, s = Counter(re.findall(r"\w+", big)), Counter(re.findall(r"\w+", small))
+    n = sum(s.values())
+    return sum((b & s).values()) / n if n else 0.0
+
+
+def _article(result, tree, url, fmt):
+    """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
+    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url)
+    t_text = _doc_text(doc)
+
+    r_root = None
+    if _doubtful(tree, t_text):
+        # precision mode may have stopped early: balanced mode is asked first, and taken
+        # when it holds nearly all of precision's text and much more
+        balanced = _stage(result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url,
+                          False)
+        b_text = _doc_text(balanced)
+        if _cut_short(t_text, b_text):
+            doc, t_text = balanced, b_text
+        r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
+    r_text = ""
+    if r_root is not None:
+        from .render import render
+        r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
+    choice = choose(t_text, r_text)
+    kept = t_text if choice == "trafilatura" else r_text
+    if _words(kept) < SHORT_SHINGLES or not _words(t_text):
+        # precision mode sometimes keeps nothing of a plain page, and readability only a
+        # "skip to content" link: trafilatura's balanced mode reads such pages, unless
+        # readability found a real article that balanced mode buries in other text
+        retry = _stage(result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False)
+        b_text = _doc_text(retry)
+        if _words(b_text) > _words(kept) and not _buries(b_text, kept):
+            doc, t_text, choice = retry, b_text, "trafilatura"
+    if choice == "trafilatura":
+        _use_trafilatura(result, doc, tree, url, fmt, t_text)
+        result["_plain"] = t_text
+    elif choice == "readability":
+        result["_plain"] = r_text
+        result["extractor"] = "readability"
+        result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
+    else:
+        _use_region(result, tree, url, fmt)
+
+
+def _use_trafilatura(result, doc, tree, url, fmt, t_text):
+    result["extractor"] = "trafilatura"
+    if fmt == "text":
+        result["text"] = t_text
+        return
+    _stage(result, "links", "markdown without links", _attach_links, doc.body, tree, url)
+    result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt) or ""
+
+
+def _use_region(result, tree, url, fmt):
+    """The main region as the last resort of the article path ("fallback")."""
+    root = _stage(result, "region", "plain-text fallback", _region, tree, url)
+    if root is None:
+        return
+    text = _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, None) or ""
+    result["extractor"] = "fallback" if text.strip() else "none"
+    result["text"] = text
+
+
+def _doc_text(doc):
+    """The plain text of trafilatura's result, rendered by our renderer from a copy of its tree
+    (so text and markdown are one rendering of one tree, with the page's own characters:
+    trafilatura's text output unescapes entities the page escaped)."""
+    if doc is None or doc.body is None:
+        return ""
+    import copy
+    from .render import render
+    return render(_traf_html(copy.deepcopy(doc.body)), markdown=False)
+
+
+def _traf_html(body):
+    """trafilatura's XML body as an HTML element tree (converted in place)."""
+    from trafilatura.htmlprocessing import convert_to_html
+    root = convert_to_html(body)
+    for el in root.iter("pre"):  # trafilatura's <code> becomes <pre> even inline
+        parent = el.getparent()
+        if parent is not None and parent.tag not in ("body", "div", "blockquote", "li") and "\n" not in (el.text or ""):
+            el.tag = "code"
+    return root
+
+
+def _words(text):
+    """\\w+ words: the same count for a text and its markdown."""
+    import re
+    return len(re.findall(r"\w+", text or ""))
+
+
+def _metadata(tree, url):
+    from .meta import page_metadata
+    meta = page_metadata(tree, url)
+    for m in tree.iterfind(".//meta"):
+        if (m.get("property") or m.get("name") or "").strip().lower() == "og:type":
+            meta["_og_type"] = m.get("content")
+            break
+    return meta
+
+
+def _page_type(tree, url, og_type):
+    """(kind, whether the page gave evidence for it)."""
+    from .pagetype import evidence, pick
+    score = evidence(tree, url, og_type)
+    kind = pick(score)
+    return kind, score[kind] > 0
+
+
+def _region(tree, url=None):
+    from .region import main_region
+    return main_region(tree, url=url)
+
+
+def _over_budget(tree):
+    """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
+    from lxml import etree
+    if tree.xpath("count(//*)") > MAX_NODES:
+        return "over %d elements" % MAX_NODES
+    if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
+        return "over %d attributes" % MAX_ATTRIBUTES
+    text = len(etree.tostring(tree, method="text", encoding="unicode"))
+    text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
+    if text > MAX_TEXT_CHARS:
+        return "over %d characters of text" % MAX_TEXT_CHARS
+    return None
+
+
+def _cheap_text(tree, fmt):
+    """The page's text in paragraphs, at C speed: for pages over the work budget.
+
+    Drops what is never text and the navigation landmarks, marks block boundaries,
+    and lets lxml serialise the text. No structure beyond paragraphs: tables, lists
+    and code read as paragraphs.
+    """
+    import re
+
+    from lxml import etree
+
+    from .region import LANDMARKS, NEVER_TEXT
+    from .render import BLOCK, escape_line_start, md_escape
+    body = tree.find(".//body")
+    if body is None:
+        body = tree
+    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction,
+                         with_tail=False)
+    for el in body.iter(*BLOCK, "br"):
+        el.tail = "\n\n" + (el.tail or "")
+        el.text = "\n\n" + (el.text or "")
+    text = etree.tostring(body, method="text", encoding="unicode")
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    paragraphs = [p for p in paragraphs if p]
+    if fmt == "markdown":
+        paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
+    elif fmt == "html":
+        from html import escape
+        paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
+    return "\n\n".join(paragraphs)
+
+
+def shingles(text, n=4):
+    """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
+    import re
+    from collections import Counter
+    tokens = re.findall(r"\w+", text or "")
+    if len(tokens) < n:
+        return Counter([tuple(tokens)]) if tokens else Counter()
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def choose(t_text, r_text):
+    """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
+    st, sr = shingles(t_text), shingles(r_text)
+    nt, nr = sum(st.values()), sum(sr.values())
+    if not nt and not nr:
+        return "fallback"
+    if not nr:
+        return "trafilatura"
+    if not nt:
+        return "readability"
+    common = sum((st & sr).values())
+    t_in_r = common / nt
+    r_in_t = common / nr
+    if nt < SHORT_SHINGLES and nr > 2 * nt:
+        return "readability"
+    if t_in_r > TRUNCATED_COVER and r_in_t < TRUNCATED_RATIO:
+        return "readability"
+    if r_in_t > SUBSET_COVER and SUBSET_BAND[0] < t_in_r < SUBSET_BAND[1] and nr > 50:
+        return "readability"
+    return "trafilatura"
+
+
+def _parse(html):
+    if len(html) > MAX_TAG_CHARS:
+        html = _cut_long_tags(html)
+    try:
+        from .imports import core
+        core()
+        tree = _load_html(html)
+    except (Exception, RecursionError):
+        tree = None
+    if tree is None:
+        try:
+            import lxml.html
+            tree = lxml.html.document_fromstring(html)
+        except (Exception, RecursionError):
+            tree = None
+    return tree
+
+
+_PARSERS = None
+
+
+def _html_parser():
+    """trafilatura's parser settings with a class lookup done in C, one parser per thread.
+
+    lxml.html's own lookup is Python code called for every element object lxml hands
+    out, some 20,000 calls a page and about a tenth of extraction time; every element
+    is an HtmlElement all the same (the form-control subclasses it would pick are never
+    used here), so the output is the same. Parsers are not shared across threads.
+    """
+    global _PARSERS
+    import threading
+
+    import lxml.html
+    from lxml import etree
+    if _PARSERS is None:
+        _PARSERS = threading.local()
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = lxml.html.HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8",
+                                      remove_comments=True, remove_pis=True)
+        parser.set_element_class_lookup(etree.ElementDefaultClassLookup(
+            element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment,
+            pi=lxml.html.HtmlProcessingInstruction, entity=lxml.html.HtmlEntity))
+        _PARSERS.parser = parser
+    return parser
+
+
+def _load_html(html):
+    """trafilatura.utils.load_html for a str, with our parser (see _html_parser)."""
+    import lxml.html
+    from trafilatura.utils import repair_faulty_html
+    parser = _html_parser()
+    beginning = html[:50].lower()
+    html = repair_faulty_html(html, beginning)
+    tree, as_bytes = None, False
+    try:
+        tree = lxml.html.fromstring(html, parser=parser)
+    except ValueError:  # "Unicode strings with encoding declaration are not supported"
+        as_bytes = True
+    except Exception:
+        tree = None
+    if as_bytes or tree is None or len(tree) < 1:
+        try:
+            tree = lxml.html.fromstring(html.encode("utf8", "surrogatepass"), parser=parser)
+        except Exception:
+            tree = None if as_bytes else tree
+    if tree is not None and "html" not in beginning and len(tree) < 2:
+        return None  # trafilatura's test: not (well-formed) HTML at all
+    return tree
+
+
+def _cut_long_tags(html):
+    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
+    import re
+    return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
+
+
+def _trafilatura(tree, url, precision=True, fast=True):
+    from .imports import core
+    bare_extraction = core().bare_extraction
+
+    # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
+    # on the benchmark; links are put back afterwards for markdown/html (_attach_links).
+    # Metadata off: meta.py does it in ~1 ms instead of ~7 ms, and states no guesses.
+    return bare_extraction(
+        tree,
+        url=url,
+        fast=fast,
+        favor_precision=precision,
+        include_comments=False,
+        include_tables=True,
+        include_formatting=True,  # one extraction for every format: text is rendered from it
+        include_links=False,
+        with_metadata=False,
+    )
+
+
+def _readability(tree, url):
+    """readability-lxml on a copy of the tree; returns the summary's root element or None."""
+    import copy
+
+    import lxml.html
+    from lxml import etree
+
+    from .imports import readability
+    rd = readability()
+
+    class _Doc(rd.Document):
+        # readability's default _parse runs lxml's html Cleaner (~7 ms a page) and, on
+        # its retry pass, re-uses a tree it already mutated. This does the cleaning that
+        # matters for scoring on a fresh copy every pass, and drops page chrome that is
+        # never the article (nav, aside, footer, ...): ~6 ms a page less, same F1.
+        # Not <form>: ASP.NET pages wrap the whole body in one.
+        def _parse(self, input):
+            doc = copy.deepcopy(input)
+            for elem in doc.xpath("//*[@hidden]"):
+                elem.drop_tree()
+            display_none = rd.REGEXES["displayNoneRe"]
+            for elem in doc.xpath("//*[@style]"):
+                if display_none.search(elem.get("style") or ""):
+                    elem.drop_tree()
+            etree.strip_elements(doc, "script", "style", "link", "noscript", "svg", "nav", "aside",
+                                 "footer", "iframe", "select", "button", etree.Comment,
+                                 etree.ProcessingInstruction, with_tail=False)
+            return doc
+
+    html = _Doc(tree).summary(html_partial=True)
+    if not html or not html.strip():
+        return None
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    from .region import absolute_links
+    absolute_links(root, url)  # on the small summary only: on the whole page this costs ~4 ms
+    return root
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def _render_trafilatura(doc, fmt):
+    root = _traf_html(doc.body)
+    if fmt == "markdown":
+        # our renderer, not trafilatura's: one markdown for every extractor, escaped only
+        # where CommonMark would read markup (trafilatura escapes every "_" and "*")
+        from .render import render
+        return render(root, markdown=True)
+    from lxml.etree import tostring
+    html = tostring(root, encoding="unicode", method="html")
+    return _strip_html_wrapper(html)
+
+
+def _render_html_root(root, fmt, plain):
+    from .render import render
+    if root is None:
+        return ""
+    if fmt == "text":
+        return plain if plain is not None else render(root, markdown=False)
+    if fmt == "markdown":
+        return render(root, markdown=True)
+    import lxml.html
+    return lxml.html.tostring(root, encoding="unicode", method="html")
+
+
+def _strip_html_wrapper(html):
+    import re
+    m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
+    return (m.group(1) if m else (html or "")).strip()
+
+
+def _plain_fallback_text(html):
+    import re
+    from html import unescape
+    html = html[:2000000]  # last resort only; bounded work on hostile input
+    text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
+    text = re.sub(r"(?s)<!--.*?-->|<[^>]*>", " ", text)
+    return " ".join(unescape(text).split())
+
+
+# ------------------------------------------------------------------ links
+
+
+def _anchors(tree, url, limit=2000):
+    import re
+    """{anchor text: absolute href} for the page's links, first occurrence wins."""
+    from urllib.parse import urljoin
+    out = {}
+    for i, a in enumerate(tree.iter("a")):
+        if i >= limit:
+            break
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "javascript:", "data:")):
+            continue
+        text = " ".join(a.text_content().split())
+        if not (2 <= len(text) <= 150) or text in out:
+            continue
+        if url:
+            try:
+                href = urljoin(url, href)
+            except ValueError:
+                continue
+        if re.match(r"^(https?:|mailto:|/)", href) or not url:
+            out[text] = href
+    return out
+
+
+def _attach_links(body, tree, url):
+    """Turn occurrences of the page's link texts in trafilatura's body back into links.
+
+    trafilatura extracts better without links (see _trafilatura); for markdown and html
+    each link text found in the extracted text becomes a <ref target> again, first
+    occurrence only, never inside code.
+    """
+    import re
+
+    from lxml.etree import Element
+    anchors = _anchors(tree, url)
+    if not anchors:
+        return
+    keys = sorted(anchors, key=len, reverse=True)[:1000]
+    pattern = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(re.escape(k) for k in keys))
+    used = set()
+
+    def split(text):
+        """[(before, match or None)] pieces of text; each anchor used once."""
+        pieces, pos = [], 0
+        for m in pattern.finditer(text):
+            k = m.group(0)
+            if k in used:
+                continue
+            used.add(k)
+            pieces.append((text[pos:m.start()], k))
+            pos = m.end()
+        if not pieces:
+            return None
+        pieces.append((text[pos:], None))
+        return pieces
+
+    def make_refs(pieces):
+        refs = []
+        for i in range(len(pieces) - 1):
+            ref = Element("ref")
+            ref.text = pieces[i][1]
+            ref.set("target", anchors[pieces[i][1]])
+            ref.tail = pieces[i + 1][0]
+            refs.append(ref)
+        return refs
+
+    slots = []
+    for el in body.iter():
+        if not isinstance(el.tag, str) or el.tag in ("code", "ref", "graphic"):
+            continue
+        if any(anc.tag in ("code", "ref") for anc in el.iterancestors()):
+            continue
+        slots.append(el)
+    for el in slots:
+        if el.text:
+            pieces = split(el.text)
+            if pieces:
+                el.text = pieces[0][0]
+                for i, ref in enumerate(make_refs(pieces)):
+                    el.insert(i, ref)
+        parent = el.getparent()
+        if el.tail and parent is not None and parent.tag not in ("code", "ref") and el is not body:
+            pieces = split(el.tail)
+            if pieces:
+                el.tail = pieces[0][0]
+                anchor = el
+                for ref in make_refs(pieces):
+                    anchor.addnext(ref)
+                    anchor = ref

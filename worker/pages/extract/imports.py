@@ -1,0 +1,216 @@
+"""Import trafilatura's extraction core without its start-up bill.
+
+`import trafilatura` costs ~190 ms in a fresh process, most of it in libraries that
+the extraction path we use (bare_extraction on a parsed tree, fast mode, no metadata)
+never calls: courlan (with urllib3, tld, babel), htmldate (with dateutil),
+charset_normalizer and justext, plus the package __init__ that also loads the
+downloader. The worker is a fresh process per call, so this is paid on every fetch.
+
+core() imports trafilatura.core with those libraries replaced, for the duration of
+the import only, by stand-ins whose attributes load the real library on first use
+(so every code path still works, it just pays then). The trafilatura package
+__init__ is not run at import; its names are filled in on first access of any
+attribute it defines. If anything about this fails, it falls back to the plain
+import. Set WEBSEARCH_WORKER_PLAIN_IMPORTS=1 to disable it.
+
+tests/pages/test_extract.py checks that the output is identical either way.
+"""
+
+import importlib
+import importlib.util
+import os
+import sys
+import types
+
+# Imported by trafilatura's modules at start-up, called only on paths we do not take
+# (bytes decoding, URL handling, metadata, justext fallback, TEI output, downloads).
+TRAFILATURA_DEFERRED = ("courlan", "htmldate", "charset_normalizer", "justext", "justext.core",
+                        "justext.utils", "urllib3", "urllib3.response")
+# readability-lxml: chardet only decodes bytes input (we pass a parsed tree);
+# urllib.request only serves its command-line main().
+READABILITY_DEFERRED = ("chardet", "urllib.request")
+
+_state = {"mode": None}
+
+
+def mode():
+    """'deferred', 'plain' or None (not imported yet): how trafilatura was loaded."""
+    return _state["mode"]
+
+
+def _real(modname):
+    mod = sys.modules.get(modname)
+    if mod is None or getattr(mod, "__worker_standin__", False):
+        if mod is not None:
+            del sys.modules[modname]
+        mod = importlib.import_module(modname)
+    return mod
+
+
+class _LazyClassMeta(type):
+    """A stand-in class: attribute access and calls go to the real class."""
+
+    def _target(cls):
+        return getattr(_real(cls.__worker_module__), cls.__worker_name__)
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):  # typing and the import system probe dunders
+            raise AttributeError(attr)
+        return getattr(cls._target(), attr)
+
+    def __call__(cls, *args, **kwargs):
+        return cls._target()(*args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        # Nothing can be an instance of a class whose module was never imported.
+        mod = sys.modules.get(cls.__worker_module__)
+        if mod is None or getattr(mod, "__worker_standin__", False):
+            return False
+        return isinstance(obj, cls._target())
+
+    def __subclasscheck__(cls, sub):
+        mod = sys.modules.get(cls.__worker_module__)
+        if mod is None or getattr(mod, "__worker_standin__", False):
+            return False
+        return issubclass(sub, cls._target())
+
+
+def _lazy_function(modname, name):
+    def call(*args, **kwargs):
+        return getattr(_real(modname), name)(*args, **kwargs)
+    call.__name__ = name
+    call.__qualname__ = "%s.%s" % (modname, name)
+    return call
+
+
+def _standin(modname):
+    mod = types.ModuleType(modname)
+    mod.__worker_standin__ = True
+    mod.__path__ = []  # lets "import a.b" find the stand-in for a.b in sys.modules
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name[:1].isupper() and not name.isupper():
+            return _LazyClassMeta(name, (), {"__worker_module__": modname, "__worker_name__": name})
+        if name.isupper():  # a constant: needs the real value
+            return getattr(_real(modname), name)
+        return _lazy_function(modname, name)
+
+    mod.__getattr__ = __getattr__
+    return mod
+
+
+def _lazy_package(spec):
+    """The trafilatura package object without running its __init__ until needed."""
+    pkg = types.ModuleType(spec.name)
+    pkg.__spec__ = spec
+    pkg.__path__ = list(spec.submodule_search_locations)
+    pkg.__file__ = spec.origin
+    pkg.__package__ = spec.name
+    pkg.__loader__ = spec.loader
+
+    def __getattr__(name):
+        if name.startswith("__") or pkg.__dict__.get("__worker_initialised__"):
+            raise AttributeError(name)
+        pkg.__worker_initialised__ = True
+        with open(spec.origin, encoding="utf-8") as f:
+            exec(compile(f.read(), spec.origin, "exec"), pkg.__dict__)
+        try:
+            return pkg.__dict__[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    pkg.__getattr__ = __getattr__
+    return pkg
+
+
+def _with_standins(names, load):
+    """Run load() with stand-ins for the modules in names that are not imported yet."""
+    installed = {}
+    try:
+        for name in names:
+            if name not in sys.modules:
+                standin = sys.modules[name] = _standin(name)
+                parent, _, child = name.rpartition(".")
+                parent_mod = sys.modules.get(parent) if parent else None
+                previous = getattr(parent_mod, child, _MISSING) if parent_mod is not None else _MISSING
+                installed[name] = (standin, parent_mod, child, previous)
+        return load()
+    finally:
+        for name, (standin, parent_mod, child, previous) in installed.items():
+            if sys.modules.get(name) is standin:
+                del sys.modules[name]
+            # the import system also set parent.child = stand-in: put back what was there
+            if parent_mod is not None and getattr(parent_mod, child, None) is standin:
+                if previous is _MISSING:
+                    try:
+                        delattr(parent_mod, child)
+                    except AttributeError:
+                        pass
+                else:
+                    setattr(parent_mod, child, previous)
+
+
+_MISSING = object()
+
+
+def core():
+    """The trafilatura.core module, imported as cheaply as is safe."""
+    if "trafilatura.core" in sys.modules:
+        if _state["mode"] is None:
+            _state["mode"] = "plain"
+        return sys.modules["trafilatura.core"]
+    if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "trafilatura" in sys.modules:
+        return _plain("trafilatura.core")
+    before = set(sys.modules)
+    spec = importlib.util.find_spec("trafilatura")
+    if spec is None or not spec.submodule_search_locations or not spec.origin:
+        return _plain("trafilatura.core")
+
+    def load():
+        sys.modules["trafilatura"] = _lazy_package(spec)
+        for sub in ("core", "xml", "htmlprocessing", "utils"):
+            mod = importlib.import_module("trafilatura." + sub)
+        return sys.modules["trafilatura.core"]
+
+    try:
+        mod = _with_standins(TRAFILATURA_DEFERRED, load)
+    except Exception:
+        for name in set(sys.modules) - before:
+            if name == "trafilatura" or name.startswith("trafilatura."):
+                del sys.modules[name]
+        return _plain("trafilatura.core")
+    # what trafilatura's __init__ would have done: its warnings ("discarding data") are
+    # not for our stderr unless the application configures logging
+    import logging
+    logging.getLogger("trafilatura").addHandler(logging.NullHandler())
+    _state["mode"] = "deferred"
+    return mod
+
+
+def readability():
+    """The readability.readability module (readability-lxml), imported as cheaply as is safe."""
+    import logging
+    # readability logs a traceback at ERROR on pages it cannot parse; we fall back
+    # instead, so keep it off stderr unless the application configures logging
+    logging.getLogger("readability").addHandler(logging.NullHandler())
+    if "readability.readability" in sys.modules:
+        return sys.modules["readability.readability"]
+    if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "readability" in sys.modules:
+        return importlib.import_module("readability.readability")
+    before = set(sys.modules)
+    try:
+        return _with_standins(READABILITY_DEFERRED,
+                              lambda: importlib.import_module("readability.readability"))
+    except Exception:
+        for name in set(sys.modules) - before:
+            if name == "readability" or name.startswith("readability."):
+                del sys.modules[name]
+        return importlib.import_module("readability.readability")
+
+
+def _plain(name):
+    mod = importlib.import_module(name)
+    _state["mode"] = "plain"
+    return mod

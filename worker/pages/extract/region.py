@@ -1,0 +1,466 @@
+"""The page's main region, kept whole: the extractor for pages that are not articles.
+
+trafilatura is built for articles: it keeps the longest run of prose and drops what
+looks like link lists, short lines and repeated blocks. On a listing, a forum thread,
+a product or a documentation page those *are* the content (entry titles are links,
+posts are short, specifications are short lines). This keeps everything in the
+page's main region and removes only what a reader would call chrome:
+
+1. what is never shown or never text (scripts, styles, forms' controls, hidden
+   elements, comments);
+2. the page's landmarks that are not the content (nav, header, footer, aside and
+   their ARIA roles), and elements whose class or id says they are chrome (cookie
+   banners, breadcrumbs, share bars, "related" blocks, pagination);
+3. menus: lists whose entries are nothing but a short link;
+
+then takes the main region (<main>, role=main, or the body) when it holds enough
+of the page's text. Nothing is removed that holds most of the region's text: a
+class name is a hint, not a verdict.
+
+Pure functions over an lxml tree (which they copy); no I/O.
+"""
+
+import re
+
+NEVER_TEXT = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas",
+              "button", "select", "option", "textarea", "input", "label", "dialog", "link", "meta", "head")
+LANDMARKS = ("nav", "header", "footer", "aside")
+LANDMARK_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
+                  "menu", "menubar", "toolbar"}
+# Class names and ids that name page chrome, when the word starts or ends the name
+# ("site-footer", "cookie-banner", "share-buttons"): a word in the middle of a
+# framework's long class name ("ast-default-menu-enable") says nothing.
+CHROME_WORDS = frozenset("""
+nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr share sharing
+social newsletter subscribe signup related recommended suggested similar popular trending pagination
+pager skip
+advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar modal popup overlay
+toc login search searchbox
+""".split())
+_NAME_PARTS = re.compile(r"[-_]+")
+_WORD = re.compile(r"\w+")
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+# A chrome-looking element is kept when it holds this share of the region's text or more.
+KEEP_SHARE = 0.35
+# A <main> that holds less than this share of the body's text is a wrapper around a
+# fragment (a hero, a search box): the body is the better region.
+MAIN_SHARE = 0.25
+NOSCRIPT_WORDS = 30
+MENU_LINK_WORDS = 4
+LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
+
+
+def word_count(el):
+    """Whitespace-separated words of all the text below el."""
+    try:
+        return len("".join(el.itertext()).split())
+    except ValueError:
+        return 0
+
+
+def chrome_named(el):
+    """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
+        if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
+            return True
+    return False
+
+
+def _drop(el):
+    """Remove el and its content, keeping the text that followed it."""
+    if el.getparent() is None:
+        return
+    if hasattr(el, "drop_tree"):  # lxml.html elements join the tail to what came before
+        el.drop_tree()
+        return
+    parent, prev = el.getparent(), el.getprevious()
+    tail = el.tail or ""
+    parent.remove(el)
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+
+
+def hidden(el):
+    """Whether el's own inline style hides it from a reader.
+
+    Only the inline style: the [hidden] attribute and aria-hidden also mark collapsed
+    tabs and accordions whose text is part of the content.
+    """
+    style = el.get("style")
+    return bool(style and HIDDEN_STYLE.search(style))
+
+
+def strip_never_text(root):
+    from lxml import etree
+    # Some sites (Discourse, for one) serve their whole content to non-script readers
+    # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
+    for el in list(root.iter("noscript")):
+        if word_count(el) >= NOSCRIPT_WORDS:
+            el.tag = "div"
+    etree.strip_elements(root, *NEVER_TEXT, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
+    limit = KEEP_SHARE * word_count(root)
+    for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
+        if el.getparent() is not None and word_count(el) < limit:
+            _drop(el)
+
+
+def _is_menu(el):
+    """A list whose entries are nothing but short links (a sub-menu nested in an entry
+    counts as links too: documentation sidebars are trees of them)."""
+    items = [c for c in el if isinstance(c.tag, str)]
+    if len(items) < 3:
+        return False
+    for li in items:
+        words = word_count(li)
+        if words == 0:
+            continue
+        links = li.findall(".//a")
+        if not links:
+            return False
+        link_words = sum(word_count(a) for a in links)
+        if link_words < words or link_words > MENU_LINK_WORDS * len(links):
+            return False
+    return True
+
+
+def _is_link_bar(el):
+    """A short block that is nothing but several short links (a repository's tabs, a
+    tag cloud, "Home / Docs / Blog")."""
+    words = word_count(el)
+    if not words or words > LINK_BAR_WORDS:
+        return False
+    links = el.findall(".//a")
+    if len(links) < 3:
+        return False
+    tokens = len(_WORD.findall(el.text_content()))  # separators ("/", "|", "·") are not words
+    link_tokens = sum(len(_WORD.findall(a.text_content())) for a in links)
+    return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
+
+
+def prune_chrome(root, total=None):
+    """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
+    total = total if total is not None else max(1, word_count(root))
+    limit = KEEP_SHARE * total
+    doomed = []
+    for el in root.iter():
+        if el is root or not isinstance(el.tag, str):
+            continue
+        tag = el.tag
+        role = (el.get("role") or "").lower()
+        if tag in LANDMARKS or role in LANDMARK_ROLES:
+            if word_count(el) < limit:
+                doomed.append(el)
+            continue
+        if tag not in ("body", "main", "article") and chrome_named(el):
+            if word_count(el) < limit:
+                doomed.append(el)
+            continue
+        if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
+            doomed.append(el)
+    for el in doomed:
+        _drop(el)
+
+
+def main_region(tree, url=None):
+    """A cleaned copy of the page's main region (an element), or None; links made
+    absolute against url."""
+    import copy
+    body = tree.find(".//body")
+    if body is None:
+        body = tree
+    body = copy.deepcopy(body)
+    strip_never_text(body)
+    total = word_count(body)
+    if not total:
+        return None
+    root = body
+    for cand in body.xpath(".//main | .//*[@role='main']"):
+        if word_count(cand) >= MAIN_SHARE * total:
+            root = cand
+            break
+    prune_chrome(root, word_count(root))
+    absolute_links(root, url)
+    return root
+
+
+def absolute_links(root, url):
+    """Make root's link targets absolute against url; drop in-page and script targets.
+
+    lxml's make_links_absolute runs urljoin on every link (3 s on a page of 60,000
+    links); most hrefs are already absolute or rooted, which string work settles.
+    """
+    from urllib.parse import urljoin, urlsplit
+    origin = scheme = None
+    if url:
+        try:
+            parts = urlsplit(url)
+            scheme, origin = parts.scheme, "%s://%s" % (parts.scheme, parts.netloc)
+        except ValueError:
+            url = None
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "javascript:", "data:")):
+            a.attrib.pop("href", None)  # in-page and script links are not links for a reader
+            continue
+        if not url or href.startswith(("http://", "https://", "mailto:")):
+            continue
+        try:
+            if href.startswith("//"):
+                a.set("href", scheme + ":" + href)
+            elif href.startswith("/"):
+                a.set("href", origin + href)
+            else:
+                a.set("href", urljoin(url, href))
+        except (ValueError, TypeError):
+            a.attrib.pop("href", None)
+
+
+# schema.org properties that hold a post's own text (Discourse, XenForo, Stack Exchange,
+# phpBB themes and most forum software mark their posts up this way)
+POST_TEXT_PROPS = ("text", "articleBody", "commentText")
+POSTS_MIN_SHARE = 0.3  # the marked posts must hold this share of the region's words
+
+
+def posts(root):
+    """The thread in root as (title element or None, [(post element, author, date, accepted)]),
+    from the posts' schema.org markup, or None when the page does not mark its posts."""
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
+    top = [el for el in marked if not any(a in marked for a in el.iterancestors())]
+    if len(top) < 2:
+        return None
+    words = sum(word_count(el) for el in top)
+    if words < POSTS_MIN_SHARE * max(1, word_count(root)):
+        return None
+    out = []
+    for el in top:
+        scopes = [a for a in el.iterancestors() if a.get("itemscope") is not None]
+        scope = scopes[0] if scopes else None
+        if len(scopes) > 1 and _is_qa_comment(scopes[0], scopes[1]):
+            continue
+        author = date = None
+        accepted = False
+        if scope is not None:
+            accepted = scope.get("itemprop") == "acceptedAnswer"
+            for node in scope.iter():
+                if not isinstance(node.tag, str) or node is el or any(a is el for a in node.iterancestors()):
+                    continue
+                prop = node.get("itemprop")
+                if prop == "author" and author is None:
+                    # its name, else its first link (a Q&A site's author block also
+                    # holds reputation and badges)
+                    name = node.find(".//*[@itemprop='name']")
+                    if name is None:
+                        name = node.find(".//a")
+                    src = name if name is not None and word_count(name) else node
+                    author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
+                elif prop in ("datePublished", "dateCreated") and date is None:
+                    date = node.get("datetime") or node.get("content") or " ".join("".join(node.itertext()).split())
+        out.append((el, author, date or None, accepted))
+    # the thread's title, not a heading inside a post
+    title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
+    return title, out
+
+
+def _itemtype(el):
+    return (el.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_qa_comment(scope, outer):
+    """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
+    not a post of the thread). A forum's replies are comments on the thread's first
+    post (DiscussionForumPosting): those are posts."""
+    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") \
+        and _itemtype(outer) in ("Question", "Answer")
+
+
+def thread_root(root):
+    """A new element holding the thread: its title, then each post under a line naming its
+    author and date (and "accepted answer"), or None (see posts)."""
+    import copy
+
+    from lxml import etree
+    found = posts(root)
+    if found is None:
+        return None
+    title, items = found
+    out = etree.Element("div")
+    if title is not None:
+        out.append(copy.deepcopy(title))
+        out[-1].tail = None
+    for el, author, date, accepted in items:
+        meta = [x for x in (author, date[:10] if date and len(date) >= 10 and date[4:5] == "-" else date) if x]
+        if accepted:
+            meta.append("accepted answer")
+        if meta:
+            p = etree.SubElement(out, "p")
+            b = etree.SubElement(p, "strong")
+            b.text = " · ".join(meta)
+        post = copy.deepcopy(el)
+        post.tail = None
+        post.tag = "div"
+        out.append(post)
+    return out
+
+
+# What a product page carries besides the product: its reviews and ratings (review
+# widgets too), other products to buy, and size charts. Matched on any part of a class
+# name or id, camelCase split: these words name such blocks wherever they stand.
+PRODUCT_EXTRA_PARTS = frozenset("""
+review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
+recommendations recommended recommendation related upsell upsells crosssell
+recently viewed similar carousel
+""".split())
+# Only whole blocks of some length: a star rating inside the description is left alone
+# (removing small pieces makes trafilatura pick another block as the content).
+PRODUCT_EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
+PRODUCT_EXTRA_WORDS = 15
+PRODUCT_DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
+PRODUCT_BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _product_extra(el):
+    if el.get("itemprop") in ("review", "aggregateRating"):
+        return True
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
+        if any(p in PRODUCT_EXTRA_PARTS for p in parts):
+            return True
+    return False
+
+
+def product_extras_text(tree):
+    """The text of the blocks of a product page that are not the product (see
+    PRODUCT_EXTRA_PARTS), whitespace-normalised and joined; never a block holding the
+    page's <h1>."""
+    found = []
+    for el in tree.iter(*PRODUCT_EXTRA_TAGS):
+        if any(a in found for a in el.iterancestors()):
+            continue
+        if _product_extra(el) and word_count(el) >= PRODUCT_EXTRA_WORDS and el.find(".//h1") is None:
+            found.append(el)
+    return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
+
+
+def drop_blocks_within(body, text, min_chars=PRODUCT_BLOCK_CHARS, most=PRODUCT_DROP_MAX):
+    """Remove the top-level blocks of body (trafilatura's result) whose whole text is
+    found in text, unless they are more than ``most`` of body's text (then the page is
+    not the product page it seemed). Filtering the result, not the page: pruning the
+    page first makes trafilatura choose other, worse blocks as the content."""
+    if not text:
+        return
+    doomed, gone, total = [], 0, 0
+    for el in body:
+        own = " ".join("".join(el.itertext()).split())
+        total += len(own)
+        if len(own) >= min_chars and own in text:
+            doomed.append(el)
+            gone += len(own)
+    if gone > most * total:
+        return
+    for el in doomed:
+        _drop(el)
+
+
+# Listings and collections: entries are runs of alike siblings (same tag and first
+# class), as in pagetype.repeated_group; each becomes one line: its title,
+# linked, then its other lines (description, price, date) once each. Lines that every
+# card repeats ("Select size", "Full-time") stay: telling a button's label from a job's
+# terms is guesswork, and the benchmark scores both ways the same.
+ENTRY_MIN = 4
+ENTRY_MAX_WORDS = 120      # longer blocks are sections, not entries
+CARD_LINK_SHARE = 0.6      # a link holding this share of an entry's words is the whole card
+ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table
+
+
+def _alike_runs(root):
+    """Runs (lists) of alike sibling entries below root, outermost first; a run inside a
+    member of another run is left out."""
+    runs = []
+    taken = set()
+    for parent in root.iter():
+        if not isinstance(parent.tag, str) or len(parent) < ENTRY_MIN or parent in taken:
+            continue
+        groups = {}
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag in ENTRY_TAGS:
+                cls = (child.get("class") or "").split()
+                groups.setdefault((child.tag, cls[0] if cls else ""), []).append(child)
+        for members in groups.values():
+            texty = [m for m in members if 2 <= word_count(m) <= ENTRY_MAX_WORDS and not _has_parts(m)]
+            if len(texty) < ENTRY_MIN or len(texty) < 0.8 * len(members):
+                continue
+            runs.append(texty)
+            for m in texty:
+                taken.update(m.iter())
+    return runs
+
+
+def _has_parts(el):
+    """Whether el holds lists, tables or code: then it is a section, not one entry."""
+    return next(el.iterdescendants("ul", "ol", "table", "pre", "dl"), None) is not None
+
+
+def _pieces(el):
+    """The element's text as it reads: one piece per line of its rendering."""
+    from .render import render
+    return [line.strip() for line in render(el, markdown=False).split("\n") if line.strip()]
+
+
+def _entry_title(el, pieces):
+    """(text, href) of an entry's title: its first heading, else its longest link; when
+    that link is the whole card, the card's first line."""
+    for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        h = el.find(".//" + tag)
+        if h is not None and word_count(h):
+            a = h.find(".//a")
+            if a is None:
+                a = next((p for p in h.iterancestors() if p.tag == "a"), None)
+            return " ".join("".join(h.itertext()).split()), (a.get("href") if a is not None else None)
+    links = [a for a in el.iter("a") if word_count(a)]
+    if not links:
+        return None, None
+    a = max(links, key=word_count)
+    if pieces and word_count(a) > CARD_LINK_SHARE * word_count(el):
+        return pieces[0], a.get("href")
+    return " ".join("".join(a.itertext()).split()), a.get("href")
+
+
+def compact_entries(root):
+    """Rewrite root's runs of entries as one line each (in place): the title, linked,
+    then the entry's other lines."""
+    from lxml import etree
+    for run in _alike_runs(root):
+        for m in run:
+            ps = _pieces(m)
+            title, href = _entry_title(m, ps)
+            if title and any(title in p and title != p for p in ps):
+                title = None  # the title is inside a longer line (a card that is one link): keep the line
+            rest, kept = [], set()
+            for p in ps:
+                if p == title or p in kept:
+                    continue
+                kept.add(p)
+                rest.append(p)
+            line = etree.Element("li" if m.tag == "li" else "p")
+            if title:
+                a = etree.SubElement(line, "a")
+                a.text = title
+                if href:
+                    a.set("href", href)
+                a.tail = (" — " + " · ".join(rest)) if rest else None
+            else:
+                line.text = " · ".join(rest)
+            if not title and not rest:
+                line = None
+            parent = m.getparent()
+            if line is None:
+                _drop(m)
+            else:
+                line.tail = m.tail
+                parent.replace(m, line)

@@ -1,0 +1,372 @@
+"""Render an lxml HTML element as plain text or markdown.
+
+Pure functions over lxml elements; used for the readability branch and the
+fallback of worker.pages.extract.core (the trafilatura branch renders with trafilatura's
+own converters). Iterative where depth could be hostile: deeply nested pages
+must not blow the recursion limit.
+"""
+
+import re
+
+BLOCK = {
+    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
+    "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
+    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li",
+    "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre", "section", "summary",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "xmp",
+}
+SKIP = {"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg",
+        "iframe", "object", "embed", "canvas", "button", "select", "option", "textarea", "input"}
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+MAX_DEPTH = 400
+
+# Not U+200B: a browser shows a zero-width space as nothing, so it joins what it sits
+# between ("ig\u200bnore" is "ignore"); worker.pages.hidden removes it from the output.
+_WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_MD_RISKY = re.compile(r"[\\_*`\[<&]")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_LINE_START = re.compile(r"(#{1,6}(?=\s|$)|[>]|[-+*](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[=-]+\s*$|`{3,}|~{3,})")
+
+
+def _tag(el):
+    t = el.tag
+    if not isinstance(t, str):
+        return None  # comment, processing instruction, entity
+    if "}" in t:
+        t = t.rsplit("}", 1)[1]
+    return t.lower()
+
+
+def _text(el):
+    """All text below el (lxml.html's text_content, for any lxml element)."""
+    return "".join(t for t in el.itertext() if isinstance(t, str))
+
+
+def _squash(s):
+    return _WS.sub(" ", s)
+
+
+class _Out:
+    """Collects inline text into blocks separated by blank lines."""
+
+    def __init__(self, markdown=False):
+        self.blocks = []
+        self.cur = []
+        self.markdown = markdown
+
+    def text(self, s):
+        if s:
+            self.cur.append(s)
+
+    def flush(self, prefix=""):
+        line = _squash("".join(self.cur)).strip()
+        self.cur = []
+        if line and self.markdown:
+            line = escape_line_start(line)
+        if line:
+            self.blocks.append(prefix + line)
+
+    def block(self, s):
+        self.flush()
+        if s:
+            self.blocks.append(s)
+
+    def result(self, sep):
+        self.flush()
+        return sep.join(self.blocks)
+
+
+def _md_url(u):
+    return (u or "").strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def md_escape(s):
+    """Escape what CommonMark would read as markup in a piece of running text, and only that.
+
+    ``snake_case_name`` and ``SEARCH_DONE`` stay as they are: an underscore between two
+    letters or digits can neither open nor close emphasis. A ``*`` with space on both
+    sides is literal too. Neighbours outside the piece are unknown, so edges are
+    treated as the riskier case.
+    """
+    if not _MD_RISKY.search(s):
+        return s
+    return _MD_RISKY.sub(_md_escape_one, s)
+
+
+def _md_escape_one(m):
+    s, i, c = m.string, m.start(), m.group(0)
+    prev = s[i - 1] if i else ""
+    nxt = s[i + 1:i + 2]
+    if c == "\\":
+        return "\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c
+    if c == "_":
+        return c if prev.isalnum() and nxt.isalnum() else "\\_"
+    if c == "*":
+        return c if prev.isspace() and nxt.isspace() else "\\*"
+    if c == "`":
+        return "\\`"
+    if c == "[":
+        close = s.find("]", i + 1)
+        after = s[close + 1:close + 2] if close >= 0 else ""
+        return c if (close >= 0 and after and after not in "([:") else "\\["
+    if c == "<":
+        return "\\<" if (nxt.isalpha() or nxt in "/!?") else c
+    if c == "&":
+        return "\\&" if _ENTITY.match(s, i) else c
+    return c
+
+
+def escape_line_start(line):
+    """Escape a line's opening characters that would make it a heading, quote, list,
+    rule or fence in CommonMark (the text after a list marker counts as a line start)."""
+    m = _LINE_START.match(line)
+    if not m:
+        return line
+    if m.group(0)[:1].isdigit():  # "1. text": the dot or parenthesis makes the list
+        end = m.end()
+        return line[:end] + "\\" + line[end:]
+    return "\\" + line
+
+
+_md_escape = md_escape
+
+
+def _walk_inline(el, markdown, out, depth):
+    """Inline rendering of el's content (not el's own tail), into out."""
+    # explicit stack of (kind, payload): "node" elements to open, "str" literal strings
+    stack = [("children", el, depth)]
+    while stack:
+        kind, payload, d = stack.pop()
+        if kind == "str":
+            out.append(payload)
+            continue
+        if kind == "children":
+            n = payload
+            items = []
+            if n.text:
+                items.append(("str", _md_escape(n.text) if markdown else n.text, d))
+            for child in n:
+                items.append(("node", child, d + 1))
+                if child.tail:
+                    items.append(("str", _md_escape(child.tail) if markdown else child.tail, d))
+            stack.extend(reversed(items))
+            continue
+        n = payload
+        t = _tag(n)
+        if t is None or t in SKIP or d > MAX_DEPTH:
+            continue
+        if t == "br":
+            out.append("\n")
+            continue
+        if t == "img":
+            continue
+        if markdown:
+            href = n.get("href") if t == "a" else None
+            if href and not href.startswith(("javascript:", "#")):
+                out.append("[")
+                stack.append(("str", "](%s)" % _md_url(href), d))
+                stack.append(("children", n, d))
+                continue
+            if t in ("strong", "b"):
+                txt = _squash(_text(n)).strip()
+                if txt:
+                    out.append("**")
+                    stack.append(("str", "**", d))
+                    stack.append(("children", n, d))
+                continue
+            if t in ("em", "i"):
+                txt = _squash(_text(n)).strip()
+                if txt:
+                    out.append("*")
+                    stack.append(("str", "*", d))
+                    stack.append(("children", n, d))
+                continue
+            if t == "code":
+                code = _squash(_text(n))
+                if code.strip():
+                    tick = "``" if "`" in code else "`"
+                    # space at the code's edges still separates it from the words around it
+                    out.append("%s%s%s%s%s" % (" " if code[:1].isspace() else "", tick, code.strip(), tick,
+                                               " " if code[-1:].isspace() else ""))
+                continue
+        if t in BLOCK:
+            out.append(" ")
+            stack.append(("str", " ", d))
+        stack.append(("children", n, d))
+
+
+def _inline(el, markdown):
+    out = []
+    _walk_inline(el, markdown, out, 0)
+    s = "".join(out)
+    if markdown:
+        # keep explicit line breaks as markdown hard breaks
+        return "  \n".join(_squash(part).strip() for part in s.split("\n") if part.strip())
+    return " ".join(_squash(part).strip() for part in s.split("\n") if part.strip())
+
+
+def _has_block_child(el):
+    for d in el.iterdescendants():
+        if _tag(d) in BLOCK:
+            return True
+    return False
+
+
+def _pre(el, markdown):
+    code = _text(el).strip("\n")
+    if not code.strip():
+        return ""
+    if not markdown:
+        return code
+    lang = ""
+    for c in [el] + list(el.iterchildren()):
+        cls = (c.get("class") or "") + " " + (c.get("data-lang") or "")
+        m = re.search(r"(?:language|lang)-([A-Za-z0-9_+#.-]+)", cls)
+        if m:
+            lang = m.group(1)
+            break
+    fence = "```"
+    while fence in code:
+        fence += "`"
+    return "%s%s\n%s\n%s" % (fence, lang, code, fence)
+
+
+def _table(el, markdown):
+    rows = []
+    for tr in el.iter("tr"):
+        cells = [c for c in tr if _tag(c) in ("td", "th")]
+        if not cells:
+            continue
+        row = []
+        for c in cells:
+            txt = _inline(c, markdown).replace("\n", " ").replace("  ", " ")
+            row.append(txt.replace("|", "\\|") if markdown else txt)
+        rows.append(row)
+    if not rows:
+        return ""
+    if not markdown:
+        return "\n".join(" | ".join(r) if len(r) > 1 else r[0] for r in rows if any(r))
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
+
+
+def _list(el, markdown, depth):
+    ordered = _tag(el) == "ol"
+    lines = []
+    n = 0
+    for li in el:
+        if _tag(li) != "li":
+            continue
+        n += 1
+        marker = ("%d. " % n if ordered else "- ") if markdown else ""
+        # nested lists inside the item render below it, indented
+        nested = [c for c in li if _tag(c) in ("ul", "ol")]
+        for c in nested:
+            tail = c.tail
+            c.tail = None
+            li.remove(c)
+            if tail:
+                li.append(_txt_el(li, tail))
+        text = _inline(li, markdown)
+        if text:
+            text = text.replace("  \n", " ").replace("\n", " ")
+            lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
+        for c in nested:
+            sub = _list(c, markdown, depth + 1)
+            if sub:
+                lines.append(sub)
+    return "\n".join(lines)
+
+
+def _txt_el(parent, text):
+    from lxml.html import Element
+    span = Element("span")
+    span.text = text
+    return span
+
+
+def render(root, markdown=True):
+    """Render an lxml element tree as markdown (or plain text when markdown=False)."""
+    out = _Out(markdown)
+    # iterative walk: ("open", el, depth) and ("tail", text)
+    stack = [("open", root, 0)]
+    while stack:
+        kind, payload, depth = stack.pop()
+        if kind == "tail":
+            out.text(_md_escape(payload) if markdown else payload)
+            continue
+        if kind == "end":
+            out.flush()
+            continue
+        el = payload
+        t = _tag(el)
+        if t is None or t in SKIP:
+            continue
+        if depth > MAX_DEPTH:
+            out.text(" " + _squash(_text(el)) + " ")
+            continue
+        if t in HEADINGS:
+            out.flush()
+            txt = _squash(_text(el)).strip()
+            if txt:
+                out.block(("#" * HEADINGS[t] + " " + md_escape(txt)) if markdown else txt)
+            continue
+        if t in ("pre", "listing", "xmp", "plaintext"):
+            out.block(_pre(el, markdown))
+            continue
+        if t == "table":
+            out.block(_table(el, markdown))
+            continue
+        if t in ("ul", "ol"):
+            out.block(_list(el, markdown, 0))
+            continue
+        if t == "hr":
+            out.block("---" if markdown else "")
+            continue
+        if t == "blockquote" and markdown:
+            inner = render_children(el, markdown)
+            if inner:
+                out.block("\n".join("> " + line if line else ">" for line in inner.split("\n")))
+            continue
+        if t in BLOCK and not _has_block_child(el):
+            out.flush()
+            txt = _inline(el, markdown)
+            if txt:
+                out.block("  \n".join(escape_line_start(x) for x in txt.split("  \n")) if markdown else txt)
+            continue
+        if t in BLOCK:
+            out.flush()
+            stack.append(("end", None, depth))
+        else:
+            # inline element containing blocks (e.g. <a><div>..</div></a>): treat as container
+            pass
+        if t == "br":
+            out.flush()
+            continue
+        items = []
+        if el.text:
+            items.append(("tail", el.text, depth))
+        for child in el:
+            items.append(("open", child, depth + 1))
+            if child.tail:
+                items.append(("tail", child.tail, depth))
+        stack.extend(reversed(items))
+    return out.result("\n\n").strip()
+
+
+def render_children(el, markdown):
+    from lxml.html import Element
+    wrapper = Element("div")
+    wrapper.text = el.text
+    for c in list(el):
+        wrapper.append(_copy(c))
+    return render(wrapper, markdown)
+
+
+def _copy(el):
+    import copy
+    return copy.deepcopy(el)

@@ -1,0 +1,396 @@
+"""One URL in, one bounded Response out: the guarded download.
+
+Every hop (the first request and each redirect) goes through ``_open``, which
+validates the URL, resolves the host, refuses private addresses and connects to
+the vetted address itself.  A watchdog shuts the socket at the per-URL
+deadline, so a server that drips a byte a second cannot hold the call.
+"""
+
+import http.client
+import socket
+import threading
+import time
+import zlib
+
+from ... import __version__
+from ... import numbers
+from ...errors import WorkerError
+from . import guard, proxy
+
+USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
+# Markdown first: a site that serves its pages as markdown saves the extraction and
+# its mistakes (worker.pages.negotiate falls back to the HTML when the markdown is no good).
+ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
+HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
+from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
+REDIRECTS = (301, 302, 303, 307, 308)
+MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
+MAX_RETRY_AFTER_HEADER = 7 * 24 * 3600  # longest we report: beyond a week a server's value means nothing
+BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
+CHUNK = 64 * 1024
+
+
+class Options:
+    def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
+                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False,
+                 accept=ACCEPT):
+        self.allow_private = allow_private
+        self.max_bytes = max_bytes
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.deadline = deadline  # time.monotonic() value, or None
+        self.max_redirects = max_redirects
+        # refuse(content_type, content_length) -> WorkerError | None, asked before the body is read
+        self.refuse = refuse
+        # headers(url) -> dict of extra request headers for that hop (site adapters: API Accept,
+        # Authorization); asked per hop so a token never follows a redirect to another origin.
+        self.headers = headers
+        # trusted(url) -> bool: a hop the config named (a site adapter's API base) may be private,
+        # as a provider's baseUrl may.
+        self.trusted = trusted
+        # Return 4xx/5xx responses (body read) instead of raising: an API's error body and
+        # rate-limit headers say what went wrong.
+        self.keep_errors = keep_errors
+        self.accept = accept
+
+
+class Response:
+    def __init__(self, url, final_url, status, headers, body, truncated, wire_bytes, redirects):
+        self.url = url
+        self.final_url = final_url
+        self.status = status
+        self.headers = headers  # {lower-case name: value}
+        self.body = body
+        self.truncated = truncated
+        self.wire_bytes = wire_bytes
+        self.redirects = redirects
+
+    @property
+    def content_type(self):
+        return self.headers.get("content-type", "")
+
+
+_tls = {}
+_tls_lock = threading.Lock()
+
+
+def tls_context():
+    """One default context per process (loading CA certs costs ~10 ms; ssl is imported only for https)."""
+    with _tls_lock:
+        ctx = _tls.get("ctx")
+        if ctx is None:
+            import ssl
+
+            ctx = _tls["ctx"] = ssl.create_default_context()
+        return ctx
+
+
+def _left(deadline):
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def _bound(seconds, deadline, what="the request"):
+    left = _left(deadline)
+    if left is None:
+        return seconds
+    if left <= 0:
+        raise WorkerError("timeout", "%s ran out of time" % what)
+    return min(seconds, left)
+
+
+def _connect_any(addresses, port, timeout, deadline):
+    last = None
+    for addr in addresses:
+        try:
+            return socket.create_connection((addr, port), timeout=_bound(timeout, deadline, "connecting"))
+        except OSError as exc:
+            last = exc
+    raise last or OSError("no address to connect to")
+
+
+class _Direct(http.client.HTTPConnection):
+    """HTTP to an already vetted address; Host stays the name."""
+
+    def __init__(self, host, port, addresses, timeout, deadline):
+        super().__init__(host, port, timeout=timeout)
+        self._addresses = addresses
+        self._deadline = deadline
+
+    def connect(self):
+        self.sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
+
+
+class _DirectTLS(http.client.HTTPSConnection):
+    """HTTPS to an already vetted address; SNI and certificate check use the name."""
+
+    def __init__(self, host, port, addresses, timeout, deadline):
+        super().__init__(host, port, timeout=timeout, context=tls_context())
+        self._addresses = addresses
+        self._deadline = deadline
+
+    def connect(self):
+        sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
+        try:
+            self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
+
+
+class _Watchdog:
+    """Shut the connection's socket at the deadline so no blocking read outlives it."""
+
+    def __init__(self, conn, deadline):
+        self.fired = False
+        self._conn = conn
+        self._timer = None
+        left = _left(deadline)
+        if left is not None:
+            self._timer = threading.Timer(max(0.0, left), self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self):
+        self.fired = True
+        sock = getattr(self._conn, "sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self):
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _open(url, opts):
+    """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
+    scheme, host, port, target = guard.check_url(url)
+    via = proxy.proxy_for(scheme, host, port)
+    headers = {"User-Agent": USER_AGENT, "Accept": getattr(opts, "accept", None) or ACCEPT, "Accept-Encoding": "gzip, deflate",
+               "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
+    if opts.headers is not None:
+        headers.update(opts.headers(url) or {})
+    allow_private = opts.allow_private or bool(opts.trusted is not None and opts.trusted(url))
+    timeout = _bound(opts.read_timeout, opts.deadline)
+    if via is None:
+        addresses = guard.resolve(host, port, _bound(opts.connect_timeout, opts.deadline, "DNS lookup"))
+        guard.vet_addresses(host, addresses, allow_private)
+        cls = _DirectTLS if scheme == "https" else _Direct
+        conn = cls(host, port, addresses, timeout, opts.deadline)
+    else:
+        # The proxy resolves the name.  We still refuse literal private
+        # addresses and names that resolve to one here; a name we cannot
+        # resolve locally (common behind proxies) is left to the proxy.
+        try:
+            addresses = guard.resolve(host, port, _bound(2.0, opts.deadline, "DNS lookup"))
+        except WorkerError as exc:
+            if exc.code == "timeout" and (_left(opts.deadline) or 1) <= 0:
+                raise
+            addresses = []
+        guard.vet_addresses(host, addresses, allow_private)
+        phost, pport, auth = via
+        if scheme == "https":
+            conn = http.client.HTTPSConnection(phost, pport, timeout=timeout, context=tls_context())
+            conn.set_tunnel(host, port, headers={"Proxy-Authorization": auth} if auth else None)
+        else:
+            conn = http.client.HTTPConnection(phost, pport, timeout=timeout)
+            default = ":%d" % port if port != 80 else ""
+            target = "http://%s%s%s" % (("[%s]" % host) if ":" in host else host, default, target)
+            if auth:
+                headers["Proxy-Authorization"] = auth
+    dog = _Watchdog(conn, opts.deadline)
+    try:
+        conn.request("GET", target, headers=headers)
+        response = conn.getresponse()
+    except BaseException as exc:
+        dog.cancel()
+        conn.close()
+        raise _map_error(exc, url, dog) from None
+    return conn, response, dog
+
+
+def _map_error(exc, url, dog=None):
+    if isinstance(exc, WorkerError):
+        return exc
+    if dog is not None and dog.fired:
+        return WorkerError("timeout", "%s: no complete answer before the deadline" % url,
+                           hint="the server is slow; raise --timeout")
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return WorkerError("timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout")
+    name = type(exc).__name__
+    text = " ".join(str(exc).split())[:200]
+    if "SSL" in name or "Certificate" in name:
+        return WorkerError("network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified")
+    if isinstance(exc, socket.gaierror):
+        return WorkerError("network", "%s: DNS lookup failed: %s" % (url, text))
+    if isinstance(exc, (OSError, http.client.HTTPException)):
+        return WorkerError("network", "%s: connection failed: %s%s" % (url, name, (": " + text) if text else ""))
+    return exc
+
+
+def _retry_after(value):
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER_HEADER, integer=True)
+    if seconds is not None:
+        return float(seconds)
+    if value[:1].isdigit():
+        return None  # a number out of range (or not ASCII): no usable wait
+    try:
+        from email.utils import parsedate_to_datetime
+        from datetime import datetime, timezone
+
+        when = parsedate_to_datetime(value)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return min(MAX_RETRY_AFTER_HEADER, max(0.0, (when - datetime.now(timezone.utc)).total_seconds()))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _decoder(encoding):
+    encoding = (encoding or "").strip().lower()
+    if encoding in ("", "identity", "none"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return "deflate"  # zlib-wrapped or raw: decided on the first bytes
+    raise WorkerError("unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding)
+
+
+def _read_body(response, opts, url, dog):
+    """Stream the body, decoding gzip/deflate incrementally; stop at the cap."""
+    cap = opts.max_bytes
+    decoder = _decoder(response.getheader("content-encoding"))
+    out = []
+    size = 0
+    wire = 0
+    truncated = False
+    while True:
+        if _left(opts.deadline) is not None and _left(opts.deadline) <= 0:
+            raise WorkerError("timeout", "%s: the body did not arrive before the deadline" % url,
+                              hint="the server is slow; raise --timeout")
+        data = response.read1(CHUNK)  # at most one recv: the deadline is checked between reads
+        if not data:
+            break
+        wire += len(data)
+        if decoder == "deflate":
+            decoder = zlib.decompressobj(zlib.MAX_WBITS if (data[0] & 0x0F) == 8 and len(data) > 1
+                                         and ((data[0] << 8) | data[1]) % 31 == 0 else -zlib.MAX_WBITS)
+        pending = b""
+        if decoder is None:
+            pieces = [data]
+        else:
+            pieces = []
+            pending = data
+            while pending and size + sum(map(len, pieces)) <= cap:
+                try:
+                    piece = decoder.decompress(pending, cap + 1 - size - sum(map(len, pieces)))
+                except zlib.error as exc:
+                    raise WorkerError("network", "%s: corrupt compressed body: %s" % (url, exc)) from None
+                pieces.append(piece)
+                pending = decoder.unconsumed_tail
+                if not piece:
+                    break
+        for piece in pieces:
+            size += len(piece)
+            out.append(piece)
+        if size > cap or (decoder is None and wire > cap):
+            truncated = True
+            wire -= len(pending)  # compressed bytes not yet inflated do not count toward the ratio
+            break
+    body = b"".join(out)
+    if truncated:
+        if decoder is not None and size > max(1, wire) * BOMB_RATIO:
+            raise WorkerError("too_large", "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
+                              "refused as a compression bomb" % (url, cap, wire))
+        body = body[:cap]
+    return body, truncated, wire
+
+
+PEEK_BYTES = 256 * 1024  # an error page worth reading (challenge pages are a few KB)
+PEEK_SECONDS = 2.0
+
+
+def _peek(url, current, status, headers, response, opts, conn, redirects):
+    """The start of an error response's body as a Response, or None when it does not come quickly."""
+    import copy
+
+    peek = copy.copy(opts)
+    peek.max_bytes = PEEK_BYTES
+    soon = time.monotonic() + PEEK_SECONDS
+    peek.deadline = soon if opts.deadline is None else min(opts.deadline, soon)
+    try:
+        if conn.sock is not None:
+            conn.sock.settimeout(PEEK_SECONDS)
+        body, truncated, wire = _read_body(response, peek, current, None)
+    except Exception:  # the error stands without its page
+        return None
+    return Response(url, current, status, headers, body, truncated, wire, redirects)
+
+
+def download(url, opts):
+    """GET ``url`` following up to ``opts.max_redirects`` redirects, each hop guarded.
+
+    Returns a Response; raises WorkerError (invalid_url, blocked_address,
+    timeout, network, http_error, too_large, unsupported_content).
+    """
+    current = url
+    redirects = []
+    retried = False
+    while True:
+        conn, response, dog = _open(current, opts)
+        try:
+            status = response.status
+            headers = {k.lower(): v for k, v in response.getheaders()}
+            if status in REDIRECTS and headers.get("location"):
+                from urllib.parse import urljoin
+
+                if len(redirects) >= opts.max_redirects:
+                    raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
+                                      status=status, hint="open the last URL directly if it is right")
+                try:
+                    current = urljoin(current, headers["location"].strip())
+                except ValueError:  # e.g. Location: http://[::1:80/x
+                    raise WorkerError("http_error", "%s redirected (HTTP %d) to an invalid URL: %r"
+                                      % (current, status, headers["location"][:200]), status=status,
+                                      hint="the server sent a broken Location header") from None
+                redirects.append(current)
+                continue
+            if status in (429, 503) and not retried:
+                wait = _retry_after(headers.get("retry-after"))
+                left = _left(opts.deadline)
+                if wait is not None and wait <= MAX_RETRY_AFTER and (left is None or wait + 1.0 < left):
+                    retried = True
+                    time.sleep(wait)
+                    continue
+            if status >= 400 and not opts.keep_errors:
+                reason = (response.reason or "").strip()
+                extra = {"status": status}
+                wait = _retry_after(headers.get("retry-after"))
+                if wait is not None:
+                    extra["retry_after"] = round(wait, 1)
+                err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                                  retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+                # the error page rides along (not in the error's fields): a bot challenge or a
+                # login wall says so in its body, whatever the status
+                err.response = _peek(url, current, status, headers, response, opts, conn, redirects)
+                raise err
+            if opts.refuse is not None:
+                length = numbers.or_none(headers.get("content-length", ""), lo=0, hi=1 << 62, integer=True)
+                problem = opts.refuse(headers.get("content-type", ""), length)
+                if problem is not None:
+                    raise problem
+            try:
+                body, truncated, wire = _read_body(response, opts, current, dog)
+            except BaseException as exc:
+                raise _map_error(exc, current, dog) from None
+            return Response(url, current, status, headers, body, truncated, wire, redirects)
+        finally:
+            dog.cancel()
+            conn.close()

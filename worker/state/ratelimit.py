@@ -1,0 +1,282 @@
+"""Cross-process rate limiting on file locks: no daemon, nothing to clean up.
+
+A limit of N concurrent requests for a key is N lock files
+(``<state dir>/locks/<key>.<i>.lock``, the state dir being the call's cache directory); a request holds an exclusive ``flock``
+on one of them.  The kernel drops a flock when its process ends however it
+ends (SIGTERM's ``os._exit``, SIGKILL, a crash), so a dead call never keeps a
+slot.  A minimum interval between requests is one more locked file holding the
+start time of the last request.
+
+Waiting polls with short sleeps on the work thread: the main thread owns
+signals and the deadline, and a wait re-checks both between tries.
+
+    from worker.state import ratelimit
+    with ratelimit.slot(call, "brave", limit=1, min_interval=1.0) as waited:
+        ...  # waited: seconds spent waiting for the slot
+
+Slots are reentrant per thread: a provider that takes its own slot for the key
+the tool already holds does not wait for itself.
+"""
+
+import os
+import random
+import sys
+import threading
+import time
+
+from ..errors import WorkerError
+
+POLL_MIN_S = 0.005
+POLL_MAX_S = 0.05
+MAX_SLOTS = 64  # lock files per key: every acquisition opens all of them
+DEFAULT_LIMIT = 5
+
+HOST_CONCURRENCY = 2  # fetch politeness: requests to one host across all processes
+MAX_HOST_CONCURRENCY = 64  # the cap on $WEBSEARCH_WORKER_HOST_CONCURRENCY (= the most --concurrency allows)
+
+_dir = None
+_local = threading.local()
+_stats_lock = threading.Lock()
+_waited = 0.0
+_warned = False
+
+
+def configure(directory):
+    """Put every lock file of this process under ``directory``/locks, whatever the call says (tests)."""
+    global _dir
+    _dir = directory
+
+
+def lock_dir(call=None):
+    """``locks`` in the configured directory, else in the call's ``state_dir``, else in the default cache directory."""
+    base = _dir or getattr(call, "state_dir", None)
+    if base is None:
+        from .cache import default_dir
+
+        base = default_dir()
+    return os.path.join(base, "locks")
+
+
+def waited_ms():
+    """Milliseconds this process (= this call) spent waiting for slots so far."""
+    with _stats_lock:
+        return int(round(_waited * 1000))
+
+
+def _add_wait(seconds):
+    global _waited
+    with _stats_lock:
+        _waited += seconds
+
+
+def safe_name(key):
+    """A lock file name for any key (a host name, an IPv6 address, a provider type)."""
+    out = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(key).lower())
+    return out.strip(".")[:120] or "_"
+
+
+def _warn_once(message):
+    global _warned
+    if not _warned:
+        _warned = True
+        try:
+            sys.stderr.write("websearch-worker: rate limit: %s\n" % message)
+        except Exception:
+            pass
+
+
+def _left(call, deadline):
+    """Seconds until the nearer of the call's deadline and ``deadline`` (monotonic); None if unbounded."""
+    left = call.remaining() if call is not None else None
+    if deadline is not None:
+        mine = deadline - time.monotonic()
+        left = mine if left is None else min(left, mine)
+    return left
+
+
+def _check(call, key, started, deadline=None):
+    """Raise if the wait is over: the call cancelled (SIGTERM) or out of time."""
+    if call is not None and call.cancelled.is_set():
+        raise WorkerError("cancelled", "cancelled while waiting for a %s slot" % key)
+    left = _left(call, deadline)
+    if left is not None and left <= 0:
+        raise WorkerError("timeout", "waited %.1fs for a free %s slot before the deadline"
+                          % (time.monotonic() - started, key),
+                          hint="other worker processes are using every slot; raise --timeout or retry later")
+
+
+def _sleep(call, seconds, deadline=None):
+    left = _left(call, deadline)
+    if left is not None:
+        seconds = min(seconds, max(left, 0.001))
+    if call is not None:
+        call.cancelled.wait(seconds)
+    else:
+        time.sleep(seconds)
+
+
+class slot:
+    """Hold one of ``limit`` slots for ``key`` across all processes of the user.
+
+    ``with slot(call, key, limit, min_interval) as waited:`` -- ``waited`` is the
+    seconds spent waiting.  Raises WorkerError timeout/cancelled when the call's
+    deadline (or ``deadline``, a time.monotonic() value) passes or it is
+    cancelled while waiting.  When the lock directory
+    cannot be used the limit is skipped with one warning on stderr: rate
+    limiting is politeness, never a reason to fail the call.
+    """
+
+    def __init__(self, call, key, limit=DEFAULT_LIMIT, min_interval=0.0, deadline=None):
+        self.call = call
+        self.deadline = deadline
+        self.key = safe_name(key)
+        self.limit = max(1, min(MAX_SLOTS, int(limit or 1)))
+        self.min_interval = float(min_interval or 0.0)
+        self.waited = 0.0
+        self._dir = lock_dir(call)
+        self._fd = None
+        self._reentered = False
+
+    # -- entering --------------------------------------------------------------
+    def __enter__(self):
+        held = getattr(_local, "held", None)
+        if held is None:
+            held = _local.held = set()
+        if self.key in held:
+            self._reentered = True
+            return 0.0
+        started = time.monotonic()
+        try:
+            self._fd = self._acquire(started)
+            if self.min_interval > 0:
+                self._space(started)
+        except BaseException:
+            self._release()
+            raise
+        finally:
+            self.waited = time.monotonic() - started
+            _add_wait(self.waited)
+        held.add(self.key)
+        return self.waited
+
+    def _open(self, name):
+        return os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+    def _open_all(self, names):
+        fds = []
+        try:
+            os.makedirs(self._dir, mode=0o700, exist_ok=True)
+            for name in names:
+                fds.append(self._open(name))
+            return fds
+        except OSError as exc:
+            for fd in fds:
+                os.close(fd)
+            _warn_once("cannot use %s (%s); not limiting" % (self._dir, exc))
+            return None
+
+    def _acquire(self, started):
+        import fcntl
+
+        fds = self._open_all(["%s.%d.lock" % (self.key, i) for i in range(self.limit)])
+        if fds is None:
+            return None
+        # Start at a random slot so waiters spread over the files.
+        first = random.randrange(self.limit)
+        order = fds[first:] + fds[:first]
+        delay = POLL_MIN_S
+        try:
+            while True:
+                for fd in order:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue
+                    got = fd
+                    for other in fds:
+                        if other != got:
+                            os.close(other)
+                    fds = []
+                    return got
+                _check(self.call, self.key, started, self.deadline)
+                _sleep(self.call, delay * (0.5 + random.random()), self.deadline)
+                delay = min(POLL_MAX_S, delay * 1.5)
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _space(self, started):
+        """Keep ``min_interval`` seconds between request starts for the key."""
+        import fcntl
+
+        fds = self._open_all(["%s.last" % self.key])
+        if fds is None:
+            return
+        fd = fds[0]
+        try:
+            delay = POLL_MIN_S
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    _check(self.call, self.key, started, self.deadline)
+                    _sleep(self.call, delay, self.deadline)
+                    delay = min(POLL_MAX_S, delay * 1.5)
+            last = _read_time(fd)
+            while True:
+                now = time.time()
+                if last > now + self.min_interval:  # the clock stepped back: forget it
+                    break
+                wait = last + self.min_interval - now
+                if wait <= 0:
+                    break
+                _check(self.call, self.key, started, self.deadline)
+                _sleep(self.call, min(wait, POLL_MAX_S), self.deadline)
+            # Fixed width: one small pwrite, so a killed process leaves an old or a new time.
+            os.pwrite(fd, ("%-31.6f\n" % time.time()).encode("ascii"), 0)
+        finally:
+            os.close(fd)  # drops the flock
+
+    # -- leaving -----------------------------------------------------------------
+    def _release(self):
+        if self._fd is not None:
+            try:
+                os.close(self._fd)  # closing the only descriptor drops the flock
+            except OSError:
+                pass
+            self._fd = None
+
+    def __exit__(self, *exc):
+        if self._reentered:
+            return False
+        self._release()
+        held = getattr(_local, "held", None)
+        if held is not None:
+            held.discard(self.key)
+        return False
+
+
+def _read_time(fd):
+    try:
+        return float(os.pread(fd, 32, 0).decode("ascii").strip() or 0)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return 0.0
+
+
+def host_slot(call, host, limit=None, deadline=None):
+    """Fetch politeness: at most ``limit`` requests to ``host`` at once across processes.
+
+    Default HOST_CONCURRENCY, or $WEBSEARCH_WORKER_HOST_CONCURRENCY (tests, local mirrors).
+    """
+    if limit is None:
+        from .. import numbers
+
+        try:
+            limit = numbers.env("WEBSEARCH_WORKER_HOST_CONCURRENCY", HOST_CONCURRENCY, integer=True)
+        except ValueError as exc:
+            _warn_once("ignoring %s; using %d" % (exc, HOST_CONCURRENCY))
+            limit = HOST_CONCURRENCY
+        # Each slot is a lock file opened per request: a huge value would mean thousands of files.
+        limit = max(1, min(MAX_HOST_CONCURRENCY, limit))
+    return slot(call, "host-" + (host or "unknown"), limit=limit, deadline=deadline)

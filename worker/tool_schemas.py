@@ -1,0 +1,282 @@
+"""The two tools a host offers a model, web_search and web_fetch, read from the CLI's declarations.
+
+A tool parameter names a worker option (``limit`` -> ``--limit``); its JSON Schema type,
+range and choices come from that option's declaration in worker/cli.py, so a value the
+schema allows is one the CLI accepts.  What only a model needs (a description written
+for it, a narrower range such as ``limit`` 1-50, a cap on list lengths) is added here.
+The MCP host (hosts/mcp) uses ``input_schema``, ``output_schema``, ``argv`` and
+``DESCRIPTIONS`` directly; the pi host keeps its TypeBox schemas (pi validates with
+them), and its unit tests check them against ``python -m worker.tool_schemas``.
+
+Standard library only and never imported by a search or fetch call.
+"""
+
+from . import cli
+from .tools.search import MAX_QUERY_CHARS
+
+# Far below the kernel's 128 KiB per argument and the argv + environment total.
+ARGV_BUDGET_BYTES = 64 * 1024
+MAX_URLS = 20
+MAX_DOMAINS = 20
+
+
+class Param:
+    """One tool parameter: the worker flag it becomes and what the model is told."""
+
+    def __init__(self, name, flag, description, minimum=None, maximum=None, max_items=None, default=None):
+        self.name = name
+        self.flag = flag  # None: the command's positional argument (query / urls)
+        self.description = description
+        self.minimum = minimum
+        self.maximum = maximum
+        self.max_items = max_items
+        self.default = default
+
+
+SEARCH = "web_search"
+FETCH = "web_fetch"
+COMMANDS = {SEARCH: "search", FETCH: "fetch"}
+
+PARAMS = {
+    SEARCH: [
+        Param("query", None, "What to search for, as you would type it into a search engine. "
+              "Put exact phrases in double quotes."),
+        Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
+        Param("provider", "--provider", "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
+              "provider name from the user's web-search config. Leave unset unless the user asked for one."),
+        Param("recency", "--recency", "Only results published within the last day/week/month/year. "
+              "Use for news, releases, changelogs."),
+        Param("news", "--news", "Search news articles instead of the web: results carry published and source. "
+              "Combine with recency for the latest coverage."),
+        Param("include_domains", "--include-domain", 'Only return results from these domains, e.g. ["docs.python.org"].',
+              max_items=MAX_DOMAINS),
+        Param("exclude_domains", "--exclude-domain", 'Never return results from these domains, e.g. ["pinterest.com"].',
+              max_items=MAX_DOMAINS),
+        Param("fetch_top", "--fetch-top", "Also fetch the top N result pages (0-5) and include an excerpt of each; "
+              "saves a web_fetch round trip.", default=0),
+        Param("region", "--region", "Region such as us-en or de-de (ddgs)."),
+        Param("type", "--type", "Exa only: search type, e.g. auto, neural, keyword, fast, deep."),
+        Param("category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."),
+        Param("start_published", "--start-published", "Exa only: earliest publication date, YYYY-MM-DD."),
+        Param("end_published", "--end-published", "Exa only: latest publication date, YYYY-MM-DD."),
+        Param("include_text", "--include-text", "Exa only: a phrase (at most 5 words) every result page must contain."),
+        Param("exclude_text", "--exclude-text", "Exa only: a phrase (at most 5 words) no result page may contain."),
+        Param("highlights", "--highlights", "Exa only: include the most relevant passages of each page."),
+        Param("summary", "--summary", "Exa only: include a short summary of each page."),
+        Param("country", "--country", "Brave only: two-letter country code, e.g. US, DE."),
+        Param("search_lang", "--search-lang", "Brave only: result language, e.g. en, de."),
+    ],
+    FETCH: [
+        Param("urls", None, "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
+              "same order." % MAX_URLS, max_items=MAX_URLS),
+        Param("max_chars", "--max-chars", "Characters of content per page (default 20000). Lower it when fetching "
+              "many pages."),
+        Param("start_index", "--start-index", "Continue a long page from this character offset (the previous result "
+              "says where it stopped: next_start_index, or an outline offset).", default=0),
+        Param("format", "--format", "Content format: markdown (default, main content only), text, html (cleaned), "
+              "raw (the body as sent).", default="markdown"),
+        Param("provider", "--provider", "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
+              "configured name. Leave unset unless the user asked for one."),
+        Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
+        Param("summary", "--summary", "Exa only: include a short summary of each page."),
+    ],
+}
+
+DESCRIPTIONS = {
+    SEARCH: (
+        "Search the web and get a numbered list of results (title, URL, snippet, date when known). Use it for anything "
+        "outside the repository: current documentation, error messages, library versions, news; then call web_fetch on "
+        "the most promising URLs to read them. No API key is needed (DuckDuckGo and other engines through ddgs; Exa or "
+        "Brave when the user configured keys). Limits: 1-50 results per call (default 5), a query of at most %d "
+        "characters, fetch_top at most 5 pages, 60 s per call. Results are cached for 5 minutes. An error result names "
+        "a code (rate_limited, blocked, timeout, ...) and a hint; blocked and rate_limited are worth one retry later."
+        % MAX_QUERY_CHARS
+    ),
+    FETCH: (
+        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown by "
+        "default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain text, "
+        "JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page (default "
+        "20000); a longer page says truncated and gives next_start_index: call again with start_index to continue. "
+        "Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused unless the "
+        "server was started with --allow-private. One URL's failure is that item's error; the call fails only when "
+        "every URL does." % MAX_URLS
+    ),
+}
+
+
+def _declaration(command, flag):
+    """(dest, argparse keyword arguments) of a worker option, from worker/cli.py."""
+    top, sub = cli._declared(command)
+    option = sub.options.get(flag) or top.options.get(flag)
+    if option is None:
+        raise KeyError("worker %s has no option %s" % (command, flag))
+    return option
+
+
+def _narrow(schema, param, lo, hi):
+    """Apply a tool's own range, which may only narrow the CLI's."""
+    for key, mine, cli_bound, tighter in (("minimum", param.minimum, lo, max), ("maximum", param.maximum, hi, min)):
+        if mine is None:
+            continue
+        if cli_bound is not None and tighter(mine, cli_bound) != mine:
+            raise ValueError("%s: %s %s is outside the CLI's range" % (param.name, key, mine))
+        schema[key] = mine
+
+
+def param_schema(tool, param):
+    command = COMMANDS[tool]
+    if param.flag is None:
+        if command == "search":
+            return {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": param.description}
+        return {"type": "array", "minItems": 1, "maxItems": param.max_items, "description": param.description,
+                "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"}}
+    _dest, kw = _declaration(command, param.flag)
+    action = kw.get("action")
+    if action == "store_true":
+        schema = {"type": "boolean"}
+    elif action == "append":
+        schema = {"type": "array", "items": {"type": "string", "minLength": 1}}
+        if param.max_items:
+            schema["maxItems"] = param.max_items
+    elif getattr(kw.get("type"), "bounds", None) is not None:
+        lo, hi = kw["type"].bounds
+        schema = {"type": "integer"}
+        if lo is not None:
+            schema["minimum"] = lo
+        if hi is not None:
+            schema["maximum"] = hi
+        _narrow(schema, param, lo, hi)
+    elif kw.get("type") is None:
+        schema = {"type": "string", "minLength": 1}
+    else:
+        raise TypeError("%s: no JSON Schema for the type of %s" % (param.name, param.flag))
+    if kw.get("choices"):
+        schema = {"type": "string", "enum": list(kw["choices"])}
+    if param.default is not None:
+        schema["default"] = param.default
+    schema["description"] = param.description
+    return schema
+
+
+def input_schema(tool):
+    props = {p.name: param_schema(tool, p) for p in PARAMS[tool]}
+    required = [p.name for p in PARAMS[tool] if p.flag is None]
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+_ERROR = {
+    "type": "object",
+    "required": ["code", "message"],
+    "properties": {
+        "code": {"type": "string", "description": "stable error code (docs/PROTOCOL.md)"},
+        "message": {"type": "string"},
+        "hint": {"type": "string"},
+        "retryable": {"type": "boolean"},
+    },
+}
+
+
+def output_schema(tool):
+    """The worker's payload: a SEARCH_OK payload, or (in an error result) the SEARCH_ERROR one."""
+    if tool == SEARCH:
+        item = {"type": "object", "required": ["url"], "properties": {
+            "title": {"type": ["string", "null"]}, "url": {"type": "string"}, "snippet": {"type": ["string", "null"]},
+            "published": {"type": ["string", "null"]}, "excerpt": {"type": ["string", "null"]},
+            "fetched": {"type": "boolean"}}}
+    else:
+        item = {"type": "object", "required": ["url", "ok"], "properties": {
+            "url": {"type": "string"}, "ok": {"type": "boolean"}, "final_url": {"type": ["string", "null"]},
+            "status": {"type": ["integer", "null"]}, "title": {"type": ["string", "null"]},
+            "content": {"type": ["string", "null"]}, "total_chars": {"type": ["integer", "null"]},
+            "truncated": {"type": ["boolean", "null"]}, "next_start_index": {"type": ["integer", "null"]},
+            "error": _ERROR}}
+    return {
+        "type": "object",
+        "required": ["ok", "v"],
+        "properties": {
+            "ok": {"type": "boolean"},
+            "v": {"type": "integer", "description": "protocol version"},
+            "tool": {"type": "string", "enum": [COMMANDS[tool]]},
+            "provider": {"type": "string"},
+            "query": {"type": "string"},
+            "results": {"type": "array", "items": item},
+            "meta": {"type": "object"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "text": {"type": "string", "description": "the answer as text for a model"},
+            "error": _ERROR,
+        },
+    }
+
+
+class ArgumentError(ValueError):
+    """Tool arguments the worker cannot be called with (the schema's checks, repeated for hosts that skip them)."""
+
+
+def fold_arguments(tool, arguments):
+    """Models often send web_fetch a ``url`` (or a string ``urls``): fold it into the list."""
+    if tool != FETCH or not isinstance(arguments, dict):
+        return arguments
+    if "url" not in arguments and not isinstance(arguments.get("urls"), str):
+        return arguments
+    out = dict(arguments)
+    urls = out.get("urls")
+    urls = [urls] if isinstance(urls, str) else list(urls or [])
+    url = out.pop("url", None)
+    if isinstance(url, str) and url.strip():
+        urls.append(url)
+    out["urls"] = urls
+    return out
+
+
+def argv(tool, arguments, config=None, allow_private=False, timeout=None):
+    """Worker argv for a tool call.  ``arguments`` must already satisfy input_schema(tool)."""
+    if tool not in PARAMS:
+        raise ArgumentError("unknown tool %r" % (tool,))
+    command = COMMANDS[tool]
+    out = [command]
+    if config:
+        out += ["--config", config]
+    if allow_private:
+        out.append("--allow-private")
+    if timeout:
+        out += ["--timeout", "%g" % timeout]
+    positional = []
+    for param in PARAMS[tool]:
+        value = arguments.get(param.name)
+        if value is None:
+            continue
+        if param.flag is None:
+            values = [value] if isinstance(value, str) else list(value)
+            positional = [v.strip() for v in values if v.strip()]
+            if not positional:
+                raise ArgumentError("%s needs a non-empty %s" % (tool, param.name))
+        elif value is True:
+            out.append(param.flag)
+        elif value is False:
+            continue
+        else:
+            # --flag=value: a value starting with "-" (a domain, a phrase) is never read as an option.
+            for v in value if isinstance(value, list) else [value]:
+                out.append("%s=%s" % (param.flag, str(v).strip()))
+    if not positional:
+        raise ArgumentError("%s needs %s" % (tool, PARAMS[tool][0].name))
+    out.append("--")  # a query or URL starting with "-" is never read as an option
+    out += positional
+    size = sum(len(a.encode("utf-8", "surrogatepass")) + 1 for a in out)
+    if size > ARGV_BUDGET_BYTES:
+        raise ArgumentError("the arguments are %d KiB, over the %d KiB limit: use a shorter query, or fewer or "
+                            "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024))
+    return out
+
+
+def all_schemas():
+    """Everything a host needs, as one JSON-ready dict (what ``python -m worker.tool_schemas`` prints)."""
+    return {tool: {"description": DESCRIPTIONS[tool], "inputSchema": input_schema(tool),
+                   "outputSchema": output_schema(tool)} for tool in PARAMS}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    sys.stdout.write(json.dumps(all_schemas(), indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,108 @@
+"""--fetch-top: fetch the top N search results and attach a bounded excerpt to each.
+
+Enrichment is a bonus on a search that already succeeded, so nothing here may
+turn it into a failed call: a source that fails keeps its search snippet and
+gains ``fetch_error``; if the fetch pipeline itself fails or overruns, every
+source is marked and the search answer goes out as it is.  The fetch runs on
+its own thread and is abandoned (it is a daemon; the process exits soon) when
+it outlives its bound, which always ends before the call's own deadline.
+"""
+
+import threading
+
+from ..errors import WorkerError
+
+GRACE_S = 1.0  # beyond the per-source timeout, for fetch_many's own bookkeeping
+RESERVE_S = 0.5  # kept back from the call's deadline for rendering the answer
+
+
+def excerpt(text, limit):
+    """``text`` cut to ``limit`` characters at a word boundary, whitespace folded."""
+    text = " ".join(str(text or "").split())
+    if len(text) <= limit:
+        return text, False
+    cut = text.rfind(" ", 0, limit - 3)
+    if cut < limit // 2:
+        cut = limit - 3
+    return text[:cut].rstrip() + "...", True
+
+
+def _fetch_bounded(fetch_many, urls, call, wait_s, **kw):
+    """fetch_many's items, or raise WorkerError("timeout") when it outlives ``wait_s``."""
+    box = {}
+    done = threading.Event()
+
+    def target():
+        try:
+            box["items"] = fetch_many(urls, call, **kw)
+        except BaseException as exc:  # reported to the caller below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="websearch-enrich", daemon=True).start()
+    if not done.wait(wait_s):
+        raise WorkerError("timeout", "the pages did not arrive within %.1f s" % wait_s)
+    if "error" in box:
+        raise box["error"]
+    return box["items"]
+
+
+def _mark_failed(result, code, message):
+    result["fetched"] = False
+    result["fetch_error"] = {"code": code, "message": " ".join(str(message).split())[:300]}
+
+
+def enrich(results, args, call, settings=None):
+    """Fetch the top ``args.fetch_top`` results in place; returns the warnings to add.
+
+    ``settings`` is the config file's top level: its ``allowPrivate`` lifts the
+    private-address guard here as it does for fetch.
+    """
+    n = min(int(getattr(args, "fetch_top", 0) or 0), len(results))
+    if n <= 0:
+        return []
+    top = results[:n]
+    per_source = float(getattr(args, "source_timeout", 6.0) or 6.0)
+    limit = int(getattr(args, "excerpt_chars", 600) or 600)
+    left = call.remaining()
+    if left is not None:
+        per_source = max(0.1, min(per_source, left - RESERVE_S - GRACE_S))
+    wait_s = per_source + GRACE_S
+    try:
+        from ..pages.download import fetch_many
+
+        items = _fetch_bounded(
+            fetch_many, [r.get("url") for r in top], call, wait_s,
+            fmt="text", max_chars=limit, per_url_timeout=per_source,
+            allow_private=bool(getattr(args, "allow_private", False) or (settings or {}).get("allowPrivate")),
+            concurrency=n,
+        )
+        if not isinstance(items, list) or len(items) != n:
+            raise WorkerError("internal", "the fetch pipeline returned %s items for %d urls"
+                              % (len(items) if isinstance(items, list) else "no", n))
+    except WorkerError as exc:
+        items = [{"ok": False, "error": {"code": exc.code, "message": exc.message}}] * n
+    except Exception as exc:  # a bug in fetching must not cost the search answer
+        items = [{"ok": False, "error": {"code": "internal", "message": "%s: %s" % (type(exc).__name__, exc)}}] * n
+
+    warnings = []
+    for i, (result, item) in enumerate(zip(top, items), 1):
+        item = item if isinstance(item, dict) else {}
+        content = item.get("content") if item.get("ok") else None
+        if isinstance(content, str) and content.strip():
+            result["excerpt"], cut = excerpt(content, limit)
+            result["excerpt_truncated"] = bool(cut or item.get("truncated"))
+            result["fetched"] = True
+            stated = item.get("canonical_url")
+            if isinstance(stated, str) and stated.startswith(("http://", "https://")):
+                result["canonical_url"] = stated  # what the page says it is: dedupe merges AMP/mobile copies by it
+            continue
+        if item.get("ok"):
+            code, message = "unsupported_content", "the page had no extractable text"
+        else:
+            err = item.get("error") if isinstance(item.get("error"), dict) else {}
+            code, message = str(err.get("code") or "internal"), err.get("message") or "no detail"
+        _mark_failed(result, code, message)
+        warnings.append("source %d: %s; showing the search snippet only" % (i, code))
+    return warnings
