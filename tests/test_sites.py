@@ -39,6 +39,9 @@ def make_env(tmp_path, srv, extra_sites=None, extra_env=None):
     cfg.write_text(json.dumps({"sites": sites}))
     env = worker_env(tmp_path, extra_env)
     env["WEBSEARCH_CONFIG"] = str(cfg)
+    # The URLs are the real sites': should an adapter miss and fall back to the page, the fetch
+    # meets a proxy that refuses (port 9) instead of the internet.  The fakes are direct.
+    env.update(HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1")
     for name in ("GITHUB_TOKEN", "GH_TOKEN"):
         if not extra_env or name not in extra_env:
             env.pop(name, None)
