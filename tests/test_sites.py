@@ -117,6 +117,77 @@ def test_github_release_and_gist(tmp_path, srv):
     assert "```python\nprint('gist')\n```" in gist["content"] and gist["author"] == "gister"
 
 
+def test_github_tree_is_the_directory_listing_with_its_readme(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://github.com/octo/demo/tree/main/src")
+    assert it["ok"] and it["extractor"] == "adapter:github", r
+    assert it["meta"]["kind"] == "tree" and it["meta"]["ref"] == "main" and it["meta"]["entries"] == 3
+    assert it["meta"]["readme"] is True and it["title"] == "octo/demo/src"
+    c = it["content"]
+    assert c.startswith("# octo/demo/src\n") and "- Branch: main" in c
+    assert c.index("- util/") < c.index("- app.py") < c.index("- README.md")  # directories first, then by name
+    assert "## README.md" in c and "`app.py` is the entry point" in c
+    assert "License: MIT" not in c and "pip install demo" not in c  # the repository's facts and README are the root's
+    assert srv.seen("/gh-api/repos/octo/demo/readme/src?ref=main")
+    # A directory without a README: the listing alone (the API's 404 for the README is no failure).
+    _, bare = fetch_item(env, "https://github.com/octo/demo/tree/main/tests", "--format", "text")
+    assert bare["ok"] and bare["meta"]["readme"] is False and bare["format"] == "text"
+    assert bare["content"].splitlines()[:2] == ["octo/demo/tests", ""]
+    assert "data/\ntest_app.py" in bare["content"] and "README" not in bare["content"]
+
+
+def test_github_latest_release_and_release_by_tag(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, latest = fetch_item(env, "https://github.com/octo/demo/releases/latest")
+    assert latest["ok"] and latest["extractor"] == "adapter:github", r
+    assert latest["meta"]["kind"] == "release" and latest["meta"]["tag"] == "v1.3.0"
+    assert latest["title"] == "Version 1.3.0" and latest["author"] == "releaser"
+    assert latest["published"] == "2025-06-01T00:00:00Z"
+    c = latest["content"]
+    assert c.startswith("# Version 1.3.0\n") and "- Tag: v1.3.0" in c and "- Empty configs load" in c
+    _, tagged = fetch_item(env, "https://github.com/octo/demo/releases/tag/v1.2.0", "--format", "text")
+    assert tagged["ok"] and tagged["meta"]["tag"] == "v1.2.0" and tagged["author"] == "releaser"
+    assert tagged["content"].startswith("Version 1.2.0\n") and "Tag: v1.2.0" in tagged["content"]
+    assert "Faster loading" in tagged["content"] and "Empty configs" not in tagged["content"]
+    # A tag the API does not have: the page, with a warning naming the release.
+    host = srv.base.split("//")[1]
+    env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
+    _, missing = fetch_item(env, srv.base + "/octo/demo/releases/tag/v9.9.9", "--allow-private")
+    assert missing["ok"] and "fallback fetch" in missing["content"]
+    assert any(w.startswith("github: the API has no release v9.9.9") for w in missing["warnings"]), missing["warnings"]
+
+
+def test_github_ref_with_slashes_is_resolved_through_the_api(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    before = len(srv.requests)
+    r, it = fetch_item(env, "https://github.com/octo/demo/blob/feature/x/src/a.py")
+    assert it["ok"] and it["extractor"] == "adapter:github", r
+    assert it["meta"]["ref"] == "feature/x" and it["meta"]["path"] == "src/a.py" and it["meta"]["language"] == "python"
+    assert it["title"] == "a.py" and "return 'on the feature/x branch'" in it["content"]
+    assert it["content"].startswith("```python\n")
+    seen = [p for p, _ in srv.requests[before:]]
+    # The raw host first (ref "feature"), then the refs starting with "feature", then the file by its ref.
+    assert seen[0] == "/gh-raw/octo/demo/feature/x/src/a.py"
+    assert "/gh-api/repos/octo/demo/git/matching-refs/heads/feature?per_page=100" in seen
+    assert seen[-1] == "/gh-api/repos/octo/demo/contents/src/a.py?ref=feature%2Fx"
+    _, tree = fetch_item(env, "https://github.com/octo/demo/tree/feature/x/src")
+    assert tree["ok"] and tree["meta"]["ref"] == "feature/x" and tree["title"] == "octo/demo/src"
+    assert "- Branch: feature/x" in tree["content"] and tree["content"].index("- new/") < tree["content"].index("- a.py")
+    # "feature-y" also starts with "feature" but is not a whole-segment prefix; no such ref: the 404 stands.
+    host = srv.base.split("//")[1]
+    env2 = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
+    _, none = fetch_item(env2, srv.base + "/octo/demo/blob/feature/y/src/a.py", "--allow-private")
+    assert none["ok"] and "fallback fetch" in none["content"]
+    assert any(w.startswith("github: the API has no file src/a.py") or w.startswith("github: the API has no file y/src/a.py")
+               for w in none["warnings"]), none["warnings"]
+    # An ordinary ref costs no API request, and a name written with %20 is asked for once encoded.
+    before = len(srv.requests)
+    _, plain = fetch_item(env, "https://github.com/octo/demo/blob/main/docs/My%20Notes.md")
+    assert plain["ok"] and plain["meta"]["path"] == "docs/My Notes.md" and plain["title"] == "My Notes.md"
+    assert "A file whose name has a space." in plain["content"] and plain["meta"]["api_requests"] == 1
+    assert [p for p, _ in srv.requests[before:]] == ["/gh-raw/octo/demo/main/docs/My%20Notes.md"]
+
+
 def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
     srv.echo_auth = True  # a hostile API that echoes the header into a comment
     try:

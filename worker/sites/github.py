@@ -9,7 +9,7 @@ hosts only (never to a redirect elsewhere) and are never written anywhere.
 import base64
 import os
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from . import Doc, Fallback
 from .markup import code_block, heading, language_of
@@ -197,8 +197,33 @@ def _q(part):
     return quote(part, safe="")
 
 
+def _refs_named(api, where, first):
+    """Branch and tag names starting with ``first`` (the API's matching-refs), slashes and all."""
+    names = set()
+    for kind in ("heads", "tags"):
+        refs, _ = api.pages("%s/git/matching-refs/%s/%s?per_page=100" % (where, kind, _q(first)),
+                            "the refs named %s..." % first)
+        prefix = "refs/%s/" % kind
+        names.update(_s(r.get("ref"))[len(prefix):] for r in refs if _s(r.get("ref")).startswith(prefix))
+    return names
+
+
+def split_ref(api, where, tail, need_path):
+    """(ref, path) for the segments after blob/ or tree/ when the ref may hold slashes, or None.
+
+    ``feature/x/src/a.py`` is ref ``feature/x`` and path ``src/a.py`` when a branch or tag of
+    that name exists: the longest name the segments start with wins, as on GitHub's own pages.
+    """
+    names = _refs_named(api, where, tail[0])
+    for k in range(len(tail) - (1 if need_path else 0), 0, -1):
+        if "/".join(tail[:k]) in names:
+            return "/".join(tail[:k]), "/".join(tail[k:])
+    return None
+
+
 def read(ctx, url, parts):
-    segs = [s for s in parts.path.split("/") if s]
+    # Decoded, so a name written %20 in the URL is not encoded twice when a request path is built.
+    segs = [unquote(s) for s in parts.path.split("/") if s]
     host = (parts.hostname or "").lower()
     api = Api(ctx)
     md = ctx.md
@@ -220,7 +245,17 @@ def read(ctx, url, parts):
     rest = segs[2:]
     if rest[:1] == ["blob"] and len(rest) >= 3 or rest[:1] == ["raw"] and len(rest) >= 3:
         ref, path = rest[1], "/".join(rest[2:])
+        # The raw host first, with the first segment as the ref: right for nearly every URL, and
+        # outside the API's rate limit.
         resp = ctx.get("%s/%s/%s/%s/%s" % (api.raw, _q(owner), _q(repo), _q(ref), quote(path)))
+        if resp.status == 404 and len(rest) > 3:
+            # Perhaps a ref with slashes (blob/feature/x/src/a.py).  A raw URL cannot say where
+            # the ref ends; the contents API takes it as a parameter and answers the raw file.
+            found = split_ref(api, where, rest[1:], need_path=True)
+            if found and found[0] != ref:
+                ref, path = found
+                resp = ctx.get("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)),
+                               accept="application/vnd.github.raw+json")
         if resp.status >= 400:
             raise _why(resp, "file %s" % path)
         if b"\0" in resp.body[:8000]:
@@ -235,7 +270,7 @@ def read(ctx, url, parts):
         warnings = ["the file is larger than the %d-byte cap; only its start is shown" % len(resp.body)] if resp.truncated else []
         return Doc(url, body, fmt=ctx.fmt, title=path.rsplit("/", 1)[-1], nbytes=len(resp.body),
                    content_type=resp.content_type or "text/plain", warnings=warnings)
-    if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isdigit():
+    if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isascii() and rest[1].isdigit():
         n = rest[1]
         issue = api.json("%s/issues/%s" % (where, n), "issue #%s" % n)
         pull, files, files_cut = None, [], False
@@ -254,14 +289,15 @@ def read(ctx, url, parts):
         if rest[1:2] == ["tag"] and len(rest) >= 3:
             tag = "/".join(rest[2:])
             rel = api.json("%s/releases/tags/%s" % (where, quote(tag, safe="")), "release %s" % tag)
-            ctx.meta["kind"] = "release"
+            ctx.meta.update(kind="release", tag=_s(rel.get("tag_name")) or tag)
             return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or tag,
                        published=_s(rel.get("published_at")) or None, author=_who(rel.get("author")) or None)
         if rest[1:2] == ["latest"]:
             rel = api.json("%s/releases/latest" % where, "the latest release")
             ctx.meta["kind"] = "release"
+            ctx.meta["tag"] = _s(rel.get("tag_name"))
             return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or _s(rel.get("tag_name")),
-                       published=_s(rel.get("published_at")) or None)
+                       published=_s(rel.get("published_at")) or None, author=_who(rel.get("author")) or None)
         if len(rest) == 1:
             rels = api.json("%s/releases?per_page=%d" % (where, RELEASES), "the releases", kind=(list,))
             rels = [r for r in rels if isinstance(r, dict)]
@@ -274,9 +310,19 @@ def read(ctx, url, parts):
         info = api.json(where, "repository %s/%s" % (owner, repo))
         ref = rest[1] if rest else _s(info.get("default_branch")) or "HEAD"
         path = "/".join(rest[2:]) if rest else ""
-        suffix = "?ref=" + _q(ref)
-        entries = api.json("%s/contents/%s%s" % (where, quote(path), suffix), "the listing", kind=(list,))
+        resp, entries = ctx.json("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)), "the listing")
+        if resp.status == 404 and len(rest) > 2:  # perhaps a ref with slashes: tree/feature/x/src
+            found = split_ref(api, where, rest[1:], need_path=False)
+            if found and found[0] != ref:
+                ref, path = found
+                resp, entries = ctx.json("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)),
+                                         "the listing")
+        if resp.status >= 400:
+            raise _why(resp, "the listing")
+        if not isinstance(entries, list):
+            raise Fallback("github: the API's answer for the listing has a shape this adapter does not know")
         entries = [e for e in entries if isinstance(e, dict)]
+        suffix = "?ref=" + _q(ref)
         readme = None
         resp, data = ctx.json("%s%s/readme%s%s" % (api.base, where, ("/" + quote(path)) if path else "", suffix), "the README")
         if resp.status == 404:
