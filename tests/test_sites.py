@@ -98,6 +98,34 @@ def test_github_pull_request_lists_changed_files_and_merge_state(tmp_path, srv):
     assert "Comment number 002." in c and "Fixes #7." in c
 
 
+def test_github_pull_request_reviews_and_line_comments_in_order_with_the_comments(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://github.com/octo/demo/pull/9")
+    assert it["ok"] and it["meta"]["kind"] == "pull", r
+    assert it["meta"]["comments"] == 2 and it["meta"]["review_comments"] == 2 and it["meta"]["reviews"] == 3
+    c = it["content"]
+    heads = [line for line in c.splitlines() if line.startswith("### ")]
+    assert heads == ["### reviewer on 2025-01-03T09:00:00Z (on src/config.py line 12)",
+                     "### reviewer on 2025-01-03T09:30:00Z (review: changes requested)",
+                     "### user1 on 2025-01-03T10:00:01Z",
+                     "### user2 on 2025-01-03T10:00:02Z",
+                     "### fixer on 2025-01-03T11:00:00Z (on src/config.py line 12)",
+                     "### reviewer on 2025-01-04T08:00:00Z (review: approved)"]
+    assert "## Comments (6)" in c
+    # A line comment shows the lines it is about (the end of its diff hunk); its reply does not repeat them.
+    hunk = "```diff\n+    if not data:\n+        return {}\n+    return data['key']\n```\n\nWhat if `data` is None?"
+    assert hunk in c and c.count("```diff") == 1
+    assert "Handled in the second commit." in c and "Please handle None as well." in c and "Looks good now." in c
+    assert "draft, not sent" not in c  # a pending review is its author's draft
+    assert c.index("Changed files (3)") < c.index("## Comments")
+    _, plain = fetch_item(env, "https://github.com/octo/demo/pull/9", "--format", "text")
+    assert "reviewer on 2025-01-04T08:00:00Z (review: approved)\n\nLooks good now." in plain["content"]
+    # An issue has no reviews to ask for.
+    before = len(srv.requests)
+    fetch_item(env, "https://github.com/octo/demo/issues/7", "--no-cache")
+    assert not [p for p, _ in srv.requests[before:] if "/pulls/" in p]
+
+
 def test_github_repository_root_is_readme_and_listing(tmp_path, srv):
     env = make_env(tmp_path, srv)
     _, it = fetch_item(env, "https://github.com/octo/demo")

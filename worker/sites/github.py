@@ -1,9 +1,12 @@
 """GitHub through its REST API and raw file host, not its script-built pages.
 
 blob/ -> the raw file; a repository or tree/ -> README + listing; issues/N and
-pull/N -> the thread with every comment (paginated by Link headers); releases;
-gists.  GITHUB_TOKEN / GH_TOKEN, when set, go to the configured API and raw
-hosts only (never to a redirect elsewhere) and are never written anywhere.
+pull/N -> the thread with every comment (paginated by Link headers), and for a
+pull request its reviews and line comments in the same date order; releases;
+gists.  A ref may hold slashes (blob/feature/x/a.py): when the first segment is
+not it, the API's branch and tag names say where the ref ends.  GITHUB_TOKEN /
+GH_TOKEN, when set, go to the configured API and raw hosts only (never to a
+redirect elsewhere) and are never written anywhere.
 """
 
 import base64
@@ -112,8 +115,35 @@ def _b64(data):
     return base64.b64decode(data["content"]).decode("utf-8", "replace")
 
 
-def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False):
-    """An issue or pull request with its comments, in order, as markdown (or text)."""
+REVIEW_STATES = {"APPROVED": "approved", "CHANGES_REQUESTED": "changes requested", "COMMENTED": "commented",
+                 "DISMISSED": "dismissed"}  # PENDING reviews are drafts, seen by their author only
+HUNK_LINES = 3  # of a review comment's diff hunk: the lines it is about, not the whole hunk
+
+
+def conversation(comments, reviews=(), review_comments=()):
+    """Issue comments, reviews and review comments as one list in date order: (when, who, note, body, hunk)."""
+    out = [(_s(c.get("created_at")), _who(c.get("user")), "", _s(c.get("body")).strip(), None) for c in comments]
+    for r in reviews:
+        state = REVIEW_STATES.get(_s(r.get("state")))
+        body = _s(r.get("body")).strip()
+        # A "commented" review with no text only holds line comments, which come on their own.
+        if state is None or (state == "commented" and not body):
+            continue
+        out.append((_s(r.get("submitted_at")), _who(r.get("user")), "review: " + state, body, None))
+    for c in review_comments:
+        line, start = c.get("line") or c.get("original_line"), c.get("start_line") or c.get("original_start_line")
+        where = _s(c.get("path")) + ("" if not line else " line %s" % line if not start or start == line
+                                     else " lines %s-%s" % (start, line))
+        hunk = None
+        if not c.get("in_reply_to_id") and _s(c.get("diff_hunk")):  # a reply is about the same lines
+            hunk = "\n".join(_s(c.get("diff_hunk")).splitlines()[-HUNK_LINES:])
+        out.append((_s(c.get("created_at")), _who(c.get("user")), "on " + where, _s(c.get("body")).strip(), hunk))
+    return sorted(out, key=lambda e: e[0])  # ISO 8601 UTC times order as strings; ties keep their order
+
+
+def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False,
+                reviews=(), review_comments=()):
+    """An issue or pull request with its comments (and reviews), in order, as markdown (or text)."""
     kind = "Pull request" if pull is not None else "Issue"
     if pull is not None:  # the pull request's own record is the one kept current for its text
         issue = dict(issue, **{k: pull[k] for k in ("title", "body", "user", "state") if pull.get(k) is not None})
@@ -135,10 +165,13 @@ def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comme
                                                  f.get("additions", 0), f.get("deletions", 0)))
         if files_cut:
             lines.append("(more files than this adapter lists)")
-    lines += ["", heading(2, "Comments (%d)" % len(comments), md)]
-    for c in comments:
-        lines += ["", heading(3, "%s on %s" % (_who(c.get("user")) or "(unknown)", _s(c.get("created_at"))), md), "",
-                  _s(c.get("body")).strip()]
+    entries = conversation(comments, reviews, review_comments)
+    lines += ["", heading(2, "Comments (%d)" % len(entries), md)]
+    for when, who, note, body, hunk in entries:
+        lines += ["", heading(3, "%s on %s%s" % (who or "(unknown)", when, " (%s)" % note if note else ""), md), ""]
+        if hunk:
+            lines += [code_block(hunk, "diff", md), ""]
+        lines.append(body)
     if comments_cut:
         lines += ["", "(more comments than this adapter reads)"]
     return "\n".join(lines).strip() + "\n"
@@ -278,11 +311,19 @@ def read(ctx, url, parts):
             pull = api.json("%s/pulls/%s" % (where, n), "pull request #%s" % n)
             files, files_cut = api.pages("%s/pulls/%s/files?per_page=100" % (where, n), "the changed files of #%s" % n)
         comments, cut = api.pages("%s/issues/%s/comments?per_page=100" % (where, n), "the comments of #%s" % n)
+        reviews, review_comments = [], []
+        if pull is not None:  # a review and its line comments are the API's other two lists
+            reviews, cut2 = api.pages("%s/pulls/%s/reviews?per_page=100" % (where, n), "the reviews of #%s" % n)
+            review_comments, cut3 = api.pages("%s/pulls/%s/comments?per_page=100" % (where, n),
+                                              "the review comments of #%s" % n)
+            cut = cut or cut2 or cut3
         ctx.meta.update(kind="pull" if pull is not None else "issue", state=_s(issue.get("state")),
                         labels=_labels(issue), comments=len(comments))
         if pull is not None:
-            ctx.meta.update(changed_files=len(files), merged=bool(pull.get("merged")))
-        text = thread_text(issue, comments, md, pull, files, files_cut, cut)
+            ctx.meta.update(changed_files=len(files), merged=bool(pull.get("merged")),
+                            reviews=sum(1 for r in reviews if _s(r.get("state")) in REVIEW_STATES),
+                            review_comments=len(review_comments))
+        text = thread_text(issue, comments, md, pull, files, files_cut, cut, reviews, review_comments)
         return Doc(url, text, fmt=ctx.fmt, title=_s(issue.get("title")), author=_who(issue.get("user")) or None,
                    published=_s(issue.get("created_at")) or None)
     if rest[:1] == ["releases"]:
