@@ -237,6 +237,39 @@ def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
                 assert TOKEN.encode() not in fh.read(), name
 
 
+def test_github_token_never_follows_a_redirect_to_another_origin(tmp_path, srv):
+    other = SitesServer().start()  # another port: another origin
+    other.echo_auth = True  # whatever header it got would show in a comment
+    srv.github_moved = other.base
+    try:
+        env = make_env(tmp_path, srv, extra_env={"GITHUB_TOKEN": TOKEN})
+        before = len(srv.requests)
+        runs = [fetch_item(env, "https://github.com/octo/demo/blob/main/src/app.py", "--allow-private"),
+                fetch_item(env, "https://github.com/octo/demo", "--allow-private"),
+                fetch_item(env, "https://github.com/octo/demo/issues/7", "--allow-private", "--max-chars", "200000")]
+    finally:
+        srv.github_moved = None
+        other.stop()
+    for r, it in runs:
+        assert it["ok"] and it["extractor"] == "adapter:github" and it["meta"]["token"] is True, r
+    blob, root, thread = (it for _, it in runs)
+    assert "hello ```not a fence``` world" in blob["content"] and "pip install demo" in root["content"]
+    # The configured hosts got the token; the origin they redirected to never did.
+    mine = srv.requests[before:]
+    assert mine and all(h.get("authorization") == "Bearer " + TOKEN for _, h in mine)
+    assert {p.split("/")[1] for p, _ in mine} == {"gh-api", "gh-raw"}
+    assert other.requests and not [p for p, h in other.requests if "authorization" in h]
+    assert "I see your header" not in thread["content"]
+    # Its next-page links point at itself, outside the API base: not followed, and the text says the list is cut.
+    assert thread["meta"]["comments"] == 100 and "(more comments than this adapter reads)" in thread["content"]
+    for r, _ in runs:
+        assert TOKEN not in r.stdout and TOKEN not in r.stderr
+    for root_dir, _, files in os.walk(tmp_path):
+        for name in files:
+            with open(os.path.join(root_dir, name), "rb") as fh:
+                assert TOKEN.encode() not in fh.read(), name
+
+
 def test_github_rate_limit_falls_back_to_the_html_page(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})

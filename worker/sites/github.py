@@ -93,7 +93,9 @@ class Api:
             items.extend(d for d in data if isinstance(d, dict))
             url = next_link(resp.headers.get("link"))
             if not url or not url.startswith(self.base + "/"):
-                return items, False
+                # A next page outside the API base is not followed (the token would not go there
+                # anyway): the list is then cut, and the text says so.
+                return items, bool(url)
         return items, True
 
 
