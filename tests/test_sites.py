@@ -325,6 +325,37 @@ def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_pa
     assert any("page=3" in p for p in pages)
 
 
+def test_stackexchange_answer_urls_give_the_thread_with_that_answer_marked(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://stackoverflow.com/a/301")
+    assert it["ok"] and it["extractor"] == "adapter:stackexchange", r
+    assert it["meta"]["answer_id"] == 301 and it["meta"]["answers"] == 3
+    assert it["title"] == "How do I flatten a list of lists?"
+    assert it["final_url"] == "https://stackoverflow.com/questions/123/flatten-a-list/301#301"
+    c = it["content"]
+    assert "- Linked answer: 301 by answerer301 (score 90), marked below" in c
+    heads = [line for line in c.splitlines() if line.startswith("### ")]
+    assert heads == ["### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
+                     "### Linked answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
+                     "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z"]
+    assert srv.seen("/se-api/answers/301?site=stackoverflow")
+    # The share link (with the sharer's user id) and the question's own answer link.
+    _, shared = fetch_item(env, "https://stackoverflow.com/a/302/11")
+    assert shared["meta"]["answer_id"] == 302
+    assert "### Linked accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z" in shared["content"]
+    before = len(srv.seen("/se-api/answers/"))
+    _, linked = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list/303#303", "--format", "text")
+    assert linked["ok"] and linked["meta"]["answer_id"] == 303 and linked["format"] == "text"
+    assert "\nLinked answer (score -2) by answerer303 on 2020-09-13T12:31:40Z\n" in linked["content"]
+    assert "Use sum(xss, []), it is quadratic." in linked["content"]
+    assert len(srv.seen("/se-api/answers/")) == before  # the question id is in the URL: no lookup
+    # An answer the thread does not have (deleted): the thread, and a warning saying so.
+    _, gone = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list/999#999")
+    assert gone["ok"] and "Linked" not in gone["content"]
+    assert any("linked answer 999 is not among the answers" in w for w in gone["warnings"]), gone["warnings"]
+    assert gone["final_url"] == "https://stackoverflow.com/questions/123/flatten-a-list"
+
+
 def test_stackexchange_throttle_falls_back(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"stackexchange": {"hosts": [host]}})

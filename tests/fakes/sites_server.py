@@ -363,6 +363,10 @@ class SitesServer:
                     return self.send(400, {"error_id": 400, "error_message": "site is required", "error_name": "bad_parameter"})
                 if path == "/questions/123":
                     return self.send(200, {"items": [SE_QUESTION], "has_more": False, "quota_max": 300, "quota_remaining": 297})
+                if path.startswith("/answers/"):  # an answer's own record (default filter: no body)
+                    found = [{k: v for k, v in a.items() if k != "body"} for a in SE_ANSWERS
+                             if "/answers/%d" % a["answer_id"] == path]
+                    return self.send(200, {"items": found, "has_more": False, "quota_max": 300, "quota_remaining": 298})
                 if path == "/questions/123/answers":
                     page = int(q.get("page", 1))
                     # One answer a page whatever pagesize says: has_more must be followed.
