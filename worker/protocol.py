@@ -13,6 +13,8 @@ parses what lies between gets the right answer.  See docs/PROTOCOL.md.
 Standard library only: Python hosts import this module without the venv.
 """
 
+from .errors import error_object
+
 VERSION = 1
 OK = "SEARCH_OK"
 ERROR = "SEARCH_ERROR"
@@ -50,10 +52,7 @@ def render_ok(payload):
 
 
 def render_error(code, message, hint=None, retryable=False, **extra):
-    error = {"code": code, "message": message, "retryable": bool(retryable)}
-    if hint:
-        error["hint"] = hint
-    error.update(extra)
+    error = error_object(code, message, retryable, hint, extra)
     return "%s\n%s\n%s\n" % (ERROR, encode_payload({"ok": False, "v": VERSION, "error": error}), DONE)
 
 

@@ -317,6 +317,10 @@ def _norm_url(url):
     return (url or "").strip().rstrip("/").lower()
 
 
+# Exa's per-URL errors name its tag and the page's status; they have always been without retryable.
+ITEM_ERROR_FIELDS = ("code", "message", "tag", "status")
+
+
 def status_error(status):
     """An Exa per-URL status with ``status: "error"`` as our item error."""
     err = status.get("error") if isinstance(status.get("error"), dict) else {}
@@ -329,10 +333,10 @@ def status_error(status):
         code = "http_error"
     else:
         code = "provider"
-    out = {"code": code, "message": message, "tag": tag}
+    extra = {"tag": tag}
     if isinstance(http, int):
-        out["status"] = http
-    return out
+        extra["status"] = http
+    return WorkerError(code, message, **extra).to_dict(ITEM_ERROR_FIELDS)
 
 
 def fetch_items(urls, data, max_chars, start):
@@ -356,8 +360,8 @@ def fetch_items(urls, data, max_chars, start):
             items.append({"url": url, "ok": False, "error": status_error(status)})
             continue
         if result is None:
-            items.append({"url": url, "ok": False,
-                          "error": {"code": "provider", "message": "Exa returned no content for this URL"}})
+            items.append({"url": url, "ok": False, "error": WorkerError(
+                "provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS)})
             continue
         text = str(result.get("text") or "")
         content = text[start:]
