@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from worker import content, numbers, window
 from worker.errors import WorkerError
 from worker.fetch import batch_error
-from worker.net import client, guard, proxy
+from worker.net import guard, proxy
 
 BLOCKED = [
     "127.0.0.1", "127.255.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "169.254.1.1",
