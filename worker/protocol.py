@@ -13,8 +13,6 @@ parses what lies between gets the right answer.  See docs/PROTOCOL.md.
 Standard library only: Python hosts import this module without the venv.
 """
 
-from .errors import error_object
-
 VERSION = 1
 OK = "SEARCH_OK"
 ERROR = "SEARCH_ERROR"
@@ -52,6 +50,8 @@ def render_ok(payload):
 
 
 def render_error(code, message, hint=None, retryable=False, **extra):
+    from .errors import error_object  # here, not above: hosts import this module (worker.client) and nothing else
+
     error = error_object(code, message, retryable, hint, extra)
     return "%s\n%s\n%s\n" % (ERROR, encode_payload({"ok": False, "v": VERSION, "error": error}), DONE)
 
