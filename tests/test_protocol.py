@@ -57,3 +57,56 @@ def test_parser_tolerates_noise_outside_block():
 def test_parser_is_strict_inside_block(out, why):
     with pytest.raises(protocol.ProtocolError, match=why):
         protocol.parse(out)
+
+
+# -- the one error serialiser (worker.errors.error_object) and the shapes built from it ----------
+
+def test_error_object_order_and_fields():
+    from worker.errors import WorkerError, error_object
+
+    exc = WorkerError("http_error", "x answered HTTP 503", hint="retry later", retryable=True, status=503,
+                      retry_after=3.0, results=[1])
+    assert list(exc.to_dict()) == ["code", "message", "retryable", "hint", "status", "retry_after", "results"]
+    assert error_object("timeout", "m") == {"code": "timeout", "message": "m", "retryable": False}
+    assert list(error_object("auth", "m", hint="", extra={"status": 401})) == ["code", "message", "retryable", "status"]
+    assert exc.to_dict(("message", "nope", "code")) == {"message": "x answered HTTP 503", "code": "http_error"}
+    assert list(exc.to_dict(("message", "nope", "code"))) == ["message", "code"]
+
+
+def test_block_item_attempt_and_fetch_error_shapes():
+    """The JSON each place writes, byte for byte as before the serialiser was shared."""
+    from worker.errors import WorkerError
+    from worker.pages.download import error_item
+    from worker.providers.base import ProviderSpec
+    from worker.tools.search import _attempt
+
+    exc = WorkerError("http_error", "u answered HTTP 429", hint="slow down", retryable=True, status=429,
+                      retry_after=7, results=[{"x": 1}], request_id="r")
+    block = protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra).split("\n")[1]
+    assert block == ('{"ok":false,"v":1,"error":{"code":"http_error","message":"u answered HTTP 429","retryable":true,'
+                     '"hint":"slow down","status":429,"retry_after":7,"results":[{"x":1}],"request_id":"r"}}')
+    assert json.dumps(error_item("u", exc)) == (
+        '{"url": "u", "ok": false, "error": {"code": "http_error", "message": "u answered HTTP 429", "status": 429, '
+        '"retry_after": 7, "hint": "slow down", "retryable": true}}')
+    assert error_item("u", KeyError("k"))["error"] == {"code": "internal", "message": "internal error: KeyError: 'k'",
+                                                       "retryable": False}
+    attempt = _attempt(ProviderSpec("exa-main", "exa"), exc.code, 41.6, exc)
+    assert json.dumps(attempt) == ('{"provider": "exa-main", "type": "exa", "outcome": "http_error", "ms": 42, '
+                                   '"message": "u answered HTTP 429", "retry_after": 7}')
+    assert "retry_after" not in _attempt(ProviderSpec("b", "brave"), "auth", 1, WorkerError("auth", "no"))
+
+
+def test_enrich_fetch_error_and_exa_item_errors_keep_their_few_fields():
+    from worker.tools.enrich import _mark_failed
+    from worker.providers.exa import fetch_items
+
+    result = {}
+    _mark_failed(result, "timeout", "no answer\nwithin 6 s")
+    assert result == {"fetched": False, "fetch_error": {"code": "timeout", "message": "no answer within 6 s"}}
+    data = {"results": [], "statuses": [{"id": "https://a.example/x", "status": "error",
+                                         "error": {"tag": "CRAWL_NOT_FOUND", "httpStatusCode": 404}}]}
+    items = fetch_items(["https://a.example/x", "https://a.example/y"], data, 100, 0)
+    assert json.dumps([it["error"] for it in items]) == (
+        '[{"code": "http_error", "message": "Exa could not fetch this URL (CRAWL_NOT_FOUND, HTTP 404)", '
+        '"tag": "CRAWL_NOT_FOUND", "status": 404}, '
+        '{"code": "provider", "message": "Exa returned no content for this URL"}]')

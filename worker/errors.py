@@ -2,7 +2,10 @@
 
 Everything that can go wrong is raised as a WorkerError with a stable code;
 ``worker.main`` is the one place that turns it (or any other exception) into a
-SEARCH_ERROR block.  Codes are documented in docs/PROTOCOL.md.
+SEARCH_ERROR block.  ``error_object`` is the one place an error becomes the
+protocol's error object, for the block, a fetch item, a search result's
+``fetch_error`` and a search attempt alike.  Codes are documented in
+docs/PROTOCOL.md.
 """
 
 # code -> retryable by default
@@ -30,6 +33,21 @@ CODES = {
 }
 
 
+def error_object(code, message, retryable=False, hint=None, extra=None, fields=None):
+    """The protocol's error object: code, message, retryable, hint when there is one, then ``extra``.
+
+    ``fields``: only these keys, in this order; a fetch item's error, a result's
+    ``fetch_error`` and a search attempt each show a documented few.
+    """
+    d = {"code": code, "message": message, "retryable": bool(retryable)}
+    if hint:
+        d["hint"] = hint
+    d.update(extra or {})
+    if fields is not None:
+        d = {k: d[k] for k in fields if k in d}
+    return d
+
+
 class WorkerError(Exception):
     """An error with a stable machine-readable code and a one-line message."""
 
@@ -43,12 +61,8 @@ class WorkerError(Exception):
         self.retryable = CODES[code] if retryable is None else bool(retryable)
         self.extra = extra
 
-    def to_dict(self):
-        d = {"code": self.code, "message": self.message, "retryable": self.retryable}
-        if self.hint:
-            d["hint"] = self.hint
-        d.update(self.extra)
-        return d
+    def to_dict(self, fields=None):
+        return error_object(self.code, self.message, self.retryable, self.hint, self.extra, fields)
 
 
 class UsageError(WorkerError):

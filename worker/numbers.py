@@ -5,7 +5,9 @@ Header values (Retry-After, Content-Length, X-RateLimit-Reset), options
 through ``parse``: ASCII digits only (``str.isdigit`` accepts "²", which
 ``int`` refuses), finite, and inside the bounds the caller names, so no
 infinity, NaN or 400-digit value reaches arithmetic, a timer or the JSON
-encoder.  Standard library only, no imports: it is on every call's path.
+encoder.  ``retry_after`` is the one reader of Retry-After, for the fetch
+client and the keyed APIs alike.  Standard library only, no imports at module
+level: it is on every call's path.
 
 bootstrap/run.py keeps a twin of ``parse`` (it must run without this package);
 tests/test_hostile.py checks the two agree.
@@ -74,6 +76,43 @@ def or_none(text, lo=None, hi=None, integer=False):
         return parse(text, lo, hi, integer)
     except ValueError:
         return None
+
+
+MAX_RETRY_AFTER = 7 * 24 * 3600  # beyond a week a server's Retry-After is not a wait anyone holds a call for
+
+
+def retry_after(value, cap=MAX_RETRY_AFTER, now=None):
+    """Seconds to wait from a Retry-After header value, or None when it names no usable wait.
+
+    RFC 9110 allows whole delta-seconds or an HTTP date.  A number that is not
+    whole, not ASCII or beyond ``cap`` is no wait at all (a server that sends
+    "1e9" or "\u00b2" is not telling us when to come back); a date is seconds from
+    ``now`` (epoch seconds, default the clock), at least 0 and at most ``cap``.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return None
+    value = value.strip()
+    seconds = or_none(value, lo=0, hi=cap, integer=True)
+    if seconds is not None:
+        return float(seconds)
+    if value[:1].isdigit():
+        return None
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+        if when.tzinfo is None:  # "-0000": the RFC's "UTC, source unknown"
+            from datetime import timezone
+
+            when = when.replace(tzinfo=timezone.utc)
+        if now is None:
+            import time
+
+            now = time.time()
+        left = when.timestamp() - now
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return min(float(cap), max(0.0, left))
 
 
 def env(name, default, lo=None, hi=None, integer=False, environ=None):

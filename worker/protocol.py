@@ -50,10 +50,9 @@ def render_ok(payload):
 
 
 def render_error(code, message, hint=None, retryable=False, **extra):
-    error = {"code": code, "message": message, "retryable": bool(retryable)}
-    if hint:
-        error["hint"] = hint
-    error.update(extra)
+    from .errors import error_object  # here, not above: hosts import this module (worker.host_client) and nothing else
+
+    error = error_object(code, message, retryable, hint, extra)
     return "%s\n%s\n%s\n" % (ERROR, encode_payload({"ok": False, "v": VERSION, "error": error}), DONE)
 
 

@@ -10,6 +10,8 @@ Everything else is an ordinary HTML page, what the fallback fetch reads.
     s.base                 -> "http://127.0.0.1:PORT"
     s.requests             -> [(path, headers dict)] seen
     s.github_limited = True   GitHub answers 403 rate limit
+    s.github_moved = URL      GitHub's API and raw host answer a redirect to URL + the same path
+                              (another server: another origin, which must never see the token)
     s.se_throttled = True     Stack Exchange answers 400 throttle_violation
 """
 
@@ -17,7 +19,7 @@ import base64
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 COMMENTS = 205  # three pages of 100: the adapter must follow rel="next" twice
 RESET = 1767225600  # 2026-01-01T00:00:00Z
@@ -71,6 +73,76 @@ def pull(number):
             "head": {"label": "fixer:empty-config", "ref": "empty-config"}, "base": {"label": "octo:main", "ref": "main"},
             "changed_files": 3, "additions": 40, "deletions": 2, "commits": 2, "draft": False}
 
+
+def entry(path, kind):
+    """One item of a contents-API directory listing."""
+    return {"name": path.rsplit("/", 1)[-1], "path": path, "sha": "x", "size": 0 if kind == "dir" else 10,
+            "url": "https://api.github.com/repos/octo/demo/contents/" + path, "type": kind,
+            "html_url": "https://github.com/octo/demo/%s/main/%s" % ("tree" if kind == "dir" else "blob", path),
+            "download_url": None if kind == "dir" else "https://raw.githubusercontent.com/octo/demo/main/" + path}
+
+
+def readme(path, text):
+    return {"name": "README.md", "path": path, "encoding": "base64", "type": "file", "size": len(text),
+            "content": base64.encodebytes(text.encode()).decode()}
+
+
+# Directories by (ref, path).  The branch "feature/x" holds a slash: the raw host here knows only
+# one-segment refs (a raw URL cannot say where a ref ends), so the adapter must find it through the API.
+TREES = {("main", ""): [entry("README.md", "file"), entry("src", "dir"), entry("pyproject.toml", "file")],
+         ("main", "src"): [entry("src/app.py", "file"), entry("src/util", "dir"), entry("src/README.md", "file")],
+         ("main", "tests"): [entry("tests/test_app.py", "file"), entry("tests/data", "dir")],
+         ("feature/x", "src"): [entry("src/a.py", "file"), entry("src/new", "dir")]}
+READMES = {("main", ""): README, ("main", "src"): "# src\n\nThe package's code; `app.py` is the entry point.\n"}
+BRANCHES = ["main", "feature/x", "feature-y"]
+TAGS = ["v1.2.0", "v1.3.0"]
+A_PY = "def feature_x():\n    return 'on the feature/x branch'\n"
+NOTES_MD = "# My notes\n\nA file whose name has a space.\n"
+RAW = {"main/src/app.py": APP_PY, "main/docs/My Notes.md": NOTES_MD}
+FILES_AT = {("feature/x", "src/a.py"): A_PY}
+
+
+def matching_refs(kind, prefix):
+    names = BRANCHES if kind == "heads" else TAGS
+    return [{"ref": "refs/%s/%s" % (kind, n), "node_id": "REF_" + n,
+             "url": "https://api.github.com/repos/octo/demo/git/refs/%s/%s" % (kind, n),
+             "object": {"sha": "c0ffee%02d" % i, "type": "commit", "url": "https://api.github.com/repos/octo/demo/git/commits/x"}}
+            for i, n in enumerate(names) if n.startswith(prefix)]
+
+
+def release(tag, name, published, body):
+    return {"tag_name": tag, "name": name, "draft": False, "prerelease": False, "published_at": published,
+            "created_at": published, "author": _user("releaser"), "body": body, "assets": [],
+            "html_url": "https://github.com/octo/demo/releases/tag/" + tag}
+
+
+RELEASES = {"v1.2.0": release("v1.2.0", "Version 1.2.0", "2025-04-01T00:00:00Z", "## Changes\n\n- Faster loading\n"),
+            "v1.3.0": release("v1.3.0", "Version 1.3.0", "2025-06-01T00:00:00Z", "## Changes\n\n- Empty configs load\n")}
+
+# Pull request 9's reviews and line comments; its issue comments are at 10:00:01 and 10:00:02 on 01-03.
+REVIEWS = [
+    {"id": 80, "user": _user("reviewer"), "body": "", "state": "COMMENTED", "submitted_at": "2025-01-03T09:00:05Z",
+     "commit_id": "c0ffee00", "author_association": "MEMBER"},  # the container of the first line comment
+    {"id": 82, "user": _user("reviewer"), "body": "Please handle None as well.", "state": "CHANGES_REQUESTED",
+     "submitted_at": "2025-01-03T09:30:00Z", "commit_id": "c0ffee00", "author_association": "MEMBER"},
+    {"id": 81, "user": _user("reviewer"), "body": "Looks good now.", "state": "APPROVED",
+     "submitted_at": "2025-01-04T08:00:00Z", "commit_id": "c0ffee01", "author_association": "MEMBER"},
+    {"id": 83, "user": _user("fixer"), "body": "draft, not sent", "state": "PENDING", "commit_id": "c0ffee01",
+     "author_association": "CONTRIBUTOR"},  # a pending review has no submitted_at
+]
+HUNK = "@@ -10,4 +10,6 @@ def load_config(text):\n     data = parse(text)\n-    return data['key']\n+    if not data:\n+        return {}\n+    return data['key']"
+REVIEW_COMMENTS = [
+    {"id": 9001, "pull_request_review_id": 80, "diff_hunk": HUNK, "path": "src/config.py", "position": 5,
+     "original_position": 5, "commit_id": "c0ffee00", "original_commit_id": "c0ffee00", "user": _user("reviewer"),
+     "body": "What if `data` is None?", "created_at": "2025-01-03T09:00:00Z", "updated_at": "2025-01-03T09:00:00Z",
+     "start_line": None, "original_start_line": None, "line": 12, "original_line": 12, "side": "RIGHT",
+     "subject_type": "line", "author_association": "MEMBER"},
+    {"id": 9002, "pull_request_review_id": 84, "in_reply_to_id": 9001, "diff_hunk": HUNK, "path": "src/config.py",
+     "position": 5, "original_position": 5, "commit_id": "c0ffee01", "original_commit_id": "c0ffee00",
+     "user": _user("fixer"), "body": "Handled in the second commit.", "created_at": "2025-01-03T11:00:00Z",
+     "updated_at": "2025-01-03T11:00:00Z", "start_line": None, "original_start_line": None, "line": 12,
+     "original_line": 12, "side": "RIGHT", "subject_type": "line", "author_association": "CONTRIBUTOR"},
+]
 
 FILES = [{"sha": "a%d" % i, "filename": name, "status": st, "additions": ad, "deletions": de, "changes": ad + de,
           "patch": "@@ -1 +1 @@"} for i, (name, st, ad, de) in enumerate(
@@ -139,6 +211,7 @@ class SitesServer:
         self.github_limited = False
         self.se_throttled = False
         self.echo_auth = False
+        self.github_moved = None
         self.arxiv_html = True
         self.arxiv_pdf = None  # bytes of the paper's PDF, or None: 404
         self._server = None
@@ -177,11 +250,17 @@ class SitesServer:
                 q = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 path = parts.path
                 try:
+                    if outer.github_moved and path.startswith(("/gh-api/", "/gh-raw/")):
+                        # A renamed repository's API answer (301) or a raw host's redirect (302).
+                        status = 301 if path.startswith("/gh-api/") else 302
+                        return self.send(status, {"message": "Moved Permanently", "url": outer.github_moved + self.path},
+                                         headers=[("Location", outer.github_moved + self.path)])
                     if path.startswith("/gh-api/"):
                         return self.github(path[len("/gh-api"):], q)
                     if path.startswith("/gh-raw/"):
-                        if path == "/gh-raw/octo/demo/main/src/app.py":
-                            return self.send(200, APP_PY, "text/plain; charset=utf-8")
+                        text = RAW.get(unquote(path[len("/gh-raw/octo/demo/"):])) if path.startswith("/gh-raw/octo/demo/") else None
+                        if text is not None:
+                            return self.send(200, text, "text/plain; charset=utf-8")
                         return self.send(404, "404: Not Found", "text/plain")
                     if path.startswith("/se-api/"):
                         return self.stackexchange(path[len("/se-api"):], q)
@@ -221,12 +300,34 @@ class SitesServer:
                     return self.send(200, {"id": 1, "full_name": "octo/demo", "description": "Demo repository",
                                            "default_branch": "main", "language": "Python", "stargazers_count": 12,
                                            "license": {"key": "mit", "spdx_id": "MIT"}, "private": False}, headers=h)
-                if path == "/repos/octo/demo/contents/" and q.get("ref") == "main":
-                    return self.send(200, [{"name": n, "path": n, "type": t, "size": 10, "sha": "x"} for n, t in
-                                           [("README.md", "file"), ("src", "dir"), ("pyproject.toml", "file")]], headers=h)
-                if path == "/repos/octo/demo/readme" and q.get("ref") == "main":
-                    return self.send(200, {"name": "README.md", "path": "README.md", "encoding": "base64", "type": "file",
-                                           "content": base64.encodebytes(README.encode()).decode()}, headers=h)
+                path = unquote(path)
+                ref = q.get("ref", "main")
+                if path.startswith(("/repos/octo/demo/contents/", "/repos/octo/demo/readme")) and ref not in BRANCHES + TAGS:
+                    return self.send(404, {"message": "No commit found for the ref %s" % ref,
+                                           "documentation_url": "https://docs.github.com/rest/repos/contents", "status": "404"},
+                                     headers=h)
+                if path.startswith("/repos/octo/demo/contents/"):
+                    sub = path[len("/repos/octo/demo/contents/"):].strip("/")
+                    if (ref, sub) in TREES:
+                        return self.send(200, TREES[(ref, sub)], headers=h)
+                    if (ref, sub) in FILES_AT and "raw" in self.headers.get("Accept", ""):
+                        return self.send(200, FILES_AT[(ref, sub)], "text/plain; charset=utf-8", headers=h)
+                if path == "/repos/octo/demo/readme" or path.startswith("/repos/octo/demo/readme/"):
+                    sub = path[len("/repos/octo/demo/readme"):].strip("/")
+                    if (ref, sub) in READMES:
+                        return self.send(200, readme((sub + "/README.md").lstrip("/"), READMES[(ref, sub)]), headers=h)
+                for kind in ("heads", "tags"):
+                    prefix = "/repos/octo/demo/git/matching-refs/%s/" % kind
+                    if path.startswith(prefix):
+                        return self.send(200, matching_refs(kind, path[len(prefix):]), headers=h)
+                if path == "/repos/octo/demo/pulls/9/reviews":
+                    return self.send(200, REVIEWS, headers=h)
+                if path == "/repos/octo/demo/pulls/9/comments":
+                    return self.send(200, REVIEW_COMMENTS, headers=h)
+                if path == "/repos/octo/demo/releases/latest":
+                    return self.send(200, RELEASES["v1.3.0"], headers=h)
+                if path.startswith("/repos/octo/demo/releases/tags/") and path.rsplit("/", 1)[1] in RELEASES:
+                    return self.send(200, RELEASES[path.rsplit("/", 1)[1]], headers=h)
                 if path == "/repos/octo/demo/issues/7":
                     return self.send(200, issue(7), headers=h)
                 if path == "/repos/octo/demo/issues/9":
@@ -247,10 +348,6 @@ class SitesServer:
                     if page > 1:
                         links += [link % (1, "first"), link % (page - 1, "prev")]
                     return self.send(200, items, headers=h + ([("Link", ", ".join(links))] if links else []))
-                if path == "/repos/octo/demo/releases/tags/v1.2.0":
-                    return self.send(200, {"tag_name": "v1.2.0", "name": "Version 1.2.0", "draft": False,
-                                           "prerelease": False, "published_at": "2025-04-01T00:00:00Z",
-                                           "author": _user("releaser"), "body": "## Changes\n\n- Faster loading\n"}, headers=h)
                 if path == "/gists/abc123":
                     return self.send(200, {"id": "abc123", "description": "A handy snippet", "owner": _user("gister"),
                                            "created_at": "2024-05-06T07:08:09Z", "files": {
@@ -266,6 +363,10 @@ class SitesServer:
                     return self.send(400, {"error_id": 400, "error_message": "site is required", "error_name": "bad_parameter"})
                 if path == "/questions/123":
                     return self.send(200, {"items": [SE_QUESTION], "has_more": False, "quota_max": 300, "quota_remaining": 297})
+                if path.startswith("/answers/"):  # an answer's own record (default filter: no body)
+                    found = [{k: v for k, v in a.items() if k != "body"} for a in SE_ANSWERS
+                             if "/answers/%d" % a["answer_id"] == path]
+                    return self.send(200, {"items": found, "has_more": False, "quota_max": 300, "quota_remaining": 298})
                 if path == "/questions/123/answers":
                     page = int(q.get("page", 1))
                     # One answer a page whatever pagesize says: has_more must be followed.

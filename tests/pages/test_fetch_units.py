@@ -5,10 +5,11 @@ import os
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from worker.pages import content, window
+from worker import numbers
 from worker.errors import WorkerError
+from worker.pages import content, window
+from worker.pages.net import guard, proxy
 from worker.tools.fetch import batch_error
-from worker.pages.net import client, guard, proxy
 
 BLOCKED = [
     "127.0.0.1", "127.255.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "169.254.1.1",
@@ -183,9 +184,10 @@ def test_proxy_env_and_no_proxy(monkeypatch):
 
 
 def test_retry_after_forms():
-    assert client._retry_after("3") == 3.0
-    assert client._retry_after("") is None and client._retry_after("soon") is None
-    assert client._retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    # the client reads Retry-After through the one shared parser (tests/providers/test_keyed.py has the rest)
+    assert numbers.retry_after("3") == 3.0
+    assert numbers.retry_after("") is None and numbers.retry_after("soon") is None
+    assert numbers.retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
 
 
 def _err(code, status=None):

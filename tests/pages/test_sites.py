@@ -39,6 +39,9 @@ def make_env(tmp_path, srv, extra_sites=None, extra_env=None):
     cfg.write_text(json.dumps({"sites": sites}))
     env = worker_env(tmp_path, extra_env)
     env["WEBSEARCH_CONFIG"] = str(cfg)
+    # The URLs are the real sites': should an adapter miss and fall back to the page, the fetch
+    # meets a proxy that refuses (port 9) instead of the internet.  The fakes are direct.
+    env.update(HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1")
     for name in ("GITHUB_TOKEN", "GH_TOKEN"):
         if not extra_env or name not in extra_env:
             env.pop(name, None)
@@ -95,6 +98,34 @@ def test_github_pull_request_lists_changed_files_and_merge_state(tmp_path, srv):
     assert "Comment number 002." in c and "Fixes #7." in c
 
 
+def test_github_pull_request_reviews_and_line_comments_in_order_with_the_comments(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://github.com/octo/demo/pull/9")
+    assert it["ok"] and it["meta"]["kind"] == "pull", r
+    assert it["meta"]["comments"] == 2 and it["meta"]["review_comments"] == 2 and it["meta"]["reviews"] == 3
+    c = it["content"]
+    heads = [line for line in c.splitlines() if line.startswith("### ")]
+    assert heads == ["### reviewer on 2025-01-03T09:00:00Z (on src/config.py line 12)",
+                     "### reviewer on 2025-01-03T09:30:00Z (review: changes requested)",
+                     "### user1 on 2025-01-03T10:00:01Z",
+                     "### user2 on 2025-01-03T10:00:02Z",
+                     "### fixer on 2025-01-03T11:00:00Z (on src/config.py line 12)",
+                     "### reviewer on 2025-01-04T08:00:00Z (review: approved)"]
+    assert "## Comments (6)" in c
+    # A line comment shows the lines it is about (the end of its diff hunk); its reply does not repeat them.
+    hunk = "```diff\n+    if not data:\n+        return {}\n+    return data['key']\n```\n\nWhat if `data` is None?"
+    assert hunk in c and c.count("```diff") == 1
+    assert "Handled in the second commit." in c and "Please handle None as well." in c and "Looks good now." in c
+    assert "draft, not sent" not in c  # a pending review is its author's draft
+    assert c.index("Changed files (3)") < c.index("## Comments")
+    _, plain = fetch_item(env, "https://github.com/octo/demo/pull/9", "--format", "text")
+    assert "reviewer on 2025-01-04T08:00:00Z (review: approved)\n\nLooks good now." in plain["content"]
+    # An issue has no reviews to ask for.
+    before = len(srv.requests)
+    fetch_item(env, "https://github.com/octo/demo/issues/7", "--no-cache")
+    assert not [p for p, _ in srv.requests[before:] if "/pulls/" in p]
+
+
 def test_github_repository_root_is_readme_and_listing(tmp_path, srv):
     env = make_env(tmp_path, srv)
     _, it = fetch_item(env, "https://github.com/octo/demo")
@@ -112,6 +143,77 @@ def test_github_release_and_gist(tmp_path, srv):
     _, gist = fetch_item(env, "https://gist.github.com/gister/abc123")
     assert gist["ok"] and gist["extractor"] == "adapter:github"
     assert "```python\nprint('gist')\n```" in gist["content"] and gist["author"] == "gister"
+
+
+def test_github_tree_is_the_directory_listing_with_its_readme(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://github.com/octo/demo/tree/main/src")
+    assert it["ok"] and it["extractor"] == "adapter:github", r
+    assert it["meta"]["kind"] == "tree" and it["meta"]["ref"] == "main" and it["meta"]["entries"] == 3
+    assert it["meta"]["readme"] is True and it["title"] == "octo/demo/src"
+    c = it["content"]
+    assert c.startswith("# octo/demo/src\n") and "- Branch: main" in c
+    assert c.index("- util/") < c.index("- app.py") < c.index("- README.md")  # directories first, then by name
+    assert "## README.md" in c and "`app.py` is the entry point" in c
+    assert "License: MIT" not in c and "pip install demo" not in c  # the repository's facts and README are the root's
+    assert srv.seen("/gh-api/repos/octo/demo/readme/src?ref=main")
+    # A directory without a README: the listing alone (the API's 404 for the README is no failure).
+    _, bare = fetch_item(env, "https://github.com/octo/demo/tree/main/tests", "--format", "text")
+    assert bare["ok"] and bare["meta"]["readme"] is False and bare["format"] == "text"
+    assert bare["content"].splitlines()[:2] == ["octo/demo/tests", ""]
+    assert "data/\ntest_app.py" in bare["content"] and "README" not in bare["content"]
+
+
+def test_github_latest_release_and_release_by_tag(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, latest = fetch_item(env, "https://github.com/octo/demo/releases/latest")
+    assert latest["ok"] and latest["extractor"] == "adapter:github", r
+    assert latest["meta"]["kind"] == "release" and latest["meta"]["tag"] == "v1.3.0"
+    assert latest["title"] == "Version 1.3.0" and latest["author"] == "releaser"
+    assert latest["published"] == "2025-06-01T00:00:00Z"
+    c = latest["content"]
+    assert c.startswith("# Version 1.3.0\n") and "- Tag: v1.3.0" in c and "- Empty configs load" in c
+    _, tagged = fetch_item(env, "https://github.com/octo/demo/releases/tag/v1.2.0", "--format", "text")
+    assert tagged["ok"] and tagged["meta"]["tag"] == "v1.2.0" and tagged["author"] == "releaser"
+    assert tagged["content"].startswith("Version 1.2.0\n") and "Tag: v1.2.0" in tagged["content"]
+    assert "Faster loading" in tagged["content"] and "Empty configs" not in tagged["content"]
+    # A tag the API does not have: the page, with a warning naming the release.
+    host = srv.base.split("//")[1]
+    env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
+    _, missing = fetch_item(env, srv.base + "/octo/demo/releases/tag/v9.9.9", "--allow-private")
+    assert missing["ok"] and "fallback fetch" in missing["content"]
+    assert any(w.startswith("github: the API has no release v9.9.9") for w in missing["warnings"]), missing["warnings"]
+
+
+def test_github_ref_with_slashes_is_resolved_through_the_api(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    before = len(srv.requests)
+    r, it = fetch_item(env, "https://github.com/octo/demo/blob/feature/x/src/a.py")
+    assert it["ok"] and it["extractor"] == "adapter:github", r
+    assert it["meta"]["ref"] == "feature/x" and it["meta"]["path"] == "src/a.py" and it["meta"]["language"] == "python"
+    assert it["title"] == "a.py" and "return 'on the feature/x branch'" in it["content"]
+    assert it["content"].startswith("```python\n")
+    seen = [p for p, _ in srv.requests[before:]]
+    # The raw host first (ref "feature"), then the refs starting with "feature", then the file by its ref.
+    assert seen[0] == "/gh-raw/octo/demo/feature/x/src/a.py"
+    assert "/gh-api/repos/octo/demo/git/matching-refs/heads/feature?per_page=100" in seen
+    assert seen[-1] == "/gh-api/repos/octo/demo/contents/src/a.py?ref=feature%2Fx"
+    _, tree = fetch_item(env, "https://github.com/octo/demo/tree/feature/x/src")
+    assert tree["ok"] and tree["meta"]["ref"] == "feature/x" and tree["title"] == "octo/demo/src"
+    assert "- Branch: feature/x" in tree["content"] and tree["content"].index("- new/") < tree["content"].index("- a.py")
+    # "feature-y" also starts with "feature" but is not a whole-segment prefix; no such ref: the 404 stands.
+    host = srv.base.split("//")[1]
+    env2 = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
+    _, none = fetch_item(env2, srv.base + "/octo/demo/blob/feature/y/src/a.py", "--allow-private")
+    assert none["ok"] and "fallback fetch" in none["content"]
+    assert any(w.startswith("github: the API has no file src/a.py") or w.startswith("github: the API has no file y/src/a.py")
+               for w in none["warnings"]), none["warnings"]
+    # An ordinary ref costs no API request, and a name written with %20 is asked for once encoded.
+    before = len(srv.requests)
+    _, plain = fetch_item(env, "https://github.com/octo/demo/blob/main/docs/My%20Notes.md")
+    assert plain["ok"] and plain["meta"]["path"] == "docs/My Notes.md" and plain["title"] == "My Notes.md"
+    assert "A file whose name has a space." in plain["content"] and plain["meta"]["api_requests"] == 1
+    assert [p for p, _ in srv.requests[before:]] == ["/gh-raw/octo/demo/main/docs/My%20Notes.md"]
 
 
 def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
@@ -132,6 +234,39 @@ def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
     for root, _, files in os.walk(tmp_path):
         for name in files:
             with open(os.path.join(root, name), "rb") as fh:
+                assert TOKEN.encode() not in fh.read(), name
+
+
+def test_github_token_never_follows_a_redirect_to_another_origin(tmp_path, srv):
+    other = SitesServer().start()  # another port: another origin
+    other.echo_auth = True  # whatever header it got would show in a comment
+    srv.github_moved = other.base
+    try:
+        env = make_env(tmp_path, srv, extra_env={"GITHUB_TOKEN": TOKEN})
+        before = len(srv.requests)
+        runs = [fetch_item(env, "https://github.com/octo/demo/blob/main/src/app.py", "--allow-private"),
+                fetch_item(env, "https://github.com/octo/demo", "--allow-private"),
+                fetch_item(env, "https://github.com/octo/demo/issues/7", "--allow-private", "--max-chars", "200000")]
+    finally:
+        srv.github_moved = None
+        other.stop()
+    for r, it in runs:
+        assert it["ok"] and it["extractor"] == "adapter:github" and it["meta"]["token"] is True, r
+    blob, root, thread = (it for _, it in runs)
+    assert "hello ```not a fence``` world" in blob["content"] and "pip install demo" in root["content"]
+    # The configured hosts got the token; the origin they redirected to never did.
+    mine = srv.requests[before:]
+    assert mine and all(h.get("authorization") == "Bearer " + TOKEN for _, h in mine)
+    assert {p.split("/")[1] for p, _ in mine} == {"gh-api", "gh-raw"}
+    assert other.requests and not [p for p, h in other.requests if "authorization" in h]
+    assert "I see your header" not in thread["content"]
+    # Its next-page links point at itself, outside the API base: not followed, and the text says the list is cut.
+    assert thread["meta"]["comments"] == 100 and "(more comments than this adapter reads)" in thread["content"]
+    for r, _ in runs:
+        assert TOKEN not in r.stdout and TOKEN not in r.stderr
+    for root_dir, _, files in os.walk(tmp_path):
+        for name in files:
+            with open(os.path.join(root_dir, name), "rb") as fh:
                 assert TOKEN.encode() not in fh.read(), name
 
 
@@ -188,6 +323,37 @@ def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_pa
     assert "`sum(xss, [])`" in c and it["meta"]["answers"] == 3 and it["meta"]["site"] == "stackoverflow"
     pages = [p for p, _ in srv.seen("/se-api/questions/123/answers")]
     assert any("page=3" in p for p in pages)
+
+
+def test_stackexchange_answer_urls_give_the_thread_with_that_answer_marked(tmp_path, srv):
+    env = make_env(tmp_path, srv)
+    r, it = fetch_item(env, "https://stackoverflow.com/a/301")
+    assert it["ok"] and it["extractor"] == "adapter:stackexchange", r
+    assert it["meta"]["answer_id"] == 301 and it["meta"]["answers"] == 3
+    assert it["title"] == "How do I flatten a list of lists?"
+    assert it["final_url"] == "https://stackoverflow.com/questions/123/flatten-a-list/301#301"
+    c = it["content"]
+    assert "- Linked answer: 301 by answerer301 (score 90), marked below" in c
+    heads = [line for line in c.splitlines() if line.startswith("### ")]
+    assert heads == ["### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
+                     "### Linked answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
+                     "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z"]
+    assert srv.seen("/se-api/answers/301?site=stackoverflow")
+    # The share link (with the sharer's user id) and the question's own answer link.
+    _, shared = fetch_item(env, "https://stackoverflow.com/a/302/11")
+    assert shared["meta"]["answer_id"] == 302
+    assert "### Linked accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z" in shared["content"]
+    before = len(srv.seen("/se-api/answers/"))
+    _, linked = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list/303#303", "--format", "text")
+    assert linked["ok"] and linked["meta"]["answer_id"] == 303 and linked["format"] == "text"
+    assert "\nLinked answer (score -2) by answerer303 on 2020-09-13T12:31:40Z\n" in linked["content"]
+    assert "Use sum(xss, []), it is quadratic." in linked["content"]
+    assert len(srv.seen("/se-api/answers/")) == before  # the question id is in the URL: no lookup
+    # An answer the thread does not have (deleted): the thread, and a warning saying so.
+    _, gone = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list/999#999")
+    assert gone["ok"] and "Linked" not in gone["content"]
+    assert any("linked answer 999 is not among the answers" in w for w in gone["warnings"]), gone["warnings"]
+    assert gone["final_url"] == "https://stackoverflow.com/questions/123/flatten-a-list"
 
 
 def test_stackexchange_throttle_falls_back(tmp_path, srv):

@@ -252,4 +252,7 @@ def test_free_plan_interval_spaces_requests_across_processes(fake, env, tmp_path
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     times = sorted(fake.times[before:])
-    assert len(times) == 2 and times[1] - times[0] >= 0.9
+    # The slot spaces the sends by 1 s; arrivals carry each process's scheduling delay
+    # on a busy machine (0.85 s seen at load 5). Without the slot they arrive within
+    # a process start of each other, well under 0.7 s.
+    assert len(times) == 2 and times[1] - times[0] >= 0.7

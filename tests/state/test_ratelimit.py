@@ -141,7 +141,9 @@ def test_min_interval_spaces_request_starts_across_processes(tmp_path):
         assert p.wait(60) == 0, p.stderr.read()
     starts = sorted(a for a, _ in intervals(tmp_path))
     gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert len(starts) == 4 and min(gaps) >= 0.24, gaps
+    # each start is written just after the slot is taken, so a holder descheduled in
+    # between (load 4.5: 0.238 s seen) shortens a gap a little; without spacing they are ~0
+    assert len(starts) == 4 and min(gaps) >= 0.2, gaps
 
 
 def test_reentrant_on_one_thread(tmp_path):

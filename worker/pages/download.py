@@ -10,7 +10,7 @@ it in one place.
 import threading
 import time
 
-from ..errors import WorkerError
+from ..errors import WorkerError, error_object
 from .net import DEFAULT_MAX_BYTES
 
 # worker.pages.net.client (http.client, ssl, email), content and window (re) are
@@ -121,18 +121,16 @@ def _options(call, spec, reserve):
     return opts
 
 
+# An item's error shows the fields a reader acts on; a batch error's own extras (results...) stay out.
+ITEM_ERROR_FIELDS = ("code", "message", "status", "retry_after", "reason", "vendor", "hint", "retryable")
+
+
 def error_item(url, exc):
     if isinstance(exc, WorkerError):
-        err = {"code": exc.code, "message": exc.message}
-        for key in ("status", "retry_after", "reason", "vendor"):
-            if key in exc.extra:
-                err[key] = exc.extra[key]
-        if exc.hint:
-            err["hint"] = exc.hint
-        err["retryable"] = exc.retryable
+        err = exc.to_dict(ITEM_ERROR_FIELDS)
     else:
-        err = {"code": "internal", "message": "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
-               "retryable": False}
+        err = error_object("internal", "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+                           fields=ITEM_ERROR_FIELDS)
     return {"url": url, "ok": False, "error": err}
 
 

@@ -3,7 +3,8 @@
 The API is one GET with a handful of query parameters, so a client library
 would cost more import time than it saves code.  Mapping the request and the
 response are pure functions (``build_params``, ``parse_results``,
-``error_from_response``); ``BraveProvider.search`` is the I/O edge.
+``error_from_response``); the key, the transport, the status codes and the
+Retry-After are the keyed base's (providers/keyed.py).
 
 Request id: Brave documents no request-id header for the web search API (only
 the X-RateLimit-* family), but its error bodies carry ``error.id``.  We record
@@ -12,19 +13,13 @@ response has one, else ``error.id`` for errors, as ``meta.request_id`` (None
 when Brave sent neither).
 """
 
-import contextlib
 import html
-import json
 import re
-import socket
-import urllib.error
-import urllib.parse
-import urllib.request
 
-from .. import __version__
 from .. import numbers
 from ..errors import WorkerError
-from .base import Provider, site_operators
+from .base import ProviderSpec, site_operators
+from .keyed import KeyedApi
 
 DEFAULT_BASE_URL = "https://api.search.brave.com"
 ENDPOINT = "/res/v1/web/search"
@@ -188,14 +183,6 @@ def parse_news_results(body):
     return out, skipped
 
 
-def _header(headers, names):
-    for name in names:
-        value = headers.get(name) if headers is not None else None
-        if value:
-            return " ".join(str(value).split())[:200]
-    return None
-
-
 def _number_list(value):
     """Brave's comma-separated X-RateLimit-* values; a part that is not a sane number is left out."""
     out = []
@@ -208,35 +195,15 @@ def _number_list(value):
 
 def retry_after(headers):
     """Seconds to wait from Retry-After, else from Brave's X-RateLimit-Reset for the exhausted window."""
-    value = headers.get("Retry-After") if headers is not None else None
-    if value:
-        value = value.strip()
-        seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER, integer=True)
-        if seconds is not None:
-            return seconds
-        if not value[:1].isdigit():
-            try:
-                from email.utils import parsedate_to_datetime
-                import time
-
-                return min(MAX_RETRY_AFTER, max(0, int(round(parsedate_to_datetime(value).timestamp() - time.time()))))
-            except (TypeError, ValueError, OverflowError, IndexError):
-                pass
+    seconds = numbers.retry_after(headers.get("Retry-After") if headers is not None else None, MAX_RETRY_AFTER)
+    if seconds is not None:
+        return int(round(seconds))
     resets = _number_list(headers.get("X-RateLimit-Reset") if headers is not None else None)
     remaining = _number_list(headers.get("X-RateLimit-Remaining") if headers is not None else None)
     if resets:
         exhausted = [r for r, left in zip(resets, remaining) if left <= 0]
         return max(1, int(round(max(exhausted) if exhausted else resets[0])))
     return None
-
-
-def _error_body(raw):
-    try:
-        body = json.loads(raw.decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        return {}
-    err = body.get("error") if isinstance(body, dict) else None
-    return err if isinstance(err, dict) else {}
 
 
 def _invalid_fields(err):
@@ -256,125 +223,49 @@ def _invalid_fields(err):
 
 def error_from_response(status, headers, raw, name="brave"):
     """A WorkerError for a non-200 answer (pure: status, headers, body bytes)."""
-    err = _error_body(raw)
-    detail = _plain(err.get("detail") or err.get("message") or err.get("code"))[:300]
-    extra = {"status": status}
-    rid = _header(headers, REQUEST_ID_HEADERS) or (_plain(err.get("id"))[:200] or None)
-    if rid:
-        extra["request_id"] = rid
-    suffix = (": " + detail) if detail else ""
-    if status in (401, 403):
-        return WorkerError("auth", "Brave refused the API key of provider %r (HTTP %d)%s" % (name, status, suffix),
-                           hint="check BRAVE_API_KEY or the apiKey of provider %r in the config file" % name, **extra)
-    if status == 402:
-        return WorkerError("quota", "the Brave account of provider %r is out of credit (HTTP 402)%s" % (name, suffix),
-                           hint="check the plan and billing in the Brave API dashboard", **extra)
-    if status == 422:
-        fields = _invalid_fields(err)
-        if fields:
-            extra["field"] = fields[0][0]
-            parts = ["%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m) if m else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
-                     for f, m in fields[:5]]
-            message = "Brave rejected the request: invalid %s" % "; ".join(parts)
-        else:
-            message = "Brave rejected the request (HTTP 422)%s" % suffix
-        return WorkerError("invalid_argument", message, hint="fix the named option and try again", **extra)
-    if status == 429:
-        wait = retry_after(headers)
-        if wait is not None:
-            extra["retry_after"] = wait
-        return WorkerError("rate_limited", "Brave rate limit reached for provider %r (HTTP 429)%s" % (name, suffix),
-                           hint="wait %s and retry; the free plan allows one request per second"
-                                % ("%d s" % wait if wait is not None else "a second"), **extra)
-    if status >= 500:
-        return WorkerError("provider", "Brave answered HTTP %d%s" % (status, suffix), hint="retry in a moment", **extra)
-    return WorkerError("provider", "Brave answered HTTP %d%s" % (status, suffix),
-                       retryable=False, hint="this request is not one Brave accepts", **extra)
+    return BraveProvider(ProviderSpec(name, "brave"), None).http_error(status, headers, raw)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """The API never redirects; following one would resend the key to wherever it points."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-def _opener():
-    return urllib.request.build_opener(_NoRedirect)
-
-
-def _rate_slot(call, key, min_interval, limit):
-    """Brave's per-plan spacing between request starts, across every worker process of the user.
-
-    Concurrency itself is the search tool's slot (registry.search_concurrency); this
-    one only adds the minimum interval (free plan: 1 s; paid plans set
-    ``options.minInterval`` lower, or 0 to skip it).
-    """
-    if min_interval <= 0:
-        return contextlib.nullcontext(0.0)
-    from ..state import ratelimit
-
-    return ratelimit.slot(call, key, limit=limit, min_interval=min_interval)
-
-
-class BraveProvider(Provider):
+class BraveProvider(KeyedApi):
     tools = frozenset({"search"})
     verticals = frozenset({"web", "news"})
-    needs_key = True
+    label = "Brave"
+    key_env = "BRAVE_API_KEY"
+    default_base_url = DEFAULT_BASE_URL
+    request_timeout = REQUEST_TIMEOUT
+    min_interval = DEFAULT_MIN_INTERVAL
+    max_retry_after = MAX_RETRY_AFTER
+    request_id_headers = REQUEST_ID_HEADERS
+    rate_hint = "the free plan allows one request per second"
 
-    def _scrub(self, text):
-        key = self.spec.api_key
-        return text.replace(key, "***") if key and isinstance(text, str) else text
+    def auth_headers(self):
+        return {"X-Subscription-Token": self.spec.api_key}
 
-    def _check_key(self):
-        if not self.spec.api_key:
-            raise WorkerError("config", "provider %r (brave) has no API key" % self.name,
-                              hint='export BRAVE_API_KEY=... or add "apiKey" to its entry in the config file')
+    def retry_wait(self, headers):
+        return retry_after(headers)
 
-    def url(self, params, endpoint=ENDPOINT):
-        base = (self.spec.base_url or DEFAULT_BASE_URL).rstrip("/")
-        return base + endpoint + "?" + urllib.parse.urlencode(params)
+    def refine_error(self, exc, status, body):
+        err = body.get("error") if isinstance(body.get("error"), dict) else {}
+        fields = _invalid_fields(err) if status == 422 else []
+        if fields:
+            exc.extra["field"] = fields[0][0]
+            parts = ["%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m) if m else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
+                     for f, m in fields[:5]]
+            exc.message = "Brave rejected the request: invalid %s" % "; ".join(parts)
+            exc.hint = "fix the named option and try again"
+        return exc
 
     def search(self, args):
-        self._check_key()
+        self.check_key()
         params = build_params(args, self.spec.options)
         news = getattr(args, "vertical", None) == "news"
-        req = urllib.request.Request(self.url(params, NEWS_ENDPOINT if news else ENDPOINT), headers={
-            "Accept": "application/json",
-            "Accept-Encoding": "gzip",
-            "User-Agent": "websearch-worker/%s" % __version__,
-            "X-Subscription-Token": self.spec.api_key,
-        })
-        interval = float(self.spec.options.get("minInterval", DEFAULT_MIN_INTERVAL))
-        with _rate_slot(self.call, "brave-interval-%s" % self.name, interval, int(self.spec.options.get("concurrency", 5))):
-            status, headers, raw = self._send(req)
-        if status != 200:
-            exc = error_from_response(status, headers, raw, self.name)
-            exc.message = self._scrub(exc.message)
-            if "request_id" in exc.extra:  # a server may echo the token in its request id
-                exc.extra["request_id"] = self._scrub(exc.extra["request_id"])
-            raise exc
-        from .. import jsonio
-
-        try:
-            body = jsonio.tame(json.loads(raw.decode("utf-8", errors="replace")))
-        except (ValueError, RecursionError):  # jsonio.Untamed is a ValueError
-            raise WorkerError("provider", "Brave answered with a body that is not JSON it can use (%d bytes)" % len(raw),
-                              hint="retry in a moment") from None
-        if not isinstance(body, dict):
-            raise WorkerError("provider", "Brave answered with an unexpected JSON shape", hint="retry in a moment")
+        headers, body = self.call_api("GET", NEWS_ENDPOINT if news else ENDPOINT, params=params)
         results, skipped = parse_news_results(body) if news else parse_results(body)
-        meta = {
-            "request_id": self._scrub(_header(headers, REQUEST_ID_HEADERS)),
-            "count": params["count"],
-            "offset": params["offset"],
-            "skipped": skipped,
-        }
+        facts = {"count": params["count"], "offset": params["offset"], "skipped": skipped}
         for key in ("freshness", "country", "search_lang", "safesearch"):
             if key in params:
-                meta[key] = params[key]
-        if self.spec.key_source:
-            meta["key_source"] = self.spec.key_source
+                facts[key] = params[key]
+        meta = self.meta(self.request_id(headers), facts)
         remaining = headers.get("X-RateLimit-Remaining") if headers is not None else None
         if remaining:
             meta["ratelimit_remaining"] = " ".join(remaining.split())[:60]
@@ -389,54 +280,3 @@ class BraveProvider(Provider):
         if skipped:
             warnings.append("%d result%s without a usable url skipped" % (skipped, "" if skipped == 1 else "s"))
         return {"results": results, "meta": meta, "warnings": warnings}
-
-    def _send(self, req):
-        """(status, headers, body bytes); maps transport failures to timeout/network."""
-        timeout = self.call.bounded(float(self.spec.options.get("timeout", REQUEST_TIMEOUT)))
-        try:
-            resp = _opener().open(req, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            with contextlib.closing(exc):
-                return exc.code, exc.headers, self._read(exc, exc.headers)
-        except (socket.timeout, TimeoutError):
-            raise WorkerError("timeout", "Brave did not answer within %.0f s" % timeout,
-                              hint="retry, or raise --timeout") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise WorkerError("timeout", "Brave did not answer within %.0f s" % timeout,
-                                  hint="retry, or raise --timeout") from None
-            raise WorkerError("network", "cannot reach Brave at %s: %s" % (self._host(), self._scrub(str(reason))[:200]),
-                              hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS") from None
-        except (ConnectionError, OSError) as exc:
-            raise WorkerError("network", "cannot reach Brave at %s: %s" % (self._host(), self._scrub(str(exc))[:200]),
-                              hint="check the network connection and proxy settings") from None
-        with contextlib.closing(resp):
-            try:
-                return resp.status, resp.headers, self._read(resp, resp.headers)
-            except (socket.timeout, TimeoutError):
-                raise WorkerError("timeout", "Brave's answer stalled (no data within %.0f s)" % timeout,
-                                  hint="retry, or raise --timeout") from None
-            except (ConnectionError, OSError) as exc:
-                raise WorkerError("network", "the connection to Brave broke: %s" % str(exc)[:200],
-                                  hint="retry in a moment") from None
-
-    def _host(self):
-        return urllib.parse.urlsplit(self.spec.base_url or DEFAULT_BASE_URL).netloc or "?"
-
-    @staticmethod
-    def _read(resp, headers, cap=8 * 1024 * 1024):
-        raw = resp.read(cap + 1)
-        if len(raw) > cap:
-            raise WorkerError("provider", "Brave's answer exceeded %d bytes" % cap)
-        if (headers.get("Content-Encoding") or "").lower() == "gzip":
-            import zlib
-
-            try:
-                d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                raw = d.decompress(raw, cap)
-                if d.unconsumed_tail:
-                    raise WorkerError("provider", "Brave's decompressed answer exceeded %d bytes" % cap)
-            except zlib.error as exc:
-                raise WorkerError("provider", "Brave sent a corrupt gzip body: %s" % exc) from None
-        return raw

@@ -3,19 +3,21 @@
 exa-py tracks Exa's API, so the calls go through ``Exa.search`` and
 ``Exa.get_contents``; we validate the options Exa would reject only after a
 paid round trip (include/exclude text, additional queries, dates), build our
-normalised results from the exact JSON Exa answered (captured at
-``Exa.request``), and keep that JSON under ``raw``.  exa-py is imported the
-fast way (exa_import), only when an Exa provider answers.
+normalised results from the exact JSON Exa answered, and keep that JSON under
+``raw``.  exa-py builds the request; it is sent by our subclass of ``Exa``,
+whose ``request`` (the method every exa-py call goes through) hands it to the
+keyed base (providers/keyed.py): the same transport, status codes, Retry-After
+and key scrubbing as Brave, and the answer's JSON as it came.  exa-py is
+imported the fast way (exa_import), only when an Exa provider answers.
 """
 
 import datetime
 import json
 import re
 
-from .. import numbers
 from ..errors import WorkerError
 from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
-from .base import Provider
+from .keyed import KeyedApi
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
@@ -25,7 +27,8 @@ LIVECRAWL = ("never", "fallback", "always", "preferred", "auto")
 RECENCY_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 REQUEST_TIMEOUT = 120.0  # deep searches take tens of seconds; the call's deadline cuts it anyway
 USER_AGENT = "websearch-worker (exa-py)"
-MAX_RETRY_AFTER = 7 * 24 * 3600  # a larger Retry-After is not a wait worth reporting
+DEFAULT_BASE_URL = "https://api.exa.ai"
+MAX_BODY = 64 * 1024 * 1024  # contents of 100 URLs at a generous --max-chars; far beyond it is not an answer
 
 
 # -- validation and request building (pure) ------------------------------------
@@ -295,24 +298,27 @@ def raw_summary(data):
     return {k: v for k, v in data.items() if k not in ("results", "statuses")}
 
 
-def response_meta(data, spec, extra=None):
-    meta = {"request_id": data.get("requestId")}
+def response_meta(data, api, extra=None):
+    """The meta of an answer: Exa's facts beside the results, then ``extra``."""
+    facts = {}
     if data.get("resolvedSearchType"):
-        meta["resolved_search_type"] = data["resolvedSearchType"]
+        facts["resolved_search_type"] = data["resolvedSearchType"]
     cost = data.get("costDollars")
     if isinstance(cost, dict) and "total" in cost:
-        meta["cost_dollars"] = cost["total"]
+        facts["cost_dollars"] = cost["total"]
     if data.get("searchTime") is not None:
-        meta["search_time_ms"] = data["searchTime"]
-    if spec.key_source:
-        meta["key_source"] = spec.key_source
-    if extra:
-        meta.update(extra)
+        facts["search_time_ms"] = data["searchTime"]
+    meta = api.meta(data.get("requestId"), facts)
+    meta.update(extra or {})
     return meta
 
 
 def _norm_url(url):
     return (url or "").strip().rstrip("/").lower()
+
+
+# Exa's per-URL errors name its tag and the page's status; they have always been without retryable.
+ITEM_ERROR_FIELDS = ("code", "message", "tag", "status")
 
 
 def status_error(status):
@@ -327,10 +333,10 @@ def status_error(status):
         code = "http_error"
     else:
         code = "provider"
-    out = {"code": code, "message": message, "tag": tag}
+    extra = {"tag": tag}
     if isinstance(http, int):
-        out["status"] = http
-    return out
+        extra["status"] = http
+    return WorkerError(code, message, **extra).to_dict(ITEM_ERROR_FIELDS)
 
 
 def fetch_items(urls, data, max_chars, start):
@@ -354,8 +360,8 @@ def fetch_items(urls, data, max_chars, start):
             items.append({"url": url, "ok": False, "error": status_error(status)})
             continue
         if result is None:
-            items.append({"url": url, "ok": False,
-                          "error": {"code": "provider", "message": "Exa returned no content for this URL"}})
+            items.append({"url": url, "ok": False, "error": WorkerError(
+                "provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS)})
             continue
         text = str(result.get("text") or "")
         content = text[start:]
@@ -381,161 +387,76 @@ def fetch_items(urls, data, max_chars, start):
     return items
 
 
-# -- errors --------------------------------------------------------------------
-
-def scrub(text, secret):
-    text = " ".join(str(text).split())
-    if secret:
-        text = text.replace(secret, "***")
-    return text[:300]
-
-
-_STATUS_RE = re.compile(r"status code (\d{3})")
-
-
-def map_failure(exc, response, secret, name):
-    """A WorkerError for an exception from exa-py, with the last HTTP response when there was one."""
-    status = response.status_code if response is not None and response.status_code >= 400 else None
-    if status is None and isinstance(exc, ValueError):
-        m = _STATUS_RE.search(str(exc))
-        status = int(m.group(1)) if m else None
-    detail = scrub(exc, secret)
-    if status is not None:
-        body = detail.split(": ", 1)[1] if ": " in detail else detail
-        extra = {"status": status}
-        if status in (401, 403):
-            return WorkerError("auth", "Exa refused the API key (HTTP %d): %s" % (status, body), **extra,
-                               hint="check EXA_API_KEY or the apiKey of provider %r in the config file" % name)
-        if status == 402:
-            return WorkerError("quota", "the Exa account is out of credit (HTTP 402): %s" % body, **extra,
-                               hint="add credit at Exa's dashboard, or use another provider with --provider")
-        if status == 429:
-            retry = _retry_after(response)
-            if retry is not None:
-                extra["retry_after"] = retry
-            return WorkerError("rate_limited", "Exa rate limit reached (HTTP 429): %s" % body, **extra,
-                               hint="wait %s and try again" % ("%gs" % retry if retry is not None else "a moment"))
-        if status >= 500:
-            return WorkerError("provider", "Exa failed (HTTP %d): %s" % (status, body), **extra,
-                               hint="a problem on Exa's side; try again shortly")
-        return WorkerError("invalid_argument", "Exa rejected the request (HTTP %d): %s" % (status, body), **extra,
-                           hint="check the Exa options given")
-    import requests
-
-    from .exa_import import import_exa
-
-    if isinstance(exc, import_exa().ExaTimeoutError) or isinstance(exc, requests.exceptions.Timeout):
-        return WorkerError("timeout", "Exa did not answer in time: %s" % detail, hint="raise --timeout or try again")
-    if isinstance(exc, requests.exceptions.RequestException):
-        return WorkerError("network", "cannot reach Exa: %s" % detail,
-                           hint="check the network connection, proxy settings (HTTPS_PROXY) and the provider's baseUrl")
-    if isinstance(exc, (ValueError, KeyError, TypeError)):
-        return WorkerError("provider", "Exa's answer could not be used: %s" % detail)
-    return None
-
-
-def _retry_after(response):
-    value = response.headers.get("Retry-After") if response is not None else None
-    if not value:
-        return None
-    seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER)
-    if seconds is not None or value.strip()[:1].isdigit():
-        return seconds  # a number, or one out of range (no usable wait)
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(value)
-        return min(MAX_RETRY_AFTER, max(0.0, round((when - datetime.datetime.now(when.tzinfo)).total_seconds(), 1)))
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-
-
 # -- the provider ------------------------------------------------------------------
 
-class _Recorder:
-    """Keeps the last HTTP response exa-py received (status and headers for error mapping)."""
-
-    def __init__(self):
-        self.response = None
-
-    def __enter__(self):
-        import requests.sessions
-
-        self._cls = requests.sessions.Session
-        self._send = original = self._cls.send
-        recorder = self
-
-        def send(session, request, **kwargs):
-            response = original(session, request, **kwargs)
-            recorder.response = response
-            return response
-
-        self._cls.send = send
-        return self
-
-    def __exit__(self, *exc):
-        self._cls.send = self._send
-        return False
+_client_classes = {}
 
 
-class ExaProvider(Provider):
+def client_class(exa_py):
+    """exa-py's ``Exa`` with its one HTTP method, ``request``, sending through a KeyedApi."""
+    cls = _client_classes.get(exa_py.Exa)
+    if cls is not None:
+        return cls
+
+    class Client(exa_py.Exa):
+        # websearch_* names: exa-py's own attributes may grow, ours must not collide with them
+        def __init__(self, api, **kwargs):
+            super().__init__(**kwargs)
+            self.websearch_api = api
+            self.websearch_answer = None  # the JSON object Exa answered, as decoded
+
+        def request(self, endpoint, data=None, method="POST", params=None, headers=None, timeout=None,
+                    extra_headers=None, extra_query=None, extra_body=None):
+            # ``timeout`` is left to the keyed base: the call's deadline bounds every request
+            if extra_query or extra_body or isinstance(data, str) or (isinstance(data, dict) and data.get("stream")):
+                raise TypeError("websearch-worker sends JSON objects only: no streams, no extra query or body fields")
+            sent = dict(self.headers)
+            sent.update(headers or {})
+            sent.update({k: v for k, v in (extra_headers or {}).items() if v is not None})
+            _headers, answer = self.websearch_api.call_api(method.upper(), endpoint, params=params,
+                                                           payload=data or None, headers=sent)
+            self.websearch_answer = answer
+            return answer
+
+    _client_classes[exa_py.Exa] = Client
+    return Client
+
+
+class ExaProvider(KeyedApi):
     tools = frozenset({"search", "fetch"})
     verticals = frozenset({"web", "news"})
-    needs_key = True
+    label = "Exa"
+    key_env = "EXA_API_KEY"
+    default_base_url = DEFAULT_BASE_URL
+    request_timeout = REQUEST_TIMEOUT
+    max_body = MAX_BODY
 
-    def client(self):
-        from . import exa_import
-
-        if not self.spec.api_key:
-            raise WorkerError("config", "provider %r (exa) has no API key" % self.name,
-                              hint='export EXA_API_KEY=... or add "apiKey" to its entry in the config file')
-        exa_py = exa_import.import_exa()
-        timeout = self.call.bounded(REQUEST_TIMEOUT) if self.call is not None else REQUEST_TIMEOUT
-        kwargs = {"api_key": self.spec.api_key, "user_agent": USER_AGENT, "timeout": timeout}
-        if self.spec.base_url:
-            kwargs["base_url"] = self.spec.base_url
-        client = exa_py.Exa(**kwargs)
-        captured = {}
-        original = client.request
-
-        def request(endpoint, data=None, *a, **kw):
-            result = original(endpoint, data, *a, **kw)
-            if isinstance(result, dict):
-                captured["data"] = result
-            return result
-
-        client.request = request  # search/get_contents call self.request: keep the exact JSON
-        return client, captured, exa_import.mode
+    def auth_headers(self):
+        return {"x-api-key": self.spec.api_key}
 
     def _call(self, method, *args, **kwargs):
-        client, captured, mode = self.client()
-        with _Recorder() as rec:
-            try:
-                getattr(client, method)(*args, **kwargs)
-            except WorkerError:
-                raise
-            except Exception as exc:
-                err = map_failure(exc, rec.response, self.spec.api_key, self.name)
-                if err is None:
-                    raise WorkerError("provider", "exa-py failed: %s: %s" % (type(exc).__name__, scrub(exc, self.spec.api_key))) from None
-                raise err from None
-        data = captured.get("data")
-        if not isinstance(data, dict):
-            raise WorkerError("provider", "Exa's answer was not a JSON object")
-        from .. import jsonio
+        """(Exa's JSON answer, how exa-py was imported) for one exa-py call."""
+        from . import exa_import
 
+        self.check_key()
+        exa_py = exa_import.import_exa()
+        client = client_class(exa_py)(self, api_key=self.spec.api_key, user_agent=USER_AGENT, base_url=self.base_url())
         try:
-            jsonio.tame(data)  # NaN/Infinity -> null here, where the answer enters, not at the encoder
-        except jsonio.Untamed as exc:
-            raise WorkerError("provider", "Exa's answer could not be used: %s" % exc) from None
-        return data, mode
+            getattr(client, method)(*args, **kwargs)
+        except WorkerError:
+            raise
+        except Exception as exc:  # exa-py refused our arguments, or could not read what Exa answered
+            what = "could not read Exa's answer" if client.websearch_answer is not None else "refused the request"
+            raise WorkerError("provider", "exa-py %s: %s: %s"
+                              % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300])) from None
+        return client.websearch_answer, exa_import.mode
 
     def search(self, args):
         kw, warnings = search_kwargs(args, self.spec.options)
         data, mode = self._call("search", args.query, **kw)
         news = getattr(args, "vertical", None) == "news"
         results = [search_result(r, news) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
-        meta = response_meta(data, self.spec, {"limit": kw["num_results"], "exa_import": mode})
+        meta = response_meta(data, self, {"limit": kw["num_results"], "exa_import": mode})
         if kw.get("type"):
             meta["type"] = kw["type"]
         answer = {"results": results, "meta": meta, "raw": raw_summary(data), "warnings": warnings}
@@ -548,7 +469,7 @@ class ExaProvider(Provider):
         kw, max_chars, start = fetch_kwargs(args, self.spec.options)
         data, mode = self._call("get_contents", list(urls), **kw)
         items = fetch_items(list(urls), data, max_chars, start)
-        meta = response_meta(data, self.spec, {"exa_import": mode, "max_chars": max_chars})
+        meta = response_meta(data, self, {"exa_import": mode, "max_chars": max_chars})
         raw = raw_summary(data)
         if data.get("statuses") is not None:
             raw["statuses"] = data["statuses"]

@@ -25,6 +25,7 @@ its imports no longer match them.
 import importlib
 import os
 import sys
+import threading
 from importlib.machinery import ModuleSpec
 
 # names exa-py imports from openai (api.py, utils.py)
@@ -114,25 +115,23 @@ def _load_real(package):
 
 
 class _Finder:
-    """Meta-path finder active only while exa_py is imported."""
+    """Meta-path finder active only while exa_py is imported, and only for the thread importing it.
+
+    Every import on that thread in that window is exa_py's (or one of its
+    dependencies'); an import of openai by anyone else, on another thread,
+    gets the real package.  A dependency that imported openai would get the
+    stub too, which fails on any name exa-py does not use: the plain import
+    then takes over.
+    """
 
     def __init__(self):
         self.stubbed = []
-
-    @staticmethod
-    def _importer_is_exa():
-        frame = sys._getframe(1)
-        while frame is not None:
-            name = frame.f_globals.get("__name__", "")
-            if not name.startswith("importlib") and name != __name__:
-                return name == "exa_py" or name.startswith("exa_py.")
-            frame = frame.f_back
-        return False
+        self.thread = threading.get_ident()
 
     def find_spec(self, fullname, path=None, target=None):
+        if threading.get_ident() != self.thread:
+            return None
         if fullname == "openai" or fullname.startswith("openai."):
-            if fullname == "openai" and not self._importer_is_exa():
-                return None
             if fullname != "openai" and not isinstance(sys.modules.get("openai"), _OpenAIStub):
                 return None
             if fullname.rpartition(".")[2][:1].isupper():

@@ -10,7 +10,7 @@ it outlives its bound, which always ends before the call's own deadline.
 
 import threading
 
-from ..errors import WorkerError
+from ..errors import WorkerError, error_object
 
 GRACE_S = 1.0  # beyond the per-source timeout, for fetch_many's own bookkeeping
 RESERVE_S = 0.5  # kept back from the call's deadline for rendering the answer
@@ -50,7 +50,7 @@ def _fetch_bounded(fetch_many, urls, call, wait_s, **kw):
 
 def _mark_failed(result, code, message):
     result["fetched"] = False
-    result["fetch_error"] = {"code": code, "message": " ".join(str(message).split())[:300]}
+    result["fetch_error"] = error_object(code, " ".join(str(message).split())[:300], fields=("code", "message"))
 
 
 def enrich(results, args, call, settings=None):
@@ -82,9 +82,9 @@ def enrich(results, args, call, settings=None):
             raise WorkerError("internal", "the fetch pipeline returned %s items for %d urls"
                               % (len(items) if isinstance(items, list) else "no", n))
     except WorkerError as exc:
-        items = [{"ok": False, "error": {"code": exc.code, "message": exc.message}}] * n
+        items = [{"ok": False, "error": exc.to_dict()}] * n
     except Exception as exc:  # a bug in fetching must not cost the search answer
-        items = [{"ok": False, "error": {"code": "internal", "message": "%s: %s" % (type(exc).__name__, exc)}}] * n
+        items = [{"ok": False, "error": error_object("internal", "%s: %s" % (type(exc).__name__, exc))}] * n
 
     warnings = []
     for i, (result, item) in enumerate(zip(top, items), 1):

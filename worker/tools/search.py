@@ -79,10 +79,9 @@ def describe(exc):
 
 def _attempt(spec, outcome, ms, exc=None):
     entry = {"provider": spec.name, "type": spec.type, "outcome": outcome, "ms": int(round(ms))}
-    if exc is not None:
-        entry["message"] = textview.one_line(exc.message, 300)
-        if "retry_after" in exc.extra:
-            entry["retry_after"] = exc.extra["retry_after"]
+    if exc is not None:  # the outcome is the code; of the error, the message and the wait
+        entry.update(exc.to_dict(("message", "retry_after")))
+        entry["message"] = textview.one_line(entry["message"], 300)
     return entry
 
 

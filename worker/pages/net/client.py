@@ -25,7 +25,6 @@ HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
-MAX_RETRY_AFTER_HEADER = 7 * 24 * 3600  # longest we report: beyond a week a server's value means nothing
 BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
 CHUNK = 64 * 1024
 
@@ -230,28 +229,6 @@ def _map_error(exc, url, dog=None):
     return exc
 
 
-def _retry_after(value):
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    seconds = numbers.or_none(value, lo=0, hi=MAX_RETRY_AFTER_HEADER, integer=True)
-    if seconds is not None:
-        return float(seconds)
-    if value[:1].isdigit():
-        return None  # a number out of range (or not ASCII): no usable wait
-    try:
-        from email.utils import parsedate_to_datetime
-        from datetime import datetime, timezone
-
-        when = parsedate_to_datetime(value)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        return min(MAX_RETRY_AFTER_HEADER, max(0.0, (when - datetime.now(timezone.utc)).total_seconds()))
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-
-
 def _decoder(encoding):
     encoding = (encoding or "").strip().lower()
     if encoding in ("", "identity", "none"):
@@ -363,7 +340,7 @@ def download(url, opts):
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
-                wait = _retry_after(headers.get("retry-after"))
+                wait = numbers.retry_after(headers.get("retry-after"))
                 left = _left(opts.deadline)
                 if wait is not None and wait <= MAX_RETRY_AFTER and (left is None or wait + 1.0 < left):
                     retried = True
@@ -372,7 +349,7 @@ def download(url, opts):
             if status >= 400 and not opts.keep_errors:
                 reason = (response.reason or "").strip()
                 extra = {"status": status}
-                wait = _retry_after(headers.get("retry-after"))
+                wait = numbers.retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
                 err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),

@@ -1,15 +1,18 @@
 """GitHub through its REST API and raw file host, not its script-built pages.
 
 blob/ -> the raw file; a repository or tree/ -> README + listing; issues/N and
-pull/N -> the thread with every comment (paginated by Link headers); releases;
-gists.  GITHUB_TOKEN / GH_TOKEN, when set, go to the configured API and raw
-hosts only (never to a redirect elsewhere) and are never written anywhere.
+pull/N -> the thread with every comment (paginated by Link headers), and for a
+pull request its reviews and line comments in the same date order; releases;
+gists.  A ref may hold slashes (blob/feature/x/a.py): when the first segment is
+not it, the API's branch and tag names say where the ref ends.  GITHUB_TOKEN /
+GH_TOKEN, when set, go to the configured API and raw hosts only (never to a
+redirect elsewhere) and are never written anywhere.
 """
 
 import base64
 import os
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from . import Doc, Fallback
 from .markup import code_block, heading, language_of
@@ -90,7 +93,9 @@ class Api:
             items.extend(d for d in data if isinstance(d, dict))
             url = next_link(resp.headers.get("link"))
             if not url or not url.startswith(self.base + "/"):
-                return items, False
+                # A next page outside the API base is not followed (the token would not go there
+                # anyway): the list is then cut, and the text says so.
+                return items, bool(url)
         return items, True
 
 
@@ -112,8 +117,35 @@ def _b64(data):
     return base64.b64decode(data["content"]).decode("utf-8", "replace")
 
 
-def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False):
-    """An issue or pull request with its comments, in order, as markdown (or text)."""
+REVIEW_STATES = {"APPROVED": "approved", "CHANGES_REQUESTED": "changes requested", "COMMENTED": "commented",
+                 "DISMISSED": "dismissed"}  # PENDING reviews are drafts, seen by their author only
+HUNK_LINES = 3  # of a review comment's diff hunk: the lines it is about, not the whole hunk
+
+
+def conversation(comments, reviews=(), review_comments=()):
+    """Issue comments, reviews and review comments as one list in date order: (when, who, note, body, hunk)."""
+    out = [(_s(c.get("created_at")), _who(c.get("user")), "", _s(c.get("body")).strip(), None) for c in comments]
+    for r in reviews:
+        state = REVIEW_STATES.get(_s(r.get("state")))
+        body = _s(r.get("body")).strip()
+        # A "commented" review with no text only holds line comments, which come on their own.
+        if state is None or (state == "commented" and not body):
+            continue
+        out.append((_s(r.get("submitted_at")), _who(r.get("user")), "review: " + state, body, None))
+    for c in review_comments:
+        line, start = c.get("line") or c.get("original_line"), c.get("start_line") or c.get("original_start_line")
+        where = _s(c.get("path")) + ("" if not line else " line %s" % line if not start or start == line
+                                     else " lines %s-%s" % (start, line))
+        hunk = None
+        if not c.get("in_reply_to_id") and _s(c.get("diff_hunk")):  # a reply is about the same lines
+            hunk = "\n".join(_s(c.get("diff_hunk")).splitlines()[-HUNK_LINES:])
+        out.append((_s(c.get("created_at")), _who(c.get("user")), "on " + where, _s(c.get("body")).strip(), hunk))
+    return sorted(out, key=lambda e: e[0])  # ISO 8601 UTC times order as strings; ties keep their order
+
+
+def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False,
+                reviews=(), review_comments=()):
+    """An issue or pull request with its comments (and reviews), in order, as markdown (or text)."""
     kind = "Pull request" if pull is not None else "Issue"
     if pull is not None:  # the pull request's own record is the one kept current for its text
         issue = dict(issue, **{k: pull[k] for k in ("title", "body", "user", "state") if pull.get(k) is not None})
@@ -135,10 +167,13 @@ def thread_text(issue, comments, md, pull=None, files=(), files_cut=False, comme
                                                  f.get("additions", 0), f.get("deletions", 0)))
         if files_cut:
             lines.append("(more files than this adapter lists)")
-    lines += ["", heading(2, "Comments (%d)" % len(comments), md)]
-    for c in comments:
-        lines += ["", heading(3, "%s on %s" % (_who(c.get("user")) or "(unknown)", _s(c.get("created_at"))), md), "",
-                  _s(c.get("body")).strip()]
+    entries = conversation(comments, reviews, review_comments)
+    lines += ["", heading(2, "Comments (%d)" % len(entries), md)]
+    for when, who, note, body, hunk in entries:
+        lines += ["", heading(3, "%s on %s%s" % (who or "(unknown)", when, " (%s)" % note if note else ""), md), ""]
+        if hunk:
+            lines += [code_block(hunk, "diff", md), ""]
+        lines.append(body)
     if comments_cut:
         lines += ["", "(more comments than this adapter reads)"]
     return "\n".join(lines).strip() + "\n"
@@ -197,8 +232,33 @@ def _q(part):
     return quote(part, safe="")
 
 
+def _refs_named(api, where, first):
+    """Branch and tag names starting with ``first`` (the API's matching-refs), slashes and all."""
+    names = set()
+    for kind in ("heads", "tags"):
+        refs, _ = api.pages("%s/git/matching-refs/%s/%s?per_page=100" % (where, kind, _q(first)),
+                            "the refs named %s..." % first)
+        prefix = "refs/%s/" % kind
+        names.update(_s(r.get("ref"))[len(prefix):] for r in refs if _s(r.get("ref")).startswith(prefix))
+    return names
+
+
+def split_ref(api, where, tail, need_path):
+    """(ref, path) for the segments after blob/ or tree/ when the ref may hold slashes, or None.
+
+    ``feature/x/src/a.py`` is ref ``feature/x`` and path ``src/a.py`` when a branch or tag of
+    that name exists: the longest name the segments start with wins, as on GitHub's own pages.
+    """
+    names = _refs_named(api, where, tail[0])
+    for k in range(len(tail) - (1 if need_path else 0), 0, -1):
+        if "/".join(tail[:k]) in names:
+            return "/".join(tail[:k]), "/".join(tail[k:])
+    return None
+
+
 def read(ctx, url, parts):
-    segs = [s for s in parts.path.split("/") if s]
+    # Decoded, so a name written %20 in the URL is not encoded twice when a request path is built.
+    segs = [unquote(s) for s in parts.path.split("/") if s]
     host = (parts.hostname or "").lower()
     api = Api(ctx)
     md = ctx.md
@@ -220,7 +280,17 @@ def read(ctx, url, parts):
     rest = segs[2:]
     if rest[:1] == ["blob"] and len(rest) >= 3 or rest[:1] == ["raw"] and len(rest) >= 3:
         ref, path = rest[1], "/".join(rest[2:])
+        # The raw host first, with the first segment as the ref: right for nearly every URL, and
+        # outside the API's rate limit.
         resp = ctx.get("%s/%s/%s/%s/%s" % (api.raw, _q(owner), _q(repo), _q(ref), quote(path)))
+        if resp.status == 404 and len(rest) > 3:
+            # Perhaps a ref with slashes (blob/feature/x/src/a.py).  A raw URL cannot say where
+            # the ref ends; the contents API takes it as a parameter and answers the raw file.
+            found = split_ref(api, where, rest[1:], need_path=True)
+            if found and found[0] != ref:
+                ref, path = found
+                resp = ctx.get("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)),
+                               accept="application/vnd.github.raw+json")
         if resp.status >= 400:
             raise _why(resp, "file %s" % path)
         if b"\0" in resp.body[:8000]:
@@ -235,7 +305,7 @@ def read(ctx, url, parts):
         warnings = ["the file is larger than the %d-byte cap; only its start is shown" % len(resp.body)] if resp.truncated else []
         return Doc(url, body, fmt=ctx.fmt, title=path.rsplit("/", 1)[-1], nbytes=len(resp.body),
                    content_type=resp.content_type or "text/plain", warnings=warnings)
-    if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isdigit():
+    if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isascii() and rest[1].isdigit():
         n = rest[1]
         issue = api.json("%s/issues/%s" % (where, n), "issue #%s" % n)
         pull, files, files_cut = None, [], False
@@ -243,25 +313,34 @@ def read(ctx, url, parts):
             pull = api.json("%s/pulls/%s" % (where, n), "pull request #%s" % n)
             files, files_cut = api.pages("%s/pulls/%s/files?per_page=100" % (where, n), "the changed files of #%s" % n)
         comments, cut = api.pages("%s/issues/%s/comments?per_page=100" % (where, n), "the comments of #%s" % n)
+        reviews, review_comments = [], []
+        if pull is not None:  # a review and its line comments are the API's other two lists
+            reviews, cut2 = api.pages("%s/pulls/%s/reviews?per_page=100" % (where, n), "the reviews of #%s" % n)
+            review_comments, cut3 = api.pages("%s/pulls/%s/comments?per_page=100" % (where, n),
+                                              "the review comments of #%s" % n)
+            cut = cut or cut2 or cut3
         ctx.meta.update(kind="pull" if pull is not None else "issue", state=_s(issue.get("state")),
                         labels=_labels(issue), comments=len(comments))
         if pull is not None:
-            ctx.meta.update(changed_files=len(files), merged=bool(pull.get("merged")))
-        text = thread_text(issue, comments, md, pull, files, files_cut, cut)
+            ctx.meta.update(changed_files=len(files), merged=bool(pull.get("merged")),
+                            reviews=sum(1 for r in reviews if _s(r.get("state")) in REVIEW_STATES),
+                            review_comments=len(review_comments))
+        text = thread_text(issue, comments, md, pull, files, files_cut, cut, reviews, review_comments)
         return Doc(url, text, fmt=ctx.fmt, title=_s(issue.get("title")), author=_who(issue.get("user")) or None,
                    published=_s(issue.get("created_at")) or None)
     if rest[:1] == ["releases"]:
         if rest[1:2] == ["tag"] and len(rest) >= 3:
             tag = "/".join(rest[2:])
             rel = api.json("%s/releases/tags/%s" % (where, quote(tag, safe="")), "release %s" % tag)
-            ctx.meta["kind"] = "release"
+            ctx.meta.update(kind="release", tag=_s(rel.get("tag_name")) or tag)
             return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or tag,
                        published=_s(rel.get("published_at")) or None, author=_who(rel.get("author")) or None)
         if rest[1:2] == ["latest"]:
             rel = api.json("%s/releases/latest" % where, "the latest release")
             ctx.meta["kind"] = "release"
+            ctx.meta["tag"] = _s(rel.get("tag_name"))
             return Doc(url, release_text(rel, md), fmt=ctx.fmt, title=_s(rel.get("name")) or _s(rel.get("tag_name")),
-                       published=_s(rel.get("published_at")) or None)
+                       published=_s(rel.get("published_at")) or None, author=_who(rel.get("author")) or None)
         if len(rest) == 1:
             rels = api.json("%s/releases?per_page=%d" % (where, RELEASES), "the releases", kind=(list,))
             rels = [r for r in rels if isinstance(r, dict)]
@@ -274,9 +353,19 @@ def read(ctx, url, parts):
         info = api.json(where, "repository %s/%s" % (owner, repo))
         ref = rest[1] if rest else _s(info.get("default_branch")) or "HEAD"
         path = "/".join(rest[2:]) if rest else ""
-        suffix = "?ref=" + _q(ref)
-        entries = api.json("%s/contents/%s%s" % (where, quote(path), suffix), "the listing", kind=(list,))
+        resp, entries = ctx.json("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)), "the listing")
+        if resp.status == 404 and len(rest) > 2:  # perhaps a ref with slashes: tree/feature/x/src
+            found = split_ref(api, where, rest[1:], need_path=False)
+            if found and found[0] != ref:
+                ref, path = found
+                resp, entries = ctx.json("%s%s/contents/%s?ref=%s" % (api.base, where, quote(path), _q(ref)),
+                                         "the listing")
+        if resp.status >= 400:
+            raise _why(resp, "the listing")
+        if not isinstance(entries, list):
+            raise Fallback("github: the API's answer for the listing has a shape this adapter does not know")
         entries = [e for e in entries if isinstance(e, dict)]
+        suffix = "?ref=" + _q(ref)
         readme = None
         resp, data = ctx.json("%s%s/readme%s%s" % (api.base, where, ("/" + quote(path)) if path else "", suffix), "the README")
         if resp.status == 404:

@@ -1,5 +1,8 @@
 """Stack Exchange questions through the public API (no key): the question and every answer.
 
+An answer's URL (/a/ID, /questions/ID/slug/ANSWERID) gives the same whole thread,
+with that answer marked where it stands and named at the top.
+
 Answers come accepted first, then by score, each with score, author and date;
 post bodies are the API's HTML, turned to markdown with code blocks verbatim.
 """
@@ -30,10 +33,27 @@ def site_param(host):
     return host  # a configured host: the API accepts a site's domain as its parameter
 
 
+def _is_id(text):
+    # ASCII digits only ("²".isdigit() is true too), and short enough to be a post id.
+    return text.isascii() and text.isdigit() and len(text) <= 15
+
+
 def question_id(path):
     segs = [s for s in path.split("/") if s]
-    if len(segs) >= 2 and segs[0] in ("questions", "q") and segs[1].isdigit():
+    if len(segs) >= 2 and segs[0] in ("questions", "q") and _is_id(segs[1]):
         return segs[1]
+    return None
+
+
+def answer_id(path, fragment=""):
+    """The answer a URL links to: /a/ID[/USER], /questions/ID/slug/ANSWERID[#ANSWERID], or #ANSWERID."""
+    segs = [s for s in path.split("/") if s]
+    if len(segs) >= 2 and segs[0] == "a" and _is_id(segs[1]):
+        return segs[1]
+    if len(segs) >= 4 and segs[0] == "questions" and _is_id(segs[3]):
+        return segs[3]
+    if question_id(path) and _is_id(fragment):  # older links: /questions/ID/slug#ANSWERID
+        return fragment
     return None
 
 
@@ -69,7 +89,7 @@ def _who(post):
     return html.unescape(str(owner.get("display_name") or "(unknown)"))
 
 
-def thread_text(q, answers, md):
+def thread_text(q, answers, md, linked=None):
     import html
 
     title = html.unescape(str(q.get("title") or ""))
@@ -77,10 +97,15 @@ def thread_text(q, answers, md):
     facts = ["Score: %s" % q.get("score", 0), "Asked by %s on %s" % (_who(q), iso_date(q.get("creation_date")) or "?")]
     if q.get("tags"):
         facts.append("Tags: %s" % ", ".join(str(t) for t in q["tags"]))
+    link = next((a for a in answers if linked is not None and str(a.get("answer_id")) == linked), None)
+    if link is not None:  # the URL named one answer: say which, up front; it keeps its place below
+        facts.append("Linked answer: %s by %s (score %s), marked below" % (linked, _who(link), link.get("score", 0)))
     lines += [("- " if md else "") + f for f in facts] + ["", html_to_text(q.get("body") or "", md)]
     lines += ["", heading(2, "%d answer%s" % (len(answers), "" if len(answers) == 1 else "s"), md)]
     for a in answers:
         mark = "Accepted answer" if a.get("is_accepted") else "Answer"
+        if a is link:
+            mark = "Linked " + mark[0].lower() + mark[1:]
         lines += ["", heading(3, "%s (score %s) by %s on %s" % (mark, a.get("score", 0), _who(a),
                                                                 iso_date(a.get("creation_date")) or "?"), md), "",
                   html_to_text(a.get("body") or "", md)]
@@ -88,12 +113,18 @@ def thread_text(q, answers, md):
 
 
 def read(ctx, url, parts):
-    qid = question_id(parts.path)
-    if qid is None:
-        raise Fallback("stackexchange: %s is not a question URL" % url)
+    qid, aid = question_id(parts.path), answer_id(parts.path, parts.fragment)
+    if qid is None and aid is None:
+        raise Fallback("stackexchange: %s is not a question or answer URL" % url)
     base = ctx.base("apiBase", API)
     site = quote(site_param(parts.hostname or ""), safe="")
     ctx.meta["api"] = base
+    if qid is None:  # /a/ID: the answer's record names its question; the whole thread is read
+        got = _get(ctx, "%s/answers/%s?site=%s" % (base, aid, site), "answer %s" % aid)
+        first = got["items"][0] if got["items"] and isinstance(got["items"][0], dict) else {}
+        if not _is_id(str(first.get("question_id") or "")):
+            raise Fallback("stackexchange: the API has no answer %s on %s" % (aid, site))
+        qid = str(first["question_id"])
     data = _get(ctx, "%s/questions/%s?site=%s&filter=withbody" % (base, qid, site), "question %s" % qid)
     if not data["items"] or not isinstance(data["items"][0], dict):
         raise Fallback("stackexchange: the API has no question %s on %s" % (qid, site))
@@ -113,8 +144,14 @@ def read(ctx, url, parts):
     ctx.meta.update(kind="question", site=site, answers=len(answers), score=q.get("score"),
                     accepted=any(a.get("is_accepted") for a in answers), quota_remaining=data.get("quota_remaining"))
     warnings = ["more answers than this adapter reads (%d shown)" % len(answers)] if cut else []
+    final = q.get("link") if isinstance(q.get("link"), str) else None
+    if aid is not None:
+        ctx.meta["answer_id"] = int(aid)
+        if any(str(a.get("answer_id")) == aid for a in answers):
+            final = final and "%s/%s#%s" % (final, aid, aid)  # where the site itself sends an answer link
+        else:
+            warnings.append("the linked answer %s is not among the answers read (deleted, or past the last page)" % aid)
     import html
 
-    return Doc(url, thread_text(q, answers, ctx.md), fmt=ctx.fmt, title=html.unescape(str(q.get("title") or "")),
-               author=_who(q), published=iso_date(q.get("creation_date")), warnings=warnings,
-               final_url=q.get("link") if isinstance(q.get("link"), str) else None)
+    return Doc(url, thread_text(q, answers, ctx.md, aid), fmt=ctx.fmt, title=html.unescape(str(q.get("title") or "")),
+               author=_who(q), published=iso_date(q.get("creation_date")), warnings=warnings, final_url=final)
