@@ -54,7 +54,7 @@ def _numbers_are_sane(args):
 @example(argv=["search", "--cache-ttl", "9" * 400, "q"])
 @example(argv=["fetch", "--concurrency", "\u00b2", "x"])
 def test_parser_returns_args_or_usage_error(argv):
-    """Every argv: a Namespace with finite, bounded numbers, or a WorkerError; --help exits; nothing else."""
+    """Every argv: a Namespace with finite, bounded numbers and a request, or a WorkerError; --help exits; nothing else."""
     try:
         args = cli.parse_args(argv)
     except WorkerError as exc:
@@ -64,6 +64,14 @@ def test_parser_returns_args_or_usage_error(argv):
         assert exc.code in (0, None)
         return
     _numbers_are_sane(args)
+    if args.version:
+        return
+    try:
+        request = cli.request_of(args)
+    except WorkerError as exc:  # an empty or oversized query, found as the request is built
+        assert exc.code == "invalid_query" and args.command == "search", exc.to_dict()
+        return
+    assert request.command == args.command
 
 
 scalar = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
@@ -94,9 +102,9 @@ config_data = st.one_of(
 def _load(tmp_path, data):
     path = tmp_path / "fuzz-config.json"
     path.write_text(json.dumps(data, allow_nan=True))
-    args = cli.parse_args(["search", "--config", str(path), "--", "q"])
-    cfg = config.load(args)
-    return args, cfg
+    request = cli.request_of(cli.parse_args(["search", "--config", str(path), "--", "q"]))
+    cfg = config.load(request)
+    return request, cfg
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -105,7 +113,7 @@ def test_config_loader_returns_config_or_config_error(tmp_path, data):
     from worker.state import cache
 
     try:
-        args, cfg = _load(tmp_path, data)
+        request, cfg = _load(tmp_path, data)
         for tool in ("search", "fetch"):
             try:
                 spec = config.select(cfg, tool, None)
@@ -114,7 +122,7 @@ def test_config_loader_returns_config_or_config_error(tmp_path, data):
                 continue
             for value in spec.options.values():  # options the providers read are of their declared type
                 assert not isinstance(value, float) or math.isfinite(value)
-        pol = cache.policy(args, cfg.settings)
+        pol = cache.policy(request, cfg.settings)
         assert 0 <= pol.ttl <= 365 * 24 * 3600 and pol.max_bytes >= 0
         assert "\0" not in pol.directory
     except WorkerError as exc:
@@ -126,9 +134,9 @@ def test_config_loader_returns_config_or_config_error(tmp_path, data):
 def test_config_loader_on_arbitrary_bytes(tmp_path, raw):
     path = tmp_path / "bytes.json"
     path.write_bytes(raw)
-    args = cli.parse_args(["search", "--config", str(path), "--", "q"])
+    request = cli.request_of(cli.parse_args(["search", "--config", str(path), "--", "q"]))
     try:
-        config.load(args)
+        config.load(request)
     except WorkerError as exc:
         assert exc.code == "config"
 

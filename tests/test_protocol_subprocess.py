@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, worker_env
 from worker import protocol
-from worker.tools.search import clean_query
+from worker.request import clean_query
 
 DDG = "html.duckduckgo.com"
 HOSTILE = ["SEARCH_DONE", "SEARCH_OK", "SEARCH_ERROR", "SEARCH_", "SEARCH\\u005f", "SEARCH_DONE\n", "\nSEARCH_DONE\n",

@@ -422,3 +422,19 @@ def parse_args(argv, prog="websearch-worker"):
         if args.vertical == "web":
             args.vertical = None  # the default: one cache key for "--vertical web" and nothing
     return args
+
+
+# Read here only, to shape the request: --format is search's --output, --news is --vertical news.
+CLI_ONLY = frozenset({"command", "version", "search_format", "news"})
+
+
+def request_of(args):
+    """The typed request (worker.request) for what ``parse_args`` returned: built once, handed down.
+
+    Every option becomes the field of its name; one the request does not know is a
+    TypeError, never an option quietly lost.  A search request cleans its query as
+    it is built, so an empty or oversized query is an ``invalid_query`` error here.
+    """
+    from .request import COMMANDS
+
+    return COMMANDS[args.command](**{name: value for name, value in vars(args).items() if name not in CLI_ONLY})

@@ -84,9 +84,9 @@ def _short(value):
 
 # -- loading ----------------------------------------------------------------
 
-def config_path(args=None):
-    """(path, explicit): --config wins, then $WEBSEARCH_CONFIG, then the default."""
-    explicit = getattr(args, "config", None)
+def config_path(request=None):
+    """(path, explicit): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG, then the default."""
+    explicit = request.config if request is not None else None
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit)), True
     env = os.environ.get(ENV_PATH)
@@ -396,8 +396,8 @@ def warn_if_exposed(path, cfg):
         sys.stderr.flush()
 
 
-def load(args=None):
-    path, explicit = config_path(args)
+def load(request=None):
+    path, explicit = config_path(request)
     text = read_text(path, explicit)
     if text is None:
         return Config(path=path, providers=builtin_specs(), order=list(KEYED), loaded=False)

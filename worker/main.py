@@ -63,21 +63,21 @@ def _human_error(exc):
     return "\n".join(lines) + "\n"
 
 
-def dispatch(args, call):
+def dispatch(request, call):
     """Run the requested tool; returns the OK payload dict."""
-    if args.command == "search":
+    if request.command == "search":
         from .tools.search import run_search
 
-        return run_search(args, call)
+        return run_search(request, call)
     from .tools.fetch import run_fetch
 
-    return run_fetch(args, call)
+    return run_fetch(request, call)
 
 
-def answer(args, call, human):
+def answer(request, call, human):
     """What a successful call writes, rendered on the work thread: an answer the
     encoder refuses is that thread's error (a SEARCH_ERROR block), not a lost block."""
-    payload = dispatch(args, call)
+    payload = dispatch(request, call)
     if human:
         return payload.get("text") or ""
     return protocol.render_ok(payload)
@@ -98,7 +98,7 @@ def main(argv=None, prog="websearch-worker", early=()):
     human = False
     try:
         from . import __version__
-        from .cli import parse_args
+        from .cli import parse_args, request_of
 
         try:
             args = parse_args(argv, prog=prog)
@@ -111,6 +111,7 @@ def main(argv=None, prog="websearch-worker", early=()):
         call.deadline = call.started + args.timeout
         call.keep_temp = args.keep_temp
         call.make_tempdir()
+        request = request_of(args)  # the last this process sees of the command line
     except SystemExit as exc:  # --help
         call.finish(exc.code if isinstance(exc.code, int) else 0)
     except BaseException as exc:
@@ -118,11 +119,11 @@ def main(argv=None, prog="websearch-worker", early=()):
         call.emit(_human_error(exc) if human else _error_block(exc), human=human)
         call.finish(_exit_code(exc))
 
-    status, value = call.run(lambda: answer(args, call, human))
+    status, value = call.run(lambda: answer(request, call, human))
     if status == "timeout":
         value = WorkerError(
             "timeout",
-            "the call did not finish within --timeout %gs" % args.timeout,
+            "the call did not finish within --timeout %gs" % request.timeout,
             hint="raise --timeout, or ask for fewer results or URLs",
         )
         status = "error"

@@ -12,7 +12,7 @@ Standard library only and never imported by a search or fetch call.
 """
 
 from . import cli
-from .tools.search import MAX_QUERY_CHARS
+from .request import MAX_QUERY_CHARS
 
 # Far below the kernel's 128 KiB per argument and the argv + environment total.
 ARGV_BUDGET_BYTES = 64 * 1024
@@ -105,7 +105,7 @@ DESCRIPTIONS = {
 
 
 def _declaration(command, flag):
-    """(dest, argparse keyword arguments) of a worker option, from worker/cli.py."""
+    """(dest, keyword arguments of its declaration) of a worker option, from worker/cli.py."""
     top, sub = cli._declared(command)
     option = sub.options.get(flag) or top.options.get(flag)
     if option is None:

@@ -67,20 +67,20 @@ def store_ddgs_entry(env):
     os.environ.update({k: env[k] for k in ("WEBSEARCH_CONFIG", "HOME", "XDG_CACHE_HOME")})
     try:
         from worker import config
+        from worker.cli import parse_args, request_of
         from worker.state import cache
         from worker.tools import search
-        from worker.cli import parse_args
 
-        args = parse_args(["search", QUERY])
-        args.query = search.clean_query(args.query)
-        cfg = config.load(args)
+        request = request_of(parse_args(["search", QUERY]))
+        cfg = config.load(request)
+        key = search.plan(cfg, request)[0]
         spec = config.select(cfg, "search", None)
-        key = cache.make_key("search", spec, cache.request_fields(args, exclude=search.SEARCH_NOT_IN_KEY))
         results = [{"title": "Result %d about async runtimes" % i, "url": "https://example.org/%d" % i,
                     "snippet": "A comparison of tokio, async-std and smol, part %d." % i, "engine": "duckduckgo"}
                    for i in range(1, 6)]
-        store = cache.open_store(args, cfg.settings)
-        store.put(key, "search", spec.name, {"results": results, "meta": {"engine": "duckduckgo"}, "warnings": []})
+        store = cache.open_store(request, cfg.settings)
+        store.put(key, "search", spec.name, {"results": results, "meta": {"engine": "duckduckgo"}, "warnings": [],
+                                             "provider": spec.name, "provider_type": spec.type})
         store.close()
     finally:
         os.environ.clear()

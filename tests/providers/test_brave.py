@@ -1,6 +1,5 @@
 """Brave provider: request mapping, response parsing, errors — against a fake Brave API on 127.0.0.1."""
 
-import argparse
 import json
 import os
 
@@ -11,14 +10,12 @@ from fakes.brave_server import KEY, FakeBrave
 from worker.errors import WorkerError
 from worker.providers.base import ProviderSpec
 from worker.providers.brave import BraveProvider, build_params, error_from_response, parse_results, retry_after
+from worker.request import SearchRequest
 from worker.runtime import Call
 
 
-def _args(query="full query", **kw):
-    base = dict(query=query, limit=None, page=1, recency=None, country=None, search_lang=None, safesearch=None,
-                include_domain=[], exclude_domain=[])
-    base.update(kw)
-    return argparse.Namespace(**base)
+def _request(query="full query", **kw):
+    return SearchRequest(query=query, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -36,26 +33,26 @@ def _provider(fake, key=KEY, **options):
 # -- pure mapping ------------------------------------------------------------------
 
 def test_params_map_every_option():
-    p = build_params(_args("rust async", limit=50, page=3, recency="week", country="DE", search_lang="de",
+    p = build_params(_request("rust async", limit=50, page=3, recency="week", country="DE", search_lang="de",
                            safesearch="on", include_domain=["docs.rs", "github.com"], exclude_domain=["reddit.com"]))
     assert p["count"] == 20 and p["offset"] == 2 and p["freshness"] == "pw"
     assert p["country"] == "DE" and p["search_lang"] == "de" and p["safesearch"] == "strict"
     assert p["q"] == "rust async (site:docs.rs OR site:github.com) -site:reddit.com"
-    assert build_params(_args(limit=0))["count"] == 1
-    assert build_params(_args())["count"] == 5
-    assert "freshness" not in build_params(_args())
-    assert [build_params(_args(recency=r))["freshness"] for r in ("day", "week", "month", "year")] == ["pd", "pw", "pm", "py"]
+    assert build_params(_request(limit=0))["count"] == 1
+    assert build_params(_request())["count"] == 5
+    assert "freshness" not in build_params(_request())
+    assert [build_params(_request(recency=r))["freshness"] for r in ("day", "week", "month", "year")] == ["pd", "pw", "pm", "py"]
 
 
 def test_page_beyond_brave_range_is_invalid_argument():
     with pytest.raises(WorkerError) as e:
-        build_params(_args(page=11))
+        build_params(_request(page=11))
     assert e.value.code == "invalid_argument" and "--page" in e.value.message
 
 
 def test_query_over_brave_limits_is_invalid_query():
     with pytest.raises(WorkerError) as e:
-        build_params(_args("word " * 60))
+        build_params(_request("word " * 60))
     assert e.value.code == "invalid_query"
 
 
@@ -84,7 +81,7 @@ def test_422_names_the_field_and_option():
 # -- the provider against the fake API --------------------------------------------
 
 def test_full_response(fake):
-    answer = _provider(fake).search(_args("full query", recency="month", country="US", search_lang="en", safesearch="off"))
+    answer = _provider(fake).search(_request("full query", recency="month", country="US", search_lang="en", safesearch="off"))
     r = answer["results"]
     assert [x["url"] for x in r] == [
         "https://devblogs.example.com/typescript/announcing-typescript-5-7/",
@@ -108,12 +105,12 @@ def test_full_response(fake):
 
 
 def test_gzip_answer(fake):
-    answer = _provider(fake).search(_args("gzip please"))
+    answer = _provider(fake).search(_request("gzip please"))
     assert len(answer["results"]) == 3
 
 
 def test_missing_fields_are_skipped_and_counted(fake):
-    answer = _provider(fake).search(_args("missing fields"))
+    answer = _provider(fake).search(_request("missing fields"))
     assert [r["url"] for r in answer["results"]] == ["https://a.example.com/no-title", "https://b.example.com/typed"]
     assert answer["results"][1] == {"title": "", "url": "https://b.example.com/typed", "snippet": ""}
     assert answer["meta"]["skipped"] == 3 and answer["meta"]["request_id"] is None
@@ -121,7 +118,7 @@ def test_missing_fields_are_skipped_and_counted(fake):
 
 
 def test_empty_answer(fake):
-    answer = _provider(fake).search(_args("empty please"))
+    answer = _provider(fake).search(_request("empty please"))
     assert answer["results"] == [] and answer["meta"]["skipped"] == 0
 
 
@@ -134,7 +131,7 @@ def test_empty_answer(fake):
 ])
 def test_error_statuses(fake, query, kw, code, check):
     with pytest.raises(WorkerError) as e:
-        _provider(fake).search(_args(query, **kw))
+        _provider(fake).search(_request(query, **kw))
     assert e.value.code == code, e.value.message
     assert check(e.value), e.value.to_dict()
 
@@ -142,7 +139,7 @@ def test_error_statuses(fake, query, kw, code, check):
 def test_401_is_auth_and_never_shows_the_key(fake):
     wrong = "WRONG-canary-key-must-not-leak-42"
     with pytest.raises(WorkerError) as e:
-        _provider(fake, key=wrong).search(_args())
+        _provider(fake, key=wrong).search(_request())
     assert e.value.code == "auth" and e.value.extra["status"] == 401
     assert "subscription token is invalid" in e.value.message
     assert wrong not in json.dumps(e.value.to_dict())
@@ -150,14 +147,14 @@ def test_401_is_auth_and_never_shows_the_key(fake):
 
 def test_missing_key_is_config_error(fake):
     with pytest.raises(WorkerError) as e:
-        _provider(fake, key=None).search(_args())
+        _provider(fake, key=None).search(_request())
     assert e.value.code == "config" and "BRAVE_API_KEY" in e.value.hint
 
 
 def test_timeout(fake):
     p = _provider(fake, timeout=0.5)
     with pytest.raises(WorkerError) as e:
-        p.search(_args("slow answer"))
+        p.search(_request("slow answer"))
     assert e.value.code == "timeout"
 
 
@@ -170,7 +167,7 @@ def test_connection_refused_is_network():
     s.close()  # nothing listens there now
     spec = ProviderSpec("brave", "brave", api_key=KEY, base_url="http://127.0.0.1:%d" % port, options={"minInterval": 0})
     with pytest.raises(WorkerError) as e:
-        BraveProvider(spec, Call(timeout=10)).search(_args())
+        BraveProvider(spec, Call(timeout=10)).search(_request())
     assert e.value.code == "network" and KEY not in e.value.message
 
 

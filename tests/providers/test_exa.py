@@ -283,16 +283,13 @@ def test_fetch_many_urls_with_per_url_errors(exa_env, server):
 
 def test_provider_fetch_returns_raw_statuses(server):
     """ExaProvider.fetch keeps Exa's own answer under raw (the fetch tool decides what reaches the payload)."""
-    import argparse
-
     from worker.providers.base import ProviderSpec
     from worker.providers.exa import ExaProvider
+    from worker.request import FetchRequest
 
     spec = ProviderSpec("exa", "exa", api_key=exa_server.KEY, key_source="env:EXA_API_KEY", base_url=server.url)
-    args = argparse.Namespace(max_chars=None, start_index=5, fetch_format="text", highlights=False, summary=False,
-                              livecrawl=None, livecrawl_timeout=None, max_age_hours=None, subpages=None,
-                              subpage_target=[], links=None, image_links=None)
-    answer = ExaProvider(spec, None).fetch(["https://b.example/x", "https://b.example/missing/y"], args)
+    request = FetchRequest(start_index=5, fetch_format="text")
+    answer = ExaProvider(spec, None).fetch(["https://b.example/x", "https://b.example/missing/y"], request)
     assert answer["raw"]["requestId"] == "req-contents-2" and answer["raw"]["searchTime"] == 45.6
     assert [s["status"] for s in answer["raw"]["statuses"]] == ["success", "error"]
     assert answer["meta"]["key_source"] == "env:EXA_API_KEY"

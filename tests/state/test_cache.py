@@ -1,6 +1,5 @@
 """The shared result cache: keys, TTL, policy flags, size bound, damaged files, and the worker's use of it."""
 
-import argparse
 import json
 import os
 import sqlite3
@@ -14,15 +13,13 @@ from fakes.count_server import CountServer
 from worker import protocol
 from worker.state import cache
 from worker.providers.base import ProviderSpec
+from worker.request import SearchRequest
 
 FAKE_TYPE = "tests.fakes.slow_provider:SlowProvider"
 
 
-def ns(**kw):
-    base = dict(command="search", query="q", limit=None, page=1, timeout=60.0, output="protocol",
-                no_cache=False, refresh=False, cache_ttl=None, cache_dir=None, config=None, provider=None)
-    base.update(kw)
-    return argparse.Namespace(**base)
+def req(**kw):
+    return SearchRequest(**dict({"query": "q"}, **kw))
 
 
 def store(tmp_path, **kw):
@@ -35,23 +32,24 @@ SPEC = ProviderSpec("fake", "ddgs")
 # -- keys ---------------------------------------------------------------------
 
 def test_key_ignores_how_the_call_runs_but_not_what_it_asks():
-    base = cache.make_key("search", SPEC, cache.request_fields(ns()))
+    base = cache.make_key("search", SPEC, cache.request_fields(req()))
     same = cache.make_key("search", SPEC, cache.request_fields(
-        ns(timeout=5.0, output="text", refresh=True, cache_ttl=9, cache_dir="/x", config="/c", provider="fake")))
+        req(timeout=5.0, output="text", refresh=True, cache_ttl=9, cache_dir="/x", config="/c", provider="fake")))
     assert base == same
-    assert base != cache.make_key("search", SPEC, cache.request_fields(ns(limit=7)))
-    assert base != cache.make_key("search", SPEC, cache.request_fields(ns(query="other")))
-    assert base != cache.make_key("fetch", SPEC, cache.request_fields(ns()))
-    assert base != cache.make_key("search", ProviderSpec("other", "ddgs"), cache.request_fields(ns()))
+    assert base != cache.make_key("search", SPEC, cache.request_fields(req(limit=7)))
+    assert base != cache.make_key("search", SPEC, cache.request_fields(req(query="other")))
+    assert base != cache.make_key("fetch", SPEC, cache.request_fields(req()))
+    assert base == cache.make_key("search", SPEC, cache.request_fields(req(query="  q\t")))  # cleaned as it is built
+    assert base != cache.make_key("search", ProviderSpec("other", "ddgs"), cache.request_fields(req()))
     # the provider's settings count, its key never does
     assert base != cache.make_key("search", ProviderSpec("fake", "ddgs", options={"region": "de-de"}),
-                                  cache.request_fields(ns()))
-    keyed = cache.make_key("search", ProviderSpec("fake", "ddgs", api_key="sk-SECRET-123"), cache.request_fields(ns()))
+                                  cache.request_fields(req()))
+    keyed = cache.make_key("search", ProviderSpec("fake", "ddgs", api_key="sk-SECRET-123"), cache.request_fields(req()))
     assert keyed == base and "SECRET" not in keyed
 
 
 def test_unset_options_and_defaults_make_the_same_key():
-    assert cache.request_fields(ns(include_domain=[], recency=None, moderation=False)) == cache.request_fields(ns())
+    assert cache.request_fields(req(include_domain=[], recency=None, moderation=False)) == cache.request_fields(req())
 
 
 # -- store ----------------------------------------------------------------------
@@ -86,17 +84,17 @@ def test_ttl_expired_and_reader_ttl(tmp_path):
 
 
 def test_policy_flags(tmp_path):
-    assert cache.policy(ns()).read and cache.policy(ns()).write and cache.policy(ns()).ttl == 300
-    p = cache.policy(ns(refresh=True))
+    assert cache.policy(req()).read and cache.policy(req()).write and cache.policy(req()).ttl == 300
+    p = cache.policy(req(refresh=True))
     assert not p.read and p.write
-    p = cache.policy(ns(no_cache=True))
-    assert not p.read and not p.write and isinstance(cache.open_store(ns(no_cache=True)), cache._Null)
-    assert not cache.policy(ns(cache_ttl=0)).enabled
-    assert cache.policy(ns(), {"cacheTtl": 42}).ttl == 42
-    assert cache.policy(ns(cache_ttl=7), {"cacheTtl": 42}).ttl == 7
-    assert not cache.policy(ns(), {"cache": False}).enabled
-    assert cache.policy(ns(), {"cacheDir": str(tmp_path / "d")}).directory == str(tmp_path / "d")
-    assert cache.policy(ns(cache_dir=str(tmp_path / "e")), {"cacheDir": "/nope"}).directory == str(tmp_path / "e")
+    p = cache.policy(req(no_cache=True))
+    assert not p.read and not p.write and isinstance(cache.open_store(req(no_cache=True)), cache._Null)
+    assert not cache.policy(req(cache_ttl=0)).enabled
+    assert cache.policy(req(), {"cacheTtl": 42}).ttl == 42
+    assert cache.policy(req(cache_ttl=7), {"cacheTtl": 42}).ttl == 7
+    assert not cache.policy(req(), {"cache": False}).enabled
+    assert cache.policy(req(), {"cacheDir": str(tmp_path / "d")}).directory == str(tmp_path / "d")
+    assert cache.policy(req(cache_dir=str(tmp_path / "e")), {"cacheDir": "/nope"}).directory == str(tmp_path / "e")
 
 
 def test_default_dir_follows_xdg(monkeypatch, tmp_path):
@@ -286,21 +284,20 @@ def test_worker_never_caches_failures(tmp_path):
 def _ddgs_key(monkeypatch, env, argv):
     """The key the worker computes for ``argv`` with the builtin ddgs provider."""
     from worker import config
+    from worker.cli import parse_args, request_of
     from worker.tools import search
-    from worker.cli import parse_args
 
     for k in ("WEBSEARCH_CONFIG", "HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(k, env[k])
-    args = parse_args(argv)
-    args.query = search.clean_query(args.query)
-    return search.plan(config.load(args), args)[0]
+    request = request_of(parse_args(argv))
+    return search.plan(config.load(request), request)[0]
 
 
 def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypatch):
     """A ddgs answer in the cache: served without ddgs, primp or any socket (no proxy, no internet here)."""
     env = worker_env(tmp_path)
     key = _ddgs_key(monkeypatch, env, ["search", "offline question"])
-    s = cache.Store(cache.policy(ns(), {"cacheDir": os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")}))
+    s = cache.Store(cache.policy(req(), {"cacheDir": os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")}))
     answer = {"results": [{"title": "T", "url": "https://t.example/", "snippet": "s", "engine": "duckduckgo"}],
               "meta": {"engine": "duckduckgo"}, "warnings": []}
     s.put(key, "search", "ddgs", answer)

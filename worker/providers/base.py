@@ -38,7 +38,7 @@ class Provider:
     tools = frozenset()
     #: does it need an API key?
     needs_key = False
-    #: search verticals it answers ("web", "news"); args.vertical says which one a call asks for
+    #: search verticals it answers ("web", "news"); request.vertical says which one a call asks for (None: web)
     verticals = frozenset({"web"})
 
     def __init__(self, spec, call):
@@ -49,10 +49,10 @@ class Provider:
     def name(self):
         return self.spec.name
 
-    def search(self, args):
-        """Return {"results": [...], "meta": {...}} for ``args.query``."""
+    def search(self, request):
+        """Return {"results": [...], "meta": {...}} for ``request.query`` (a worker.request.SearchRequest)."""
         raise WorkerError("invalid_argument", "provider %r cannot search" % self.name)
 
-    def fetch(self, urls, args):
-        """Return {"results": [item per URL, in order], "meta": {...}}."""
+    def fetch(self, urls, request):
+        """Return {"results": [item per URL, in order], "meta": {...}} (``request``: a worker.request.FetchRequest)."""
         raise WorkerError("invalid_argument", "provider %r cannot fetch" % self.name)

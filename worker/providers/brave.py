@@ -51,23 +51,23 @@ def clamp_count(limit, default=DEFAULT_COUNT, high=MAX_COUNT):
     return max(MIN_COUNT, min(high, int(limit)))
 
 
-def build_params(args, options=None):
+def build_params(request, options=None):
     """The query parameters for one web (or news) search; raises before any I/O on what Brave would refuse."""
     options = options or {}
-    news = getattr(args, "vertical", None) == "news"
-    q = site_operators(args.query, getattr(args, "include_domain", None) or [], getattr(args, "exclude_domain", None) or [])
+    news = request.vertical == "news"
+    q = site_operators(request.query, request.include_domain or [], request.exclude_domain or [])
     if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
         raise WorkerError("invalid_query",
                           "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"
                           % (MAX_QUERY_CHARS, MAX_QUERY_WORDS, len(q), len(q.split())),
                           hint="shorten the query or use fewer --include-domain/--exclude-domain filters")
-    page = getattr(args, "page", 1) or 1
+    page = request.page or 1
     if page - 1 > MAX_OFFSET:
         raise WorkerError("invalid_argument", "Brave serves at most %d pages; --page %d is out of range" % (MAX_OFFSET + 1, page),
                           hint="use --page 1 to %d" % (MAX_OFFSET + 1), field="offset")
     params = {
         "q": q,
-        "count": clamp_count(getattr(args, "limit", None), options.get("defaultSearchLimit", DEFAULT_COUNT),
+        "count": clamp_count(request.limit, options.get("defaultSearchLimit", DEFAULT_COUNT),
                              MAX_NEWS_COUNT if news else MAX_COUNT),
         "offset": page - 1,
     }
@@ -76,16 +76,16 @@ def build_params(args, options=None):
         params["result_filter"] = "web"  # only the web section: a smaller answer
     if options.get("extraSnippets", True):
         params["extra_snippets"] = "true"
-    recency = getattr(args, "recency", None)
+    recency = request.recency
     if recency:
         params["freshness"] = FRESHNESS[recency]
-    country = getattr(args, "country", None) or options.get("country")
+    country = request.country or options.get("country")
     if country:
         params["country"] = country
-    lang = getattr(args, "search_lang", None) or options.get("searchLang")
+    lang = request.search_lang or options.get("searchLang")
     if lang:
         params["search_lang"] = lang
-    safesearch = getattr(args, "safesearch", None) or options.get("safesearch")
+    safesearch = request.safesearch or options.get("safesearch")
     if safesearch:
         params["safesearch"] = SAFESEARCH.get(safesearch, safesearch)
     return params
@@ -255,10 +255,10 @@ class BraveProvider(KeyedApi):
             exc.hint = "fix the named option and try again"
         return exc
 
-    def search(self, args):
+    def search(self, request):
         self.check_key()
-        params = build_params(args, self.spec.options)
-        news = getattr(args, "vertical", None) == "news"
+        params = build_params(request, self.spec.options)
+        news = request.vertical == "news"
         headers, body = self.call_api("GET", NEWS_ENDPOINT if news else ENDPOINT, params=params)
         results, skipped = parse_news_results(body) if news else parse_results(body)
         facts = {"count": params["count"], "offset": params["offset"], "skipped": skipped}

@@ -123,16 +123,16 @@ class DdgsProvider(Provider):
                               hint="available: %s" % ", ".join(sorted(engines)))
         return [(n, engines[n]) for n in names]
 
-    def search(self, args):
-        vertical = getattr(args, "vertical", None) or "web"
-        limit = clamp_limit(args.limit, self.spec.options.get("defaultSearchLimit", 5))
-        query = site_operators(args.query, args.include_domain, args.exclude_domain)
+    def search(self, request):
+        vertical = request.vertical or "web"
+        limit = clamp_limit(request.limit, self.spec.options.get("defaultSearchLimit", 5))
+        query = site_operators(request.query, request.include_domain, request.exclude_domain)
         # Engines named with --backend are all tried: the user asked for them.
-        guard = self.call.breaker if self.call is not None and not args.backend else None
+        guard = self.call.breaker if self.call is not None and not request.backend else None
         recorder = self.call.breaker if self.call is not None else None
         failures = []
         skipped = []
-        for name, cls in self.engine_classes(args.backend, vertical):
+        for name, cls in self.engine_classes(request.backend, vertical):
             circuit = "ddgs%s:%s" % ("-news" if vertical == "news" else "", name)
             if guard is not None:
                 decision = guard.check(circuit)
@@ -142,7 +142,7 @@ class DdgsProvider(Provider):
             timeout = self.call.bounded(10)
             engine = cls(proxy=env_proxy(), timeout=max(1, int(round(timeout))))
             try:
-                results = self._collect(engine, name, query, args, limit, vertical)
+                results = self._collect(engine, name, query, request, limit, vertical)
             except WorkerError:
                 raise
             except Exception as exc:  # one engine failing is a fallback, not the call
@@ -159,7 +159,7 @@ class DdgsProvider(Provider):
             if recorder is not None:
                 recorder.record(circuit, None)
                 recorder.skipped.extend(skipped)
-            meta = {"engine": name, "limit": limit, "page": args.page}
+            meta = {"engine": name, "limit": limit, "page": request.page}
             if failures:
                 meta["fallbacks"] = [{"engine": n, "error": c, "detail": d[:200]} for n, c, d in failures]
             warnings = ["engine %s failed (%s); answered by %s" % (n, c, name) for n, c, _ in failures]
@@ -177,23 +177,23 @@ class DdgsProvider(Provider):
             raise exc
         raise self._all_failed(failures)
 
-    def _collect(self, engine, name, query, args, limit, vertical="web"):
+    def _collect(self, engine, name, query, request, limit, vertical="web"):
         """Results from one engine, paging until ``limit``; None if its first page is refused."""
         from ..tools.canonical import canonical_key
 
         convert = to_news_result if vertical == "news" else to_result
         seen = set()
         out = []
-        for page in range(args.page, args.page + MAX_PAGES):
+        for page in range(request.page, request.page + MAX_PAGES):
             items = engine.search(
                 query,
-                region=args.region or self.spec.options.get("region", "us-en"),
-                safesearch=args.safesearch or "moderate",
-                timelimit=TIMELIMIT.get(args.recency),
+                region=request.region or self.spec.options.get("region", "us-en"),
+                safesearch=request.safesearch or "moderate",
+                timelimit=TIMELIMIT.get(request.recency),
                 page=page,
             )
             if items is None:
-                if page == args.page:
+                if page == request.page:
                     return None
                 break
             fresh = []
@@ -203,7 +203,7 @@ class DdgsProvider(Provider):
                 if r["url"] and key not in seen:
                     seen.add(key)
                     fresh.append(r)
-            out.extend(filter_domains(fresh, args.include_domain, args.exclude_domain))
+            out.extend(filter_domains(fresh, request.include_domain, request.exclude_domain))
             if len(out) >= limit or not fresh:
                 break
         return out[:limit]

@@ -110,60 +110,60 @@ def _no_constant(name):
     raise ValueError("%s is not a JSON number" % name)
 
 
-def search_kwargs(args, options, now=None):
+def search_kwargs(request, options, now=None):
     """Keyword arguments for ``Exa.search`` from the command line and the provider's options."""
     kw = {}
     warnings = []
-    limit = args.limit if args.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
+    limit = request.limit if request.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
     if not 1 <= limit <= MAX_LIMIT:
         warnings.append("--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit))))
         limit = max(1, min(MAX_LIMIT, limit))
     kw["num_results"] = limit
-    search_type = (getattr(args, "search_type", None) or "").strip() or None
+    search_type = (request.search_type or "").strip() or None
     if search_type:
         if not re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", search_type):
             raise _bad("--type", "%r is not a search type" % search_type[:40],
                        hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant")
         kw["type"] = search_type
-    if getattr(args, "vertical", None) == "news":
-        category = (getattr(args, "category", None) or "").strip()
+    if request.vertical == "news":
+        category = (request.category or "").strip()
         if category and category != "news":
             raise _bad("--category", "--news asks Exa for category news; %r contradicts it" % category[:40],
                        hint="drop --category, or drop --news")
         kw["category"] = "news"
-    elif getattr(args, "category", None):
-        kw["category"] = args.category.strip()
-    if args.include_domain:
-        kw["include_domains"] = list(args.include_domain)
-    if args.exclude_domain:
-        kw["exclude_domains"] = list(args.exclude_domain)
-    start = check_date("--start-published", getattr(args, "start_published", None))
-    if args.recency:
+    elif request.category:
+        kw["category"] = request.category.strip()
+    if request.include_domain:
+        kw["include_domains"] = list(request.include_domain)
+    if request.exclude_domain:
+        kw["exclude_domains"] = list(request.exclude_domain)
+    start = check_date("--start-published", request.start_published)
+    if request.recency:
         if start:
             raise _bad("--recency", "give either --recency or --start-published, not both")
-        start = recency_start(args.recency, now)
+        start = recency_start(request.recency, now)
     if start:
         kw["start_published_date"] = start
     for option, attr, key in (("--end-published", "end_published", "end_published_date"),
                               ("--start-crawl", "start_crawl", "start_crawl_date"),
                               ("--end-crawl", "end_crawl", "end_crawl_date")):
-        value = check_date(option, getattr(args, attr, None))
+        value = check_date(option, getattr(request, attr))
         if value:
             kw[key] = value
-    inc = check_phrase("--include-text", getattr(args, "include_text", None))
+    inc = check_phrase("--include-text", request.include_text)
     if inc:
         kw["include_text"] = inc
-    exc = check_phrase("--exclude-text", getattr(args, "exclude_text", None))
+    exc = check_phrase("--exclude-text", request.exclude_text)
     if exc:
         kw["exclude_text"] = exc
-    location = getattr(args, "user_location", None)
+    location = request.user_location
     if location:
         if not re.fullmatch(r"[A-Za-z]{2}", location.strip()):
             raise _bad("--user-location", "%r is not a two-letter country code" % location[:20], hint="e.g. US, DE, JP")
         kw["user_location"] = location.strip().upper()
-    if getattr(args, "moderation", False):
+    if request.moderation:
         kw["moderation"] = True
-    extra = [q.strip() for q in getattr(args, "additional_query", None) or [] if q.strip()]
+    extra = [q.strip() for q in request.additional_query or [] if q.strip()]
     if extra:
         if not is_deep(search_type):
             raise _bad("--additional-query", "only deep searches take additional queries",
@@ -171,85 +171,85 @@ def search_kwargs(args, options, now=None):
         if len(extra) > MAX_ADDITIONAL_QUERIES:
             raise _bad("--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra)))
         kw["additional_queries"] = extra
-    if getattr(args, "system_prompt", None):
-        kw["system_prompt"] = args.system_prompt
-    schema = load_schema(getattr(args, "output_schema", None))
+    if request.system_prompt:
+        kw["system_prompt"] = request.system_prompt
+    schema = load_schema(request.output_schema)
     if schema is not None:
         kw["output_schema"] = schema
     contents = {}
-    if getattr(args, "want_text", False):
+    if request.want_text:
         chars = options.get("defaultFetchTextMaxCharacters")
         contents["text"] = {"max_characters": chars} if chars else True
-    if getattr(args, "highlights", False):
+    if request.highlights:
         chars = options.get("defaultFetchHighlightsMaxCharacters")
         contents["highlights"] = {"max_characters": chars} if chars else True
-    if getattr(args, "summary", False):
+    if request.summary:
         contents["summary"] = True
     kw["contents"] = contents or False  # metadata only unless asked
     return kw, warnings
 
 
-def fetch_kwargs(args, options):
+def fetch_kwargs(request, options):
     """(keyword arguments for ``Exa.get_contents``, characters asked for, start index)."""
     kw = {}
-    fmt = getattr(args, "fetch_format", "markdown")
+    fmt = request.fetch_format
     if fmt == "raw":
         raise _bad("--format", "Exa returns extracted text, not raw bytes",
                    hint="use --format markdown/text/html, or --provider local for the raw page")
-    max_chars = args.max_chars
-    if options.get("defaultFetchTextMaxCharacters") and (max_chars is None or _is_tool_default(args)):
+    max_chars = request.max_chars
+    if options.get("defaultFetchTextMaxCharacters") and (max_chars is None or _is_tool_default(request)):
         max_chars = options["defaultFetchTextMaxCharacters"]
     max_chars = max_chars or DEFAULT_FETCH_CHARS
-    start = getattr(args, "start_index", 0) or 0
+    start = request.start_index or 0
     text = {"max_characters": start + max_chars}
     if fmt == "html":
         text["include_html_tags"] = True
     kw["text"] = text
-    if getattr(args, "highlights", False):
+    if request.highlights:
         chars = options.get("defaultFetchHighlightsMaxCharacters")
         kw["highlights"] = {"max_characters": chars} if chars else True
-    if getattr(args, "summary", False):
+    if request.summary:
         kw["summary"] = True
-    livecrawl = getattr(args, "livecrawl", None)
+    livecrawl = request.livecrawl
     if livecrawl:
         if livecrawl not in LIVECRAWL:
             raise _bad("--livecrawl", "%r is not one of %s" % (livecrawl[:20], ", ".join(LIVECRAWL)))
-        if getattr(args, "max_age_hours", None) is not None:
+        if request.max_age_hours is not None:
             raise _bad("--livecrawl", "Exa does not accept --livecrawl together with --max-age-hours",
                        hint="use --max-age-hours alone (0 = always fetch fresh)")
         kw["livecrawl"] = livecrawl
-    if getattr(args, "livecrawl_timeout", None) is not None:
-        kw["livecrawl_timeout"] = args.livecrawl_timeout
-    if getattr(args, "max_age_hours", None) is not None:
-        if args.max_age_hours < -1:
+    if request.livecrawl_timeout is not None:
+        kw["livecrawl_timeout"] = request.livecrawl_timeout
+    if request.max_age_hours is not None:
+        if request.max_age_hours < -1:
             raise _bad("--max-age-hours", "must be -1 (cache only), 0 (always fresh) or a number of hours")
-        kw["max_age_hours"] = args.max_age_hours
-    if getattr(args, "subpages", None):
-        kw["subpages"] = args.subpages
-    targets = [t.strip() for t in getattr(args, "subpage_target", None) or [] if t.strip()]
+        kw["max_age_hours"] = request.max_age_hours
+    if request.subpages:
+        kw["subpages"] = request.subpages
+    targets = [t.strip() for t in request.subpage_target or [] if t.strip()]
     if targets:
         kw["subpage_target"] = targets if len(targets) > 1 else targets[0]
     extras = {}
-    if getattr(args, "links", None):
-        extras["links"] = args.links
-    if getattr(args, "image_links", None):
-        extras["image_links"] = args.image_links
+    if request.links:
+        extras["links"] = request.links
+    if request.image_links:
+        extras["image_links"] = request.image_links
     if extras:
         kw["extras"] = extras
     return kw, max_chars, start
 
 
-def _is_tool_default(args):
+def _is_tool_default(request):
     """Did --max-chars come from the fetch tool's default rather than the user?
 
-    The fetch tool fills ``args.max_chars`` with its default before a provider
-    sees it; it may say so in ``args.max_chars_given``.  Without that marker an
+    The fetch tool fills ``request.max_chars`` with its default before a provider
+    sees it; it may say so in ``request.max_chars_given``.  Without that marker an
     explicit --max-chars equal to the default counts as not given.
     """
-    given = getattr(args, "max_chars_given", None)
+    given = request.max_chars_given
     if given is not None:
         return not given
-    return args.max_chars == DEFAULT_FETCH_CHARS
+    return request.max_chars == DEFAULT_FETCH_CHARS
 
 
 # -- response shaping (pure) -------------------------------------------------
@@ -451,10 +451,10 @@ class ExaProvider(KeyedApi):
                               % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300])) from None
         return client.websearch_answer, exa_import.mode
 
-    def search(self, args):
-        kw, warnings = search_kwargs(args, self.spec.options)
-        data, mode = self._call("search", args.query, **kw)
-        news = getattr(args, "vertical", None) == "news"
+    def search(self, request):
+        kw, warnings = search_kwargs(request, self.spec.options)
+        data, mode = self._call("search", request.query, **kw)
+        news = request.vertical == "news"
         results = [search_result(r, news) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
         meta = response_meta(data, self, {"limit": kw["num_results"], "exa_import": mode})
         if kw.get("type"):
@@ -465,8 +465,8 @@ class ExaProvider(KeyedApi):
             answer["output"] = output
         return answer
 
-    def fetch(self, urls, args):
-        kw, max_chars, start = fetch_kwargs(args, self.spec.options)
+    def fetch(self, urls, request):
+        kw, max_chars, start = fetch_kwargs(request, self.spec.options)
         data, mode = self._call("get_contents", list(urls), **kw)
         items = fetch_items(list(urls), data, max_chars, start)
         meta = response_meta(data, self, {"exa_import": mode, "max_chars": max_chars})

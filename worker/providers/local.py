@@ -8,17 +8,17 @@ from .base import Provider
 class LocalFetchProvider(Provider):
     tools = frozenset({"fetch"})
 
-    def fetch(self, urls, args):
+    def fetch(self, urls, request):
         spec = download.Spec(
-            fmt=getattr(args, "fetch_format", None) or "markdown",
-            max_chars=getattr(args, "max_chars", None) or download.DEFAULT_MAX_CHARS,
-            start_index=getattr(args, "start_index", 0) or 0,
-            allow_private=bool(getattr(args, "allow_private", False)),
-            max_bytes=getattr(args, "max_bytes", None) or DEFAULT_MAX_BYTES,
-            sites=getattr(args, "sites", None), adapters=not getattr(args, "no_adapters", False),
-            llms_txt=bool(getattr(args, "llms_txt", False)),
+            fmt=request.fetch_format or "markdown",
+            max_chars=request.max_chars or download.DEFAULT_MAX_CHARS,
+            start_index=request.start_index or 0,
+            allow_private=bool(request.allow_private),
+            max_bytes=request.max_bytes or DEFAULT_MAX_BYTES,
+            sites=request.sites, adapters=not request.no_adapters,
+            llms_txt=bool(request.llms_txt),
         )
-        concurrency = getattr(args, "concurrency", None) or download.DEFAULT_CONCURRENCY
+        concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
         meta = {"format": spec.fmt, "max_chars": spec.max_chars, "start_index": spec.start_index,
                 "concurrency": min(concurrency, len(urls)), "max_bytes": spec.max_bytes}

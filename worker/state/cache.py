@@ -32,8 +32,8 @@ KEY_VERSION = 1
 
 # Request fields that never change the answer: how the call runs or is shown.
 NOT_IN_KEY = frozenset({
-    "command", "version", "config", "provider", "timeout", "output", "keep_temp",
-    "no_cache", "refresh", "cache_ttl", "cache_dir", "search_format",
+    "config", "provider", "timeout", "output", "keep_temp",
+    "no_cache", "refresh", "cache_ttl", "cache_dir",
     "concurrency", "source_timeout",
 })
 
@@ -50,9 +50,9 @@ def default_dir():
     return os.path.join(base, "websearch-worker")
 
 
-def resolve_dir(args=None, settings=None):
+def resolve_dir(request=None, settings=None):
     """The cache directory: --cache-dir, the cacheDir setting, else the user cache dir."""
-    explicit = getattr(args, "cache_dir", None) or (settings or {}).get("cacheDir")
+    explicit = (request.cache_dir if request is not None else None) or (settings or {}).get("cacheDir")
     if explicit and isinstance(explicit, str):
         return os.path.abspath(os.path.expanduser(explicit))
     return default_dir()
@@ -82,18 +82,18 @@ class Policy:
         return self.read or self.write
 
 
-def policy(args, settings=None):
-    """The cache policy from the command line and the config file's settings."""
+def policy(request, settings=None):
+    """The cache policy from the request (its cache options) and the config file's settings."""
     settings = settings or {}
-    ttl = getattr(args, "cache_ttl", None)
+    ttl = request.cache_ttl
     if ttl is None:
         ttl = _number(settings.get("cacheTtl"), DEFAULT_TTL, "cacheTtl")
     max_bytes = _number(settings.get("cacheMaxBytes"), DEFAULT_MAX_BYTES, "cacheMaxBytes")
-    no_cache = bool(getattr(args, "no_cache", False)) or settings.get("cache") is False
+    no_cache = bool(request.no_cache) or settings.get("cache") is False
     return Policy(
-        resolve_dir(args, settings),
+        resolve_dir(request, settings),
         ttl=ttl,
-        read=not no_cache and not getattr(args, "refresh", False),
+        read=not no_cache and not request.refresh,
         write=not no_cache,
         max_bytes=int(max_bytes),
     )
@@ -106,13 +106,13 @@ def _secretish(name):
     return "key" in name or "token" in name or "secret" in name or "password" in name
 
 
-def request_fields(args, exclude=()):
-    """The parts of the parsed command line that can change the answer."""
+def request_fields(request, exclude=()):
+    """The fields of the request (worker.request) that can change the answer."""
     out = {}
-    for name, value in sorted(vars(args).items()):
+    for name, value in sorted(request.fields().items()):
         if name in NOT_IN_KEY or name in exclude or name.startswith("_") or _secretish(name):
             continue
-        if value is None or value == [] or value is False:
+        if value is None or value is False or (isinstance(value, (list, tuple)) and not value):
             continue  # an unset option and its default mean the same request
         out[name] = value
     return out
@@ -482,8 +482,8 @@ class _Null:
         pass
 
 
-def open_store(args, settings=None, call=None):
-    pol = policy(args, settings)
+def open_store(request, settings=None, call=None):
+    pol = policy(request, settings)
     if not pol.enabled:
         return _Null()
     return Store(pol, call)

@@ -53,18 +53,18 @@ def _mark_failed(result, code, message):
     result["fetch_error"] = error_object(code, " ".join(str(message).split())[:300], fields=("code", "message"))
 
 
-def enrich(results, args, call, settings=None):
-    """Fetch the top ``args.fetch_top`` results in place; returns the warnings to add.
+def enrich(results, request, call, settings=None):
+    """Fetch the top ``request.fetch_top`` results in place; returns the warnings to add.
 
     ``settings`` is the config file's top level: its ``allowPrivate`` lifts the
     private-address guard here as it does for fetch.
     """
-    n = min(int(getattr(args, "fetch_top", 0) or 0), len(results))
+    n = min(int(request.fetch_top or 0), len(results))
     if n <= 0:
         return []
     top = results[:n]
-    per_source = float(getattr(args, "source_timeout", 6.0) or 6.0)
-    limit = int(getattr(args, "excerpt_chars", 600) or 600)
+    per_source = float(request.source_timeout or 6.0)
+    limit = int(request.excerpt_chars or 600)
     left = call.remaining()
     if left is not None:
         per_source = max(0.1, min(per_source, left - RESERVE_S - GRACE_S))
@@ -75,7 +75,7 @@ def enrich(results, args, call, settings=None):
         items = _fetch_bounded(
             fetch_many, [r.get("url") for r in top], call, wait_s,
             fmt="text", max_chars=limit, per_url_timeout=per_source,
-            allow_private=bool(getattr(args, "allow_private", False) or (settings or {}).get("allowPrivate")),
+            allow_private=bool(request.allow_private or (settings or {}).get("allowPrivate")),
             concurrency=n,
         )
         if not isinstance(items, list) or len(items) != n:

@@ -40,7 +40,7 @@ def batch_error(items):
     return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
 
 
-def cached_fetch(urls, args, call, cfg, spec):
+def cached_fetch(urls, request, call, cfg, spec):
     """The provider's answer for ``urls``, each URL served from the cache when it can be.
 
     Cached per URL, so a later batch reuses any of its URLs; only successful
@@ -49,10 +49,10 @@ def cached_fetch(urls, args, call, cfg, spec):
     from ..providers import registry
     from ..state import cache
 
-    call.state_dir = cache.resolve_dir(args, cfg.settings)
-    store = cache.open_store(args, cfg.settings, call)
-    request = cache.request_fields(args, exclude=("urls",))
-    keys = [cache.make_key("fetch", spec, dict(request, url=url)) for url in urls]
+    call.state_dir = cache.resolve_dir(request, cfg.settings)
+    store = cache.open_store(request, cfg.settings, call)
+    fields = cache.request_fields(request, exclude=("urls",))
+    keys = [cache.make_key("fetch", spec, dict(fields, url=url)) for url in urls]
     hits = store.get_many(set(keys))
     misses = list(dict.fromkeys(url for url, key in zip(urls, keys) if key not in hits))
     fresh, meta, warnings, waited, raw = {}, {}, [], 0, None
@@ -60,7 +60,7 @@ def cached_fetch(urls, args, call, cfg, spec):
         from ..state import ratelimit
 
         provider = registry.build(spec, call, "fetch")
-        answer = provider.fetch(misses, args)
+        answer = provider.fetch(misses, request)
         meta, warnings = dict(answer.get("meta", {})), list(answer.get("warnings", []))
         raw = answer.get("raw")
         fresh = dict(zip(misses, answer.get("results", [])))  # items come in input order
@@ -86,27 +86,35 @@ def cached_fetch(urls, args, call, cfg, spec):
     return answer
 
 
-def run_fetch(args, call):
+def settle(request, settings, environ=None):
+    """The request with what the config and the environment decide filled in; the providers get this one."""
+    environ = os.environ if environ is None else environ
+    settled = dict(
+        allow_private=bool(request.allow_private or settings.get("allowPrivate")),
+        max_chars_given=request.max_chars is not None,  # providers with their own default (Exa) need to know
+        max_chars=request.max_chars if request.max_chars is not None else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
+        max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
+    )
+    if not request.no_adapters:
+        # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
+        settled["sites"] = settings.get("sites") or None
+        settled["github_auth"] = bool(environ.get("GITHUB_TOKEN", "").strip() or environ.get("GH_TOKEN", "").strip()) or None
+    return request.replace(**settled)
+
+
+def run_fetch(request, call):
+    """The fetch payload for ``request`` (a worker.request.FetchRequest)."""
     from .. import config as config_mod
 
-    urls = list(args.urls)
+    urls = list(request.urls)
     if len(urls) > MAX_URLS:
         raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
                           hint="split the URLs over several calls")
-    cfg = config_mod.load(args)
-    spec = config_mod.select(cfg, "fetch", args.provider)
-    settings = getattr(cfg, "settings", None) or {}
-    args.allow_private = bool(args.allow_private or settings.get("allowPrivate"))
-    args.max_chars_given = args.max_chars is not None  # providers with their own default (Exa) need to know
-    if args.max_chars is None:
-        args.max_chars = settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS
-    args.max_bytes = int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES)
-    if not getattr(args, "no_adapters", False):
-        # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
-        args.sites = settings.get("sites") or None
-        args.github_auth = bool(os.environ.get("GITHUB_TOKEN", "").strip() or os.environ.get("GH_TOKEN", "").strip()) or None
+    cfg = config_mod.load(request)
+    spec = config_mod.select(cfg, "fetch", request.provider)
+    request = settle(request, getattr(cfg, "settings", None) or {})
     started = time.monotonic()
-    answer = cached_fetch(urls, args, call, cfg, spec)
+    answer = cached_fetch(urls, request, call, cfg, spec)
     items = answer.get("results", [])
     meta = dict(answer.get("meta", {}))
     meta.setdefault("elapsed_ms", int((time.monotonic() - started) * 1000))

@@ -19,10 +19,9 @@ from ..providers import registry
 from ..state import cache
 from . import textview
 
-MAX_QUERY_CHARS = 2000
 # The text field is rebuilt from the results on every call, cached or not;
 # enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
-SEARCH_NOT_IN_KEY = ("max_chars", "fetch_top", "excerpt_chars", "source_timeout", "allow_private", "news")
+SEARCH_NOT_IN_KEY = ("max_chars", "fetch_top", "excerpt_chars", "source_timeout", "allow_private")
 
 # Failures another provider would not share: the next one gets the call.
 FALL_THROUGH = frozenset({"rate_limited", "blocked", "quota", "timeout", "network", "provider"})
@@ -37,26 +36,14 @@ ATTEMPT_SHARE = 0.5
 MIN_ATTEMPT_S = 1.0
 
 
-def clean_query(query):
-    """Fold whitespace and drop control characters; reject empty or oversized queries."""
-    query = "".join(ch if ch.isprintable() else " " for ch in query or "")
-    query = " ".join(query.split())
-    if not query:
-        raise WorkerError("invalid_query", "the search query is empty", hint='pass the query as text: search "your query"')
-    if len(query) > MAX_QUERY_CHARS:
-        raise WorkerError("invalid_query", "the search query is %d characters; the limit is %d" % (len(query), MAX_QUERY_CHARS),
-                          hint="shorten the query")
-    return query
-
-
-def fresh_answer(spec, call, args, tool="search"):
+def fresh_answer(spec, call, request, tool="search"):
     """Ask the provider (the miss path: provider libraries load only here), within the provider's slot."""
     from ..state import ratelimit
 
     provider = registry.build(spec, call, tool)
     # One upstream, one limit: keyed by provider type, across every worker process of the user.
     with ratelimit.slot(call, "search-" + spec.type, limit=registry.search_concurrency(spec)):
-        return provider.search(args)
+        return provider.search(request)
 
 
 def chain_key_spec(chain):
@@ -97,7 +84,7 @@ def _out_of_time(call):
     return call.deadline is not None and time.monotonic() >= call.deadline
 
 
-def ask_chain(chain, explicit, listed, args, call, settings):
+def ask_chain(chain, explicit, listed, request, call, settings):
     """(spec, answer, attempts, skipped, failures) from the first provider that answers; raises when none does."""
     from ..state import breaker as breaker_mod
 
@@ -127,7 +114,7 @@ def ask_chain(chain, explicit, listed, args, call, settings):
             call.attempt_deadline = _attempt_deadline(call, more)
             call.breaker = guard
             try:
-                answer = fresh_answer(spec, call, args)
+                answer = fresh_answer(spec, call, request)
             except WorkerError as exc:
                 ms = (time.monotonic() - started) * 1000
                 skipped.extend(guard.skipped)
@@ -200,22 +187,22 @@ def fallback_warnings(spec, failures, skipped):
     return out
 
 
-def plan(cfg, args):
+def plan(cfg, request):
     """(cache key, key spec, chain, explicit, listed) of a search request."""
-    chain, explicit, listed = config_mod.search_chain(cfg, args.provider, getattr(args, "vertical", None) or "web")
+    chain, explicit, listed = config_mod.search_chain(cfg, request.provider, request.vertical or "web")
     key_spec = chain[0][0] if explicit else chain_key_spec(chain)
-    key = cache.make_key("search", key_spec, cache.request_fields(args, exclude=SEARCH_NOT_IN_KEY))
+    key = cache.make_key("search", key_spec, cache.request_fields(request, exclude=SEARCH_NOT_IN_KEY))
     return key, key_spec, chain, explicit, listed
 
 
-def run_search(args, call):
-    args.query = clean_query(args.query)
-    vertical = getattr(args, "vertical", None) or "web"
-    cfg = config_mod.load(args)
-    key, key_spec, chain, explicit, listed = plan(cfg, args)
-    call.state_dir = cache.resolve_dir(args, cfg.settings)
+def run_search(request, call):
+    """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
+    vertical = request.vertical or "web"
+    cfg = config_mod.load(request)
+    key, key_spec, chain, explicit, listed = plan(cfg, request)
+    call.state_dir = cache.resolve_dir(request, cfg.settings)
     # The cache is consulted before any provider exists: a hit imports no provider library.
-    store = cache.open_store(args, cfg.settings, call)
+    store = cache.open_store(request, cfg.settings, call)
     hit = store.get(key)
     if hit is not None:
         answer, age = hit
@@ -231,7 +218,7 @@ def run_search(args, call):
         from . import canonical  # urllib.parse: the miss path only
         from ..state import ratelimit
 
-        spec, answer, attempts, skipped, failures = ask_chain(chain, explicit, listed, args, call, cfg.settings)
+        spec, answer, attempts, skipped, failures = ask_chain(chain, explicit, listed, request, call, cfg.settings)
         results, dropped = canonical.dedupe(answer.get("results") or [])
         answer["results"] = results
         meta = dict(answer.get("meta") or {})
@@ -246,11 +233,11 @@ def run_search(args, call):
         warnings = fallback_warnings(spec, failures, skipped)
     store.close()
     results = answer.get("results", [])
-    if args.fetch_top > 0:
+    if request.fetch_top > 0:
         from . import canonical
         from .enrich import enrich
 
-        call.warnings.extend(enrich(results, args, call, cfg.settings))
+        call.warnings.extend(enrich(results, request, call, cfg.settings))
         results, dropped = canonical.dedupe(results)  # pages that state one canonical URL are one page
         if dropped:
             meta["duplicates_dropped"] = meta.get("duplicates_dropped", 0) + dropped
@@ -258,7 +245,7 @@ def run_search(args, call):
         "tool": "search",
         "provider": spec.name,
         "provider_type": ptype or spec.type,
-        "query": args.query,
+        "query": request.query,
         "results": results,
         "meta": meta,
         "warnings": warnings + list(call.warnings) + list(answer.get("warnings", [])),
@@ -268,5 +255,5 @@ def run_search(args, call):
     for key in ("output", "raw"):
         if key in answer:
             payload[key] = answer[key]
-    payload["text"] = textview.search_text(payload, max_chars=args.max_chars)
+    payload["text"] = textview.search_text(payload, max_chars=request.max_chars)
     return payload

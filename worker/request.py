@@ -1,0 +1,200 @@
+"""What a call asks for: SearchRequest and FetchRequest, built once from the command line.
+
+The CLI turns what it parsed into one of these (cli.request_of) and hands it
+down; config, the cache, the tools and the providers read its fields and never
+see the parser's output.  A request is frozen: a tool that settles a value from
+the config (fetch's --max-chars default, say) makes a new request with
+``replace``.
+
+A field is named after its command-line option (``--include-domain`` ->
+``include_domain``), so a provider of the user's own reads ``request.query`` as
+it read ``args.query``, and the cache key, made from the fields, is what it was.
+"""
+
+from .errors import WorkerError
+
+MAX_QUERY_CHARS = 2000
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from typing_extensions import dataclass_transform
+
+    C = TypeVar("C")
+    R = TypeVar("R", bound="Request")
+
+    @dataclass_transform(frozen_default=True, kw_only_default=True)
+    def record(cls: type[C]) -> type[C]: ...
+else:
+    def record(cls):
+        """``@dataclass(frozen=True, kw_only=True)``, for these classes, without the dataclasses module.
+
+        dataclasses imports inspect, ast and re: ~10 ms here, where a whole cached
+        call takes ~27 ms.  Fields are the class's annotated names (its bases' first),
+        each with the class attribute as its default; a list given for a field is
+        kept as a tuple, so nothing in a request changes after it is built.
+        """
+        names = []
+        for klass in reversed(cls.__mro__):
+            annotations = klass.__dict__.get("__annotations__")
+            if annotations is None:
+                annotations = getattr(klass, "__annotations__", None) or {}
+            for name in annotations:
+                if name not in names:
+                    names.append(name)
+        defaults = {name: getattr(cls, name) for name in names if hasattr(cls, name)}
+        known = frozenset(names)
+        cls.__record_fields__ = tuple(names)
+
+        def __init__(self, **values):
+            unknown = [name for name in values if name not in known]
+            if unknown:
+                raise TypeError("%s has no field %s" % (cls.__name__, ", ".join(sorted(unknown))))
+            for name in names:
+                if name in values:
+                    value = values[name]
+                elif name in defaults:
+                    value = defaults[name]
+                else:
+                    raise TypeError("%s needs %s" % (cls.__name__, name))
+                object.__setattr__(self, name, tuple(value) if isinstance(value, list) else value)
+            post = getattr(self, "__post_init__", None)
+            if post is not None:
+                post()
+
+        cls.__init__ = __init__
+        return cls
+
+
+def clean_query(query):
+    """Fold whitespace and drop control characters; reject empty or oversized queries."""
+    query = "".join(ch if ch.isprintable() else " " for ch in query or "")
+    query = " ".join(query.split())
+    if not query:
+        raise WorkerError("invalid_query", "the search query is empty", hint='pass the query as text: search "your query"')
+    if len(query) > MAX_QUERY_CHARS:
+        raise WorkerError("invalid_query", "the search query is %d characters; the limit is %d" % (len(query), MAX_QUERY_CHARS),
+                          hint="shorten the query")
+    return query
+
+
+@record
+class Request:
+    """The options both commands take: where the config and the cache are, and how the call runs."""
+
+    command = ""  # "search" | "fetch": a class attribute, not a field
+
+    config: "str | None" = None
+    provider: "str | None" = None
+    timeout: float = 60.0
+    output: str = "protocol"
+    keep_temp: bool = False
+    allow_private: bool = False
+    no_cache: bool = False
+    refresh: bool = False
+    cache_ttl: "int | None" = None
+    cache_dir: "str | None" = None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a %s is frozen: make a new one with replace(%s=...)" % (type(self).__name__, name))
+
+    def __delattr__(self, name):
+        raise AttributeError("a %s is frozen" % type(self).__name__)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self.fields() == other.fields()
+
+    __hash__ = None  # fields such as the config's "sites" object are not hashable
+
+    def __repr__(self):
+        shown = ", ".join("%s=%r" % kv for kv in self.fields().items())
+        return "%s(%s)" % (type(self).__name__, shown)
+
+    def fields(self) -> "dict[str, Any]":
+        """Every field and its value, in declaration order."""
+        return {name: getattr(self, name) for name in type(self).__record_fields__}
+
+    def replace(self: "R", **changes: "Any") -> "R":
+        """A copy with ``changes``; the request itself never changes."""
+        return type(self)(**dict(self.fields(), **changes))
+
+
+@record
+class SearchRequest(Request):
+    """``search``: the query is cleaned when the request is built (invalid_query if it is empty or too long)."""
+
+    command = "search"
+
+    query: str = ""
+    limit: "int | None" = None
+    page: int = 1
+    region: "str | None" = None
+    safesearch: "str | None" = None
+    recency: "str | None" = None
+    vertical: "str | None" = None  # None: the web (one cache key for "--vertical web" and nothing); "news"
+    include_domain: "tuple[str, ...]" = ()
+    exclude_domain: "tuple[str, ...]" = ()
+    backend: "str | None" = None
+    max_chars: "int | None" = None  # bound of the payload's text field
+    # Exa
+    search_type: "str | None" = None
+    category: "str | None" = None
+    start_published: "str | None" = None
+    end_published: "str | None" = None
+    start_crawl: "str | None" = None
+    end_crawl: "str | None" = None
+    include_text: "str | None" = None
+    exclude_text: "str | None" = None
+    user_location: "str | None" = None
+    moderation: bool = False
+    additional_query: "tuple[str, ...]" = ()
+    system_prompt: "str | None" = None
+    output_schema: "str | None" = None
+    want_text: bool = False
+    highlights: bool = False
+    summary: bool = False
+    # Brave
+    country: "str | None" = None
+    search_lang: "str | None" = None
+    # enrichment (--fetch-top)
+    fetch_top: int = 0
+    excerpt_chars: int = 600
+    source_timeout: float = 6.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "query", clean_query(self.query))
+
+
+@record
+class FetchRequest(Request):
+    """``fetch``: the URLs and how to read them."""
+
+    command = "fetch"
+
+    urls: "tuple[str, ...]" = ()
+    fetch_format: str = "markdown"
+    max_chars: "int | None" = None  # characters per page; the fetch tool settles the default
+    start_index: int = 0
+    concurrency: int = 8
+    no_adapters: bool = False
+    llms_txt: bool = False
+    # Exa
+    highlights: bool = False
+    summary: bool = False
+    livecrawl: "str | None" = None
+    livecrawl_timeout: "int | None" = None
+    max_age_hours: "int | None" = None
+    subpages: "int | None" = None
+    subpage_target: "tuple[str, ...]" = ()
+    links: "int | None" = None
+    image_links: "int | None" = None
+    # Settled by the fetch tool from the config and the environment, not options; they
+    # change the answer, so they are fields (and in the cache key) like the rest.
+    max_chars_given: "bool | None" = None  # --max-chars was given (Exa keeps its own default otherwise)
+    max_bytes: "int | None" = None
+    sites: "dict[str, Any] | None" = None  # the config's "sites" settings
+    github_auth: "bool | None" = None  # a GitHub token is set: private repositories answer otherwise
+
+
+COMMANDS = {"search": SearchRequest, "fetch": FetchRequest}
