@@ -4,8 +4,8 @@ import os
 import re
 
 import pytest
-
 from conftest import ROOT
+
 from worker import cli
 from worker.errors import WorkerError
 from worker.providers.base import ProviderSpec
@@ -14,12 +14,48 @@ from worker.state import cache
 from worker.tools import search
 from worker.tools.fetch import settle
 
-SEARCH_ARGV = ["search", "q", "--limit", "7", "--page", "2", "--news", "--include-domain", "a.example",
-               "--include-domain", "b.example", "--recency", "week", "--provider", "ddgs", "--timeout", "9",
-               "--fetch-top", "2", "--max-chars", "900"]
-FETCH_ARGV = ["fetch", "https://a.example/", "--format", "text", "--max-chars", "500", "--start-index", "10",
-              "--no-adapters", "--llms-txt", "--allow-private", "--subpage-target", "t1", "--livecrawl", "always",
-              "--concurrency", "3"]
+SEARCH_ARGV = [
+    "search",
+    "q",
+    "--limit",
+    "7",
+    "--page",
+    "2",
+    "--news",
+    "--include-domain",
+    "a.example",
+    "--include-domain",
+    "b.example",
+    "--recency",
+    "week",
+    "--provider",
+    "ddgs",
+    "--timeout",
+    "9",
+    "--fetch-top",
+    "2",
+    "--max-chars",
+    "900",
+]
+FETCH_ARGV = [
+    "fetch",
+    "https://a.example/",
+    "--format",
+    "text",
+    "--max-chars",
+    "500",
+    "--start-index",
+    "10",
+    "--no-adapters",
+    "--llms-txt",
+    "--allow-private",
+    "--subpage-target",
+    "t1",
+    "--livecrawl",
+    "always",
+    "--concurrency",
+    "3",
+]
 
 
 def test_nothing_below_the_cli_sees_the_parsed_command_line():
@@ -39,8 +75,15 @@ def test_nothing_below_the_cli_sees_the_parsed_command_line():
     assert not found, "\n".join(found)
 
 
-@pytest.mark.parametrize("argv", [SEARCH_ARGV, FETCH_ARGV, ["search", "x", "--type", "deep", "--text"],
-                                  ["--no-cache", "fetch", "https://a.example/", "--links", "3"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        SEARCH_ARGV,
+        FETCH_ARGV,
+        ["search", "x", "--type", "deep", "--text"],
+        ["--no-cache", "fetch", "https://a.example/", "--links", "3"],
+    ],
+)
 def test_every_option_is_a_field_of_the_same_value(argv):
     args = cli.parse_args(argv)
     request = cli.request_of(args)
@@ -95,9 +138,27 @@ def _old_fields(ns, exclude=()):
     return out
 
 
-@pytest.mark.parametrize("argv", [["search", "  rust   async\truntime "], SEARCH_ARGV,
-                                  ["search", "q", "--vertical", "web", "--type", "deep", "--additional-query", "x",
-                                   "--moderation", "--text", "--country", "DE"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "  rust   async\truntime "],
+        SEARCH_ARGV,
+        [
+            "search",
+            "q",
+            "--vertical",
+            "web",
+            "--type",
+            "deep",
+            "--additional-query",
+            "x",
+            "--moderation",
+            "--text",
+            "--country",
+            "DE",
+        ],
+    ],
+)
 def test_search_keys_are_what_the_namespace_made(argv):
     args = cli.parse_args(argv)
     request = cli.request_of(args)
@@ -124,18 +185,26 @@ def test_fetch_keys_are_what_the_namespace_made(argv):
 
 # Keys written before requests were typed: a cache filled then still answers.
 PINNED = [
-    (["search", "  rust   async\truntime "],
-     '[1,"search","auto:ddgs","292c35d2",{"page":1,"query":"rust async runtime"}]'),
-    (SEARCH_ARGV,
-     '[1,"search","ddgs","386d51e8",{"include_domain":["a.example","b.example"],"limit":7,"page":2,"query":"q",'
-     '"recency":"week","vertical":"news"}]'),
-    (["fetch", "https://a.example/"],
-     '[1,"fetch","local","f6a516fd",{"fetch_format":"markdown","max_bytes":5242880,"max_chars":20000,'
-     '"start_index":0,"url":"https://a.example/"}]'),
-    (FETCH_ARGV,
-     '[1,"fetch","local","f6a516fd",{"allow_private":true,"fetch_format":"text","livecrawl":"always","llms_txt":true,'
-     '"max_bytes":5242880,"max_chars":500,"max_chars_given":true,"no_adapters":true,"start_index":10,'
-     '"subpage_target":["t1"],"url":"https://a.example/"}]'),
+    (
+        ["search", "  rust   async\truntime "],
+        '[1,"search","auto:ddgs","292c35d2",{"page":1,"query":"rust async runtime"}]',
+    ),
+    (
+        SEARCH_ARGV,
+        '[1,"search","ddgs","386d51e8",{"include_domain":["a.example","b.example"],"limit":7,"page":2,"query":"q",'
+        '"recency":"week","vertical":"news"}]',
+    ),
+    (
+        ["fetch", "https://a.example/"],
+        '[1,"fetch","local","f6a516fd",{"fetch_format":"markdown","max_bytes":5242880,"max_chars":20000,'
+        '"start_index":0,"url":"https://a.example/"}]',
+    ),
+    (
+        FETCH_ARGV,
+        '[1,"fetch","local","f6a516fd",{"allow_private":true,"fetch_format":"text","livecrawl":"always","llms_txt":true,'
+        '"max_bytes":5242880,"max_chars":500,"max_chars_given":true,"no_adapters":true,"start_index":10,'
+        '"subpage_target":["t1"],"url":"https://a.example/"}]',
+    ),
 ]
 
 

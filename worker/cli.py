@@ -28,6 +28,10 @@ def _import_argparse():
 
 from .errors import UsageError
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from .request import FetchRequest, SearchRequest
+
 EXAMPLES = """\
 examples:
   %(prog)s search "rust async runtime comparison"
@@ -428,7 +432,7 @@ def parse_args(argv, prog="websearch-worker"):
 CLI_ONLY = frozenset({"command", "version", "search_format", "news"})
 
 
-def request_of(args):
+def request_of(args: object) -> "SearchRequest | FetchRequest":
     """The typed request (worker.request) for what ``parse_args`` returned: built once, handed down.
 
     Every option becomes the field of its name; one the request does not know is a

@@ -17,7 +17,7 @@ MAX_QUERY_CHARS = 2000
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any, ClassVar, TypeVar
 
     from typing_extensions import dataclass_transform
 
@@ -27,21 +27,23 @@ if TYPE_CHECKING:
     @dataclass_transform(frozen_default=True, kw_only_default=True)
     def record(cls: type[C]) -> type[C]: ...
 else:
-    def record(cls):
+
+    def record(cls: "type") -> "type":
         """``@dataclass(frozen=True, kw_only=True)``, for these classes, without the dataclasses module.
 
         dataclasses imports inspect, ast and re: ~10 ms here, where a whole cached
-        call takes ~27 ms.  Fields are the class's annotated names (its bases' first),
-        each with the class attribute as its default; a list given for a field is
-        kept as a tuple, so nothing in a request changes after it is built.
+        call takes ~27 ms.  Fields are the class's annotated names (its bases' first,
+        ClassVar ones left out), each with the class attribute as its default; a list
+        given for a field is kept as a tuple, so nothing in a request changes after it
+        is built.
         """
         names = []
         for klass in reversed(cls.__mro__):
             annotations = klass.__dict__.get("__annotations__")
             if annotations is None:
                 annotations = getattr(klass, "__annotations__", None) or {}
-            for name in annotations:
-                if name not in names:
+            for name, annotation in annotations.items():
+                if name not in names and not str(annotation).startswith("ClassVar"):
                     names.append(name)
         defaults = {name: getattr(cls, name) for name in names if hasattr(cls, name)}
         known = frozenset(names)
@@ -67,15 +69,20 @@ else:
         return cls
 
 
-def clean_query(query):
+def clean_query(query: str) -> str:
     """Fold whitespace and drop control characters; reject empty or oversized queries."""
     query = "".join(ch if ch.isprintable() else " " for ch in query or "")
     query = " ".join(query.split())
     if not query:
-        raise WorkerError("invalid_query", "the search query is empty", hint='pass the query as text: search "your query"')
+        raise WorkerError(
+            "invalid_query", "the search query is empty", hint='pass the query as text: search "your query"'
+        )
     if len(query) > MAX_QUERY_CHARS:
-        raise WorkerError("invalid_query", "the search query is %d characters; the limit is %d" % (len(query), MAX_QUERY_CHARS),
-                          hint="shorten the query")
+        raise WorkerError(
+            "invalid_query",
+            "the search query is %d characters; the limit is %d" % (len(query), MAX_QUERY_CHARS),
+            hint="shorten the query",
+        )
     return query
 
 
@@ -84,6 +91,7 @@ class Request:
     """The options both commands take: where the config and the cache are, and how the call runs."""
 
     command = ""  # "search" | "fetch": a class attribute, not a field
+    __record_fields__: "ClassVar[tuple[str, ...]]" = ()  # set by @record
 
     config: "str | None" = None
     provider: "str | None" = None
@@ -102,10 +110,9 @@ class Request:
     def __delattr__(self, name):
         raise AttributeError("a %s is frozen" % type(self).__name__)
 
+    # Defining __eq__ leaves __hash__ None, as a frozen dataclass with a dict field (sites) would need.
     def __eq__(self, other):
         return type(other) is type(self) and self.fields() == other.fields()
-
-    __hash__ = None  # fields such as the config's "sites" object are not hashable
 
     def __repr__(self):
         shown = ", ".join("%s=%r" % kv for kv in self.fields().items())

@@ -29,4 +29,6 @@ def test_search_concurrency_option_wins_and_bad_values_fall_back():
     assert registry.search_concurrency(ProviderSpec("d", "ddgs")) == 5
     assert registry.search_concurrency(ProviderSpec("b", "brave", options={"concurrency": 2})) == 2
     assert registry.search_concurrency(ProviderSpec("m", "mine:Cls", options={"concurrency": "x"})) == 5
-    assert registry.engine_circuits(ProviderSpec("d", "ddgs")) and not registry.engine_circuits(ProviderSpec("e", "exa"))
+    assert registry.engine_circuits(ProviderSpec("d", "ddgs")) and not registry.engine_circuits(
+        ProviderSpec("e", "exa")
+    )

@@ -7,6 +7,12 @@ WorkerError with a stable code for anything that goes wrong; it never prints.
 
 from ..errors import WorkerError
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..request import FetchRequest, SearchRequest
+
 
 def site_operators(query, include, exclude):
     """Domain filters as ``site:`` / ``-site:`` query operators (ddgs engines, Brave)."""
@@ -49,10 +55,10 @@ class Provider:
     def name(self):
         return self.spec.name
 
-    def search(self, request):
+    def search(self, request: "SearchRequest") -> "dict[str, Any]":
         """Return {"results": [...], "meta": {...}} for ``request.query`` (a worker.request.SearchRequest)."""
         raise WorkerError("invalid_argument", "provider %r cannot search" % self.name)
 
-    def fetch(self, urls, request):
+    def fetch(self, urls: "list[str]", request: "FetchRequest") -> "dict[str, Any]":
         """Return {"results": [item per URL, in order], "meta": {...}} (``request``: a worker.request.FetchRequest)."""
         raise WorkerError("invalid_argument", "provider %r cannot fetch" % self.name)

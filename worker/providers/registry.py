@@ -8,13 +8,28 @@ is imported when the config names it.  tests/providers/test_registry.py checks
 each builtin class declares what its row says.
 """
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..runtime import Call
+    from .base import Provider, ProviderSpec
+
 
 class Builtin:
     """What the worker knows about a builtin provider type without importing it."""
 
     __slots__ = ("ref", "tools", "key_env", "verticals", "engine_circuits", "search_concurrency")
 
-    def __init__(self, ref, tools, key_env=None, verticals=("web",), engine_circuits=False, search_concurrency=None):
+    def __init__(
+        self,
+        ref: str,
+        tools: "Iterable[str]",
+        key_env: "str | None" = None,
+        verticals: "Iterable[str]" = ("web",),
+        engine_circuits: bool = False,
+        search_concurrency: "int | None" = None,
+    ):
         self.ref = ref  # "module:Class", the module relative to this package
         self.tools = frozenset(tools)  # "search", "fetch"
         self.key_env = key_env  # the environment variable holding its API key; None: it needs no key
@@ -26,9 +41,14 @@ class Builtin:
 
 # Table order is the auto order of the keyed ones (exa before brave).
 BUILTINS = {
-    "ddgs": Builtin(".ddgs:DdgsProvider", {"search"}, verticals={"web", "news"}, engine_circuits=True,
-                    # the no-key engines block whole IP ranges when hammered
-                    search_concurrency=5),
+    "ddgs": Builtin(
+        ".ddgs:DdgsProvider",
+        {"search"},
+        verticals={"web", "news"},
+        engine_circuits=True,
+        # the no-key engines block whole IP ranges when hammered
+        search_concurrency=5,
+    ),
     "local": Builtin(".local:LocalFetchProvider", {"fetch"}),
     "exa": Builtin(".exa:ExaProvider", {"search", "fetch"}, key_env="EXA_API_KEY", verticals={"web", "news"}),
     "brave": Builtin(".brave:BraveProvider", {"search"}, key_env="BRAVE_API_KEY", verticals={"web", "news"}),
@@ -39,7 +59,7 @@ DEFAULT_SEARCH_CONCURRENCY = 5
 KEYED = tuple(name for name, b in BUILTINS.items() if b.key_env)
 
 
-def search_concurrency(spec):
+def search_concurrency(spec: "ProviderSpec") -> int:
     """How many searches with ``spec`` may run at once across processes: its "concurrency" option, else its type's."""
     builtin = BUILTINS.get(spec.type)
     default = (builtin and builtin.search_concurrency) or DEFAULT_SEARCH_CONCURRENCY
@@ -50,12 +70,12 @@ def search_concurrency(spec):
         return DEFAULT_SEARCH_CONCURRENCY
 
 
-def engine_circuits(spec):
+def engine_circuits(spec: "ProviderSpec") -> bool:
     builtin = BUILTINS.get(spec.type)
     return bool(builtin and builtin.engine_circuits)
 
 
-def load_class(type_name):
+def load_class(type_name: str) -> "type[Provider]":
     """The provider class for a builtin type or a "module:attr" reference."""
     from importlib import import_module
 
@@ -66,12 +86,15 @@ def load_class(type_name):
     return getattr(module, attr)
 
 
-def build(spec, call, tool):
+def build(spec: "ProviderSpec", call: "Call | None", tool: str) -> "Provider":
     """The provider for ``spec``, checked to answer ``tool`` ("search" or "fetch")."""
     from ..errors import WorkerError
 
     provider = load_class(spec.type)(spec, call)
     if tool not in provider.tools:
-        raise WorkerError("invalid_argument", "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
-                          hint="choose a provider that supports %s with --provider" % tool)
+        raise WorkerError(
+            "invalid_argument",
+            "provider %r (%s) cannot %s" % (spec.name, spec.type, tool),
+            hint="choose a provider that supports %s with --provider" % tool,
+        )
     return provider

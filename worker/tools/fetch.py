@@ -8,12 +8,20 @@ local provider is worker.pages.download.
 import os
 import time
 
-from . import textview
 from ..errors import WorkerError
 from ..pages.download import DEFAULT_MAX_CHARS, error_item
 from ..pages.net import DEFAULT_MAX_BYTES
+from . import textview
 
 MAX_URLS = 100
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ..request import FetchRequest
+    from ..runtime import Call
 
 
 def batch_error(items):
@@ -86,7 +94,9 @@ def cached_fetch(urls, request, call, cfg, spec):
     return answer
 
 
-def settle(request, settings, environ=None):
+def settle(
+    request: "FetchRequest", settings: "Mapping[str, Any]", environ: "Mapping[str, str] | None" = None
+) -> "FetchRequest":
     """The request with what the config and the environment decide filled in; the providers get this one."""
     environ = os.environ if environ is None else environ
     settled = dict(
@@ -102,7 +112,7 @@ def settle(request, settings, environ=None):
     return request.replace(**settled)
 
 
-def run_fetch(request, call):
+def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
     """The fetch payload for ``request`` (a worker.request.FetchRequest)."""
     from .. import config as config_mod
 

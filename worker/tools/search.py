@@ -19,6 +19,13 @@ from ..providers import registry
 from ..state import cache
 from . import textview
 
+TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..request import SearchRequest
+    from ..runtime import Call
+
 # The text field is rebuilt from the results on every call, cached or not;
 # enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
 SEARCH_NOT_IN_KEY = ("max_chars", "fetch_top", "excerpt_chars", "source_timeout", "allow_private")
@@ -195,7 +202,7 @@ def plan(cfg, request):
     return key, key_spec, chain, explicit, listed
 
 
-def run_search(request, call):
+def run_search(request: "SearchRequest", call: "Call") -> "dict[str, Any]":
     """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
     vertical = request.vertical or "web"
     cfg = config_mod.load(request)
@@ -215,8 +222,8 @@ def run_search(request, call):
             spec = key_spec
         warnings = []
     else:
-        from . import canonical  # urllib.parse: the miss path only
         from ..state import ratelimit
+        from . import canonical  # urllib.parse: the miss path only
 
         spec, answer, attempts, skipped, failures = ask_chain(chain, explicit, listed, request, call, cfg.settings)
         results, dropped = canonical.dedupe(answer.get("results") or [])
