@@ -14,48 +14,14 @@ from worker.state import cache
 from worker.tools import search
 from worker.tools.fetch import settle
 
-SEARCH_ARGV = [
-    "search",
-    "q",
-    "--limit",
-    "7",
-    "--page",
-    "2",
-    "--news",
-    "--include-domain",
-    "a.example",
-    "--include-domain",
-    "b.example",
-    "--recency",
-    "week",
-    "--provider",
-    "ddgs",
-    "--timeout",
-    "9",
-    "--fetch-top",
-    "2",
-    "--max-chars",
-    "900",
-]
-FETCH_ARGV = [
-    "fetch",
-    "https://a.example/",
-    "--format",
-    "text",
-    "--max-chars",
-    "500",
-    "--start-index",
-    "10",
-    "--no-adapters",
-    "--llms-txt",
-    "--allow-private",
-    "--subpage-target",
-    "t1",
-    "--livecrawl",
-    "always",
-    "--concurrency",
-    "3",
-]
+SEARCH_ARGV = (
+    "search q --limit 7 --page 2 --news --include-domain a.example --include-domain b.example --recency week "
+    "--provider ddgs --timeout 9 --fetch-top 2 --max-chars 900"
+).split()
+FETCH_ARGV = (
+    "fetch https://a.example/ --format text --max-chars 500 --start-index 10 --no-adapters --llms-txt "
+    "--allow-private --subpage-target t1 --livecrawl always --concurrency 3"
+).split()
 
 
 def test_nothing_below_the_cli_sees_the_parsed_command_line():
@@ -143,20 +109,7 @@ def _old_fields(ns, exclude=()):
     [
         ["search", "  rust   async\truntime "],
         SEARCH_ARGV,
-        [
-            "search",
-            "q",
-            "--vertical",
-            "web",
-            "--type",
-            "deep",
-            "--additional-query",
-            "x",
-            "--moderation",
-            "--text",
-            "--country",
-            "DE",
-        ],
+        "search q --vertical web --type deep --additional-query x --moderation --text --country DE".split(),
     ],
 )
 def test_search_keys_are_what_the_namespace_made(argv):
