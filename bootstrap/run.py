@@ -37,8 +37,14 @@ def number(text, lo=None, hi=None, integer=False):
     digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
     whole, dot, frac = mantissa.partition(".")
     ascii_digits = set("0123456789")
-    if (not s or len(s) > 32 or (e and (integer or not digits or not set(digits) <= ascii_digits))
-            or (integer and dot) or not (whole or frac) or not set(whole + frac) <= ascii_digits):
+    if (
+        not s
+        or len(s) > 32
+        or (e and (integer or not digits or not set(digits) <= ascii_digits))
+        or (integer and dot)
+        or not (whole or frac)
+        or not set(whole + frac) <= ascii_digits
+    ):
         raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", s[:40]))
     value = int(s) if integer else float(s)
     if value != value or value in (float("inf"), float("-inf")):
@@ -225,8 +231,16 @@ def run(cmd, env=None):
     # children too (compileall -j0 and pip build steps fork).  The install lock
     # goes with it (pass_fds): while any installer lives, the lock is held, so
     # the next call never rebuilds the venv under a running install.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
-                            start_new_session=True, pass_fds=tuple(_LOCK_FD), preexec_fn=_die_with_parent())
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        pass_fds=tuple(_LOCK_FD),
+        preexec_fn=_die_with_parent(),
+    )
     _CHILD[:] = [proc]
     try:
         raw, _ = proc.communicate()
@@ -234,7 +248,9 @@ def run(cmd, env=None):
         _CHILD[:] = []
     out = raw.decode("utf-8", errors="replace")
     if proc.returncode != 0:
-        raise InstallError("%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out)
+        raise InstallError(
+            "%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out
+        )
     return out
 
 
@@ -387,8 +403,14 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
         incremental = not reinstall and problem in ("requirements.txt changed", "ready stamp outdated")
-        log("%sinstalling dependencies into %s (%s)"
-            % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
+        log(
+            "%sinstalling dependencies into %s (%s)"
+            % (
+                "first run: " if problem == "not installed" else "",
+                venv,
+                "reinstall requested" if reinstall else problem,
+            )
+        )
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
             remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
@@ -434,9 +456,9 @@ def mcp_venv_first(args):
     rest = list(args[1:])
     for i, token in enumerate(rest):
         if token == "--venv" and i + 1 < len(rest):
-            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2:]
+            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2 :]
         if token.startswith("--venv="):
-            return [token, args[0]] + rest[:i] + rest[i + 1:]
+            return [token, args[0]] + rest[:i] + rest[i + 1 :]
     return list(args)
 
 
@@ -458,8 +480,12 @@ def on_signal(signum, frame):
             proc.wait(5)
         except Exception:
             pass
-    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install",
-               retryable=False)
+    emit_error(
+        "cancelled",
+        "cancelled during the first-run install",
+        "run the command again to resume the install",
+        retryable=False,
+    )
     os._exit(130)
 
 
@@ -473,8 +499,12 @@ def main(argv):
     except SystemExit:
         raise
     except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
-        emit_error("bootstrap_failed", "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
-                   "run again with --reinstall; if it persists, report it", retryable=False)
+        emit_error(
+            "bootstrap_failed",
+            "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
+            "run again with --reinstall; if it persists, report it",
+            retryable=False,
+        )
         return 1
 
 
@@ -482,9 +512,12 @@ def _main(argv):
     opts, rest = parse_flags(argv)
     venv = opts["venv"]
     if os.path.lexists(venv) and not os.path.isdir(venv):
-        emit_error("usage", "--venv %s is not a directory" % venv,
-                   "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
-                   retryable=False)
+        emit_error(
+            "usage",
+            "--venv %s is not a directory" % venv,
+            "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
+            retryable=False,
+        )
         return 2
     if opts.get("check"):
         problem = stamp_problem(venv, read_requirements())
@@ -500,8 +533,9 @@ def _main(argv):
         emit_error(
             "bootstrap_failed",
             "could not install the worker's dependencies: %s" % exc,
-            "fix or unset the environment variable named" if isinstance(exc, SettingError) else
-            "check that the venv location is writable (--venv DIR) and the package index is reachable "
+            "fix or unset the environment variable named"
+            if isinstance(exc, SettingError)
+            else "check that the venv location is writable (--venv DIR) and the package index is reachable "
             "(pip/uv configuration), then run the command again; "
             "bootstrap/run.py --reinstall rebuilds the venv",
             detail=tail[-2000:] or None,

@@ -50,8 +50,8 @@ class Result:
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
-        self.cancelled = cancelled      # the host cancelled it (cancel() or the cancel event)
-        self.timed_out = timed_out      # the host's timeout stopped it
+        self.cancelled = cancelled  # the host cancelled it (cancel() or the cancel event)
+        self.timed_out = timed_out  # the host's timeout stopped it
         self.payload = None
         self.protocol_error = None
         try:
@@ -79,12 +79,19 @@ class Result:
             err = self.payload.get("error") or {}
             raise ClientError(err.get("code", "internal"), err.get("message", ""), err.get("hint"), result=self)
         tail = " ".join(self.stderr.strip().splitlines()[-3:])
-        raise ClientError("protocol", "exit code %s and %s%s" % (self.returncode, self.protocol_error,
-                                                                  ": " + tail if tail else ""), result=self)
+        raise ClientError(
+            "protocol",
+            "exit code %s and %s%s" % (self.returncode, self.protocol_error, ": " + tail if tail else ""),
+            result=self,
+        )
 
     def __repr__(self):
         return "Result(returncode=%r, ok=%r, cancelled=%r, timed_out=%r)" % (
-            self.returncode, self.ok, self.cancelled, self.timed_out)
+            self.returncode,
+            self.ok,
+            self.cancelled,
+            self.timed_out,
+        )
 
 
 def command(args, python=None, venv=None):
@@ -119,10 +126,11 @@ class Handle:
 
     def __init__(self, argv, env=None, cwd=None):
         self.argv = argv
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=cwd)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+        )
         self._lock = threading.Lock()
-        self._signalled = None   # None, "cancelled" or "timeout"
+        self._signalled = None  # None, "cancelled" or "timeout"
         self._signal_time = None
 
     def cancel(self, reason="cancelled"):
@@ -154,9 +162,13 @@ class Handle:
                 self.cancel("timeout")
             if self._signal_time is not None and now - self._signal_time > grace:
                 self.proc.kill()  # it ignored SIGTERM; nothing else will stop it
-        return Result(self.proc.returncode, out.decode("ascii", errors="replace"),
-                      err.decode("utf-8", errors="replace"),
-                      cancelled=self._signalled == "cancelled", timed_out=self._signalled == "timeout")
+        return Result(
+            self.proc.returncode,
+            out.decode("ascii", errors="replace"),
+            err.decode("utf-8", errors="replace"),
+            cancelled=self._signalled == "cancelled",
+            timed_out=self._signalled == "timeout",
+        )
 
 
 def spawn(args, python=None, venv=None, env=None, cwd=None):
@@ -171,13 +183,20 @@ def run(args, timeout=None, cancel=None, python=None, venv=None, env=None, cwd=N
 
 def search(query, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
     """Search and return the OK payload (raises ClientError)."""
-    return run(["search"] + options(**opts) + ["--", query], timeout=timeout, cancel=cancel,
-               python=python, venv=venv, env=env).raise_for_error()
+    return run(
+        ["search"] + options(**opts) + ["--", query], timeout=timeout, cancel=cancel, python=python, venv=venv, env=env
+    ).raise_for_error()
 
 
 def fetch(urls, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
     """Fetch pages and return the OK payload (raises ClientError)."""
     if isinstance(urls, str):
         urls = [urls]
-    return run(["fetch"] + options(**opts) + ["--"] + list(urls), timeout=timeout, cancel=cancel,
-               python=python, venv=venv, env=env).raise_for_error()
+    return run(
+        ["fetch"] + options(**opts) + ["--"] + list(urls),
+        timeout=timeout,
+        cancel=cancel,
+        python=python,
+        venv=venv,
+        env=env,
+    ).raise_for_error()

@@ -48,15 +48,25 @@ def dumps(obj, *, sort_keys=False, separators=(", ", ": "), default=None, allow_
     """json.dumps with these keyword arguments (and no indent)."""
     if _make_encoder is not None:
         try:
-            encode = _make_encoder(None, default, _ascii if ensure_ascii else _plain, None, separators[1],
-                                   separators[0], sort_keys, False, allow_nan)
+            encode = _make_encoder(
+                None,
+                default,
+                _ascii if ensure_ascii else _plain,
+                None,
+                separators[1],
+                separators[0],
+                sort_keys,
+                False,
+                allow_nan,
+            )
             return "".join(encode(obj, 0))
         except (TypeError, ValueError, RecursionError):
             pass  # json says it in its own words below
     import json
 
-    return json.dumps(obj, sort_keys=sort_keys, separators=separators, default=default, allow_nan=allow_nan,
-                      ensure_ascii=ensure_ascii)
+    return json.dumps(
+        obj, sort_keys=sort_keys, separators=separators, default=default, allow_nan=allow_nan, ensure_ascii=ensure_ascii
+    )
 
 
 def dumps_ascii(obj):

@@ -52,7 +52,7 @@ def sweep_stale(base, own=None):
         if path == own:
             continue
         try:
-            pid = int(name[len(TEMP_PREFIX):].split("-", 1)[0])
+            pid = int(name[len(TEMP_PREFIX) :].split("-", 1)[0])
         except ValueError:
             continue
         if not _pid_alive(pid):
@@ -155,9 +155,11 @@ class Call:
         except (OSError, ValueError) as exc:
             from .errors import WorkerError
 
-            raise WorkerError("config", "cannot create the call's temp directory under %s (%s)"
-                              % (base, getattr(exc, "strerror", None) or exc),
-                              hint="point TMPDIR (or WEBSEARCH_WORKER_TMPDIR) at a writable directory") from None
+            raise WorkerError(
+                "config",
+                "cannot create the call's temp directory under %s (%s)" % (base, getattr(exc, "strerror", None) or exc),
+                hint="point TMPDIR (or WEBSEARCH_WORKER_TMPDIR) at a writable directory",
+            ) from None
         self.tempdir = path
         sweep_stale(base, own=path)
         return path

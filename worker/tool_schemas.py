@@ -39,24 +39,52 @@ COMMANDS = {SEARCH: "search", FETCH: "fetch"}
 
 PARAMS = {
     SEARCH: [
-        Param("query", None, "What to search for, as you would type it into a search engine. "
-              "Put exact phrases in double quotes."),
+        Param(
+            "query",
+            None,
+            "What to search for, as you would type it into a search engine. Put exact phrases in double quotes.",
+        ),
         Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
-        Param("provider", "--provider", "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
-              "provider name from the user's web-search config. Leave unset unless the user asked for one."),
-        Param("recency", "--recency", "Only results published within the last day/week/month/year. "
-              "Use for news, releases, changelogs."),
-        Param("news", "--news", "Search news articles instead of the web: results carry published and source. "
-              "Combine with recency for the latest coverage."),
-        Param("include_domains", "--include-domain", 'Only return results from these domains, e.g. ["docs.python.org"].',
-              max_items=MAX_DOMAINS),
-        Param("exclude_domains", "--exclude-domain", 'Never return results from these domains, e.g. ["pinterest.com"].',
-              max_items=MAX_DOMAINS),
-        Param("fetch_top", "--fetch-top", "Also fetch the top N result pages (0-5) and include an excerpt of each; "
-              "saves a web_fetch round trip.", default=0),
+        Param(
+            "provider",
+            "--provider",
+            "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
+            "provider name from the user's web-search config. Leave unset unless the user asked for one.",
+        ),
+        Param(
+            "recency",
+            "--recency",
+            "Only results published within the last day/week/month/year. Use for news, releases, changelogs.",
+        ),
+        Param(
+            "news",
+            "--news",
+            "Search news articles instead of the web: results carry published and source. "
+            "Combine with recency for the latest coverage.",
+        ),
+        Param(
+            "include_domains",
+            "--include-domain",
+            'Only return results from these domains, e.g. ["docs.python.org"].',
+            max_items=MAX_DOMAINS,
+        ),
+        Param(
+            "exclude_domains",
+            "--exclude-domain",
+            'Never return results from these domains, e.g. ["pinterest.com"].',
+            max_items=MAX_DOMAINS,
+        ),
+        Param(
+            "fetch_top",
+            "--fetch-top",
+            "Also fetch the top N result pages (0-5) and include an excerpt of each; saves a web_fetch round trip.",
+            default=0,
+        ),
         Param("region", "--region", "Region such as us-en or de-de (ddgs)."),
         Param("type", "--type", "Exa only: search type, e.g. auto, neural, keyword, fast, deep."),
-        Param("category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."),
+        Param(
+            "category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."
+        ),
         Param("start_published", "--start-published", "Exa only: earliest publication date, YYYY-MM-DD."),
         Param("end_published", "--end-published", "Exa only: latest publication date, YYYY-MM-DD."),
         Param("include_text", "--include-text", "Exa only: a phrase (at most 5 words) every result page must contain."),
@@ -67,16 +95,37 @@ PARAMS = {
         Param("search_lang", "--search-lang", "Brave only: result language, e.g. en, de."),
     ],
     FETCH: [
-        Param("urls", None, "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
-              "same order." % MAX_URLS, max_items=MAX_URLS),
-        Param("max_chars", "--max-chars", "Characters of content per page (default 20000). Lower it when fetching "
-              "many pages."),
-        Param("start_index", "--start-index", "Continue a long page from this character offset (the previous result "
-              "says where it stopped: next_start_index, or an outline offset).", default=0),
-        Param("format", "--format", "Content format: markdown (default, main content only), text, html (cleaned), "
-              "raw (the body as sent).", default="markdown"),
-        Param("provider", "--provider", "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
-              "configured name. Leave unset unless the user asked for one."),
+        Param(
+            "urls",
+            None,
+            "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
+            "same order." % MAX_URLS,
+            max_items=MAX_URLS,
+        ),
+        Param(
+            "max_chars",
+            "--max-chars",
+            "Characters of content per page (default 20000). Lower it when fetching many pages.",
+        ),
+        Param(
+            "start_index",
+            "--start-index",
+            "Continue a long page from this character offset (the previous result "
+            "says where it stopped: next_start_index, or an outline offset).",
+            default=0,
+        ),
+        Param(
+            "format",
+            "--format",
+            "Content format: markdown (default, main content only), text, html (cleaned), raw (the body as sent).",
+            default="markdown",
+        ),
+        Param(
+            "provider",
+            "--provider",
+            "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
+            "configured name. Leave unset unless the user asked for one.",
+        ),
         Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
         Param("summary", "--summary", "Exa only: include a short summary of each page."),
     ],
@@ -128,8 +177,13 @@ def param_schema(tool, param):
     if param.flag is None:
         if command == "search":
             return {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": param.description}
-        return {"type": "array", "minItems": 1, "maxItems": param.max_items, "description": param.description,
-                "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"}}
+        return {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": param.max_items,
+            "description": param.description,
+            "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"},
+        }
     _dest, kw = _declaration(command, param.flag)
     action = kw.get("action")
     if action == "store_true":
@@ -179,17 +233,35 @@ _ERROR = {
 def output_schema(tool):
     """The worker's payload: a SEARCH_OK payload, or (in an error result) the SEARCH_ERROR one."""
     if tool == SEARCH:
-        item = {"type": "object", "required": ["url"], "properties": {
-            "title": {"type": ["string", "null"]}, "url": {"type": "string"}, "snippet": {"type": ["string", "null"]},
-            "published": {"type": ["string", "null"]}, "excerpt": {"type": ["string", "null"]},
-            "fetched": {"type": "boolean"}}}
+        item = {
+            "type": "object",
+            "required": ["url"],
+            "properties": {
+                "title": {"type": ["string", "null"]},
+                "url": {"type": "string"},
+                "snippet": {"type": ["string", "null"]},
+                "published": {"type": ["string", "null"]},
+                "excerpt": {"type": ["string", "null"]},
+                "fetched": {"type": "boolean"},
+            },
+        }
     else:
-        item = {"type": "object", "required": ["url", "ok"], "properties": {
-            "url": {"type": "string"}, "ok": {"type": "boolean"}, "final_url": {"type": ["string", "null"]},
-            "status": {"type": ["integer", "null"]}, "title": {"type": ["string", "null"]},
-            "content": {"type": ["string", "null"]}, "total_chars": {"type": ["integer", "null"]},
-            "truncated": {"type": ["boolean", "null"]}, "next_start_index": {"type": ["integer", "null"]},
-            "error": _ERROR}}
+        item = {
+            "type": "object",
+            "required": ["url", "ok"],
+            "properties": {
+                "url": {"type": "string"},
+                "ok": {"type": "boolean"},
+                "final_url": {"type": ["string", "null"]},
+                "status": {"type": ["integer", "null"]},
+                "title": {"type": ["string", "null"]},
+                "content": {"type": ["string", "null"]},
+                "total_chars": {"type": ["integer", "null"]},
+                "truncated": {"type": ["boolean", "null"]},
+                "next_start_index": {"type": ["integer", "null"]},
+                "error": _ERROR,
+            },
+        }
     return {
         "type": "object",
         "required": ["ok", "v"],
@@ -264,15 +336,23 @@ def argv(tool, arguments, config=None, allow_private=False, timeout=None):
     out += positional
     size = sum(len(a.encode("utf-8", "surrogatepass")) + 1 for a in out)
     if size > ARGV_BUDGET_BYTES:
-        raise ArgumentError("the arguments are %d KiB, over the %d KiB limit: use a shorter query, or fewer or "
-                            "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024))
+        raise ArgumentError(
+            "the arguments are %d KiB, over the %d KiB limit: use a shorter query, or fewer or "
+            "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024)
+        )
     return out
 
 
 def all_schemas():
     """Everything a host needs, as one JSON-ready dict (what ``python -m worker.tool_schemas`` prints)."""
-    return {tool: {"description": DESCRIPTIONS[tool], "inputSchema": input_schema(tool),
-                   "outputSchema": output_schema(tool)} for tool in PARAMS}
+    return {
+        tool: {
+            "description": DESCRIPTIONS[tool],
+            "inputSchema": input_schema(tool),
+            "outputSchema": output_schema(tool),
+        }
+        for tool in PARAMS
+    }
 
 
 if __name__ == "__main__":

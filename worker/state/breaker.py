@@ -91,8 +91,14 @@ class Decision:
 
     def skipped(self, now, **where):
         out = dict(where)
-        out.update({"until": iso(self.until), "retry_in_s": round(max(0.0, self.until - now), 1),
-                    "reason": self.code or "blocked", "failures": self.failures})
+        out.update(
+            {
+                "until": iso(self.until),
+                "retry_in_s": round(max(0.0, self.until - now), 1),
+                "reason": self.code or "blocked",
+                "failures": self.failures,
+            }
+        )
         return out
 
 
@@ -178,8 +184,9 @@ class Breaker:
             raise
 
     def _row(self, db, key):
-        return db.execute("SELECT failures, first_at, open_until, probe_until, last_code FROM circuits WHERE key = ?",
-                          (key,)).fetchone()
+        return db.execute(
+            "SELECT failures, first_at, open_until, probe_until, last_code FROM circuits WHERE key = ?", (key,)
+        ).fetchone()
 
     # -- the state machine ---------------------------------------------------------
     def check(self, key):
@@ -204,8 +211,10 @@ class Breaker:
                     return GO
                 if again[3] > now:  # another process took the lease first
                     return Decision("skip", again[3], again[4], again[0])
-                db.execute("UPDATE circuits SET probe_until = ?, updated = ? WHERE key = ?",
-                           (now + float(self.conf["probe"]), now, key))
+                db.execute(
+                    "UPDATE circuits SET probe_until = ?, updated = ? WHERE key = ?",
+                    (now + float(self.conf["probe"]), now, key),
+                )
                 return Decision("probe", None, again[4], again[0])
 
             return self._transaction(db, take)
@@ -225,8 +234,10 @@ class Breaker:
             return
         if code not in TRIP_CODES:
             if probing:  # the probe proved nothing: the next call probes again
-                self._run("writing the breaker", lambda db: db.execute(
-                    "UPDATE circuits SET probe_until = 0, updated = ? WHERE key = ?", (now, key)))
+                self._run(
+                    "writing the breaker",
+                    lambda db: db.execute("UPDATE circuits SET probe_until = 0, updated = ? WHERE key = ?", (now, key)),
+                )
             return
         wait = float(self.conf["cooldown"])
         if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and retry_after > 0:
@@ -244,9 +255,11 @@ class Breaker:
                     failures, first_at, open_until = row[0] + 1, row[1], 0.0
                 if not open_until and failures >= int(self.conf["threshold"]):
                     open_until = now + wait
-                db.execute("INSERT OR REPLACE INTO circuits (key, failures, first_at, open_until, probe_until,"
-                           " last_code, updated) VALUES (?, ?, ?, ?, 0, ?, ?)",
-                           (key, failures, first_at, open_until, code, now))
+                db.execute(
+                    "INSERT OR REPLACE INTO circuits (key, failures, first_at, open_until, probe_until,"
+                    " last_code, updated) VALUES (?, ?, ?, ?, 0, ?, ?)",
+                    (key, failures, first_at, open_until, code, now),
+                )
 
             self._transaction(db, update)
 

@@ -100,9 +100,11 @@ def _check(call, key, started, deadline=None):
         raise WorkerError("cancelled", "cancelled while waiting for a %s slot" % key)
     left = _left(call, deadline)
     if left is not None and left <= 0:
-        raise WorkerError("timeout", "waited %.1fs for a free %s slot before the deadline"
-                          % (time.monotonic() - started, key),
-                          hint="other worker processes are using every slot; raise --timeout or retry later")
+        raise WorkerError(
+            "timeout",
+            "waited %.1fs for a free %s slot before the deadline" % (time.monotonic() - started, key),
+            hint="other worker processes are using every slot; raise --timeout or retry later",
+        )
 
 
 def _sleep(call, seconds, deadline=None):
