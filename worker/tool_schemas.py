@@ -11,8 +11,14 @@ them), and its unit tests check them against ``python -m worker.tool_schemas``.
 Standard library only and never imported by a search or fetch call.
 """
 
+from __future__ import annotations
+
 from . import cli
 from .tools.search import MAX_QUERY_CHARS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
 
 # Far below the kernel's 128 KiB per argument and the argv + environment total.
 ARGV_BUDGET_BYTES = 64 * 1024
@@ -23,7 +29,16 @@ MAX_DOMAINS = 20
 class Param:
     """One tool parameter: the worker flag it becomes and what the model is told."""
 
-    def __init__(self, name, flag, description, minimum=None, maximum=None, max_items=None, default=None):
+    def __init__(
+        self,
+        name: str,
+        flag: str | None,
+        description: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        max_items: int | None = None,
+        default: Any = None,
+    ):
         self.name = name
         self.flag = flag  # None: the command's positional argument (query / urls)
         self.description = description
@@ -142,18 +157,18 @@ DESCRIPTIONS = {
         % MAX_QUERY_CHARS
     ),
     FETCH: (
-        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown by "
-        "default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain text, "
-        "JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page (default "
-        "20000); a longer page says truncated and gives next_start_index: call again with start_index to continue. "
-        "Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused unless the "
-        "server was started with --allow-private. One URL's failure is that item's error; the call fails only when "
-        "every URL does." % MAX_URLS
+        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown "
+        "by default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain "
+        "text, JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page "
+        "(default 20000); a longer page says truncated and gives next_start_index: call again with start_index to "
+        "continue. Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused "
+        "unless the server was started with --allow-private. One URL's failure is that item's error; the call fails "
+        "only when every URL does." % MAX_URLS
     ),
 }
 
 
-def _declaration(command, flag):
+def _declaration(command: str, flag: str) -> tuple[str, dict[str, Any]]:
     """(dest, argparse keyword arguments) of a worker option, from worker/cli.py."""
     top, sub = cli._declared(command)
     option = sub.options.get(flag) or top.options.get(flag)
@@ -162,7 +177,7 @@ def _declaration(command, flag):
     return option
 
 
-def _narrow(schema, param, lo, hi):
+def _narrow(schema: dict[str, Any], param: Param, lo: float | None, hi: float | None) -> None:
     """Apply a tool's own range, which may only narrow the CLI's."""
     for key, mine, cli_bound, tighter in (("minimum", param.minimum, lo, max), ("maximum", param.maximum, hi, min)):
         if mine is None:
@@ -172,7 +187,7 @@ def _narrow(schema, param, lo, hi):
         schema[key] = mine
 
 
-def param_schema(tool, param):
+def param_schema(tool: str, param: Param) -> dict[str, Any]:
     command = COMMANDS[tool]
     if param.flag is None:
         if command == "search":
@@ -185,6 +200,7 @@ def param_schema(tool, param):
             "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"},
         }
     _dest, kw = _declaration(command, param.flag)
+    schema: dict[str, Any]
     action = kw.get("action")
     if action == "store_true":
         schema = {"type": "boolean"}
@@ -212,7 +228,7 @@ def param_schema(tool, param):
     return schema
 
 
-def input_schema(tool):
+def input_schema(tool: str) -> dict[str, Any]:
     props = {p.name: param_schema(tool, p) for p in PARAMS[tool]}
     required = [p.name for p in PARAMS[tool] if p.flag is None]
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
@@ -230,7 +246,7 @@ _ERROR = {
 }
 
 
-def output_schema(tool):
+def output_schema(tool: str) -> dict[str, Any]:
     """The worker's payload: a SEARCH_OK payload, or (in an error result) the SEARCH_ERROR one."""
     if tool == SEARCH:
         item = {
@@ -284,7 +300,7 @@ class ArgumentError(ValueError):
     """Tool arguments the worker cannot be called with (the schema's checks, repeated for hosts that skip them)."""
 
 
-def fold_arguments(tool, arguments):
+def fold_arguments(tool: str, arguments: Any) -> Any:
     """Models often send web_fetch a ``url`` (or a string ``urls``): fold it into the list."""
     if tool != FETCH or not isinstance(arguments, dict):
         return arguments
@@ -300,7 +316,13 @@ def fold_arguments(tool, arguments):
     return out
 
 
-def argv(tool, arguments, config=None, allow_private=False, timeout=None):
+def argv(
+    tool: str,
+    arguments: dict[str, Any],
+    config: str | None = None,
+    allow_private: bool = False,
+    timeout: float | None = None,
+) -> list[str]:
     """Worker argv for a tool call.  ``arguments`` must already satisfy input_schema(tool)."""
     if tool not in PARAMS:
         raise ArgumentError("unknown tool %r" % (tool,))
@@ -343,7 +365,7 @@ def argv(tool, arguments, config=None, allow_private=False, timeout=None):
     return out
 
 
-def all_schemas():
+def all_schemas() -> dict[str, Any]:
     """Everything a host needs, as one JSON-ready dict (what ``python -m worker.tool_schemas`` prints)."""
     return {
         tool: {
