@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from typing import Any, Iterable, Iterator, Mapping, TypeVar
+    from typing import Iterable, Iterator, Mapping, TypeVar
 
     T = TypeVar("T")
 
