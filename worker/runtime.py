@@ -99,7 +99,7 @@ class Call:
         # A provider attempt's own, earlier deadline (search fallback): a provider
         # that hangs gives the next one the rest of --timeout.  Seen by remaining().
         self.attempt_deadline: float | None = None
-        self.breaker: Guard | None = None  # a breaker.Guard while a search provider runs (ddgs skips engines by it)
+        self.breaker: Guard | None = None  # set while a search provider runs (ddgs skips engines by it)
         # The directory of the state this call shares with other worker processes (cache,
         # breaker, rate-limit locks), set by the tool once it has read the config.
         self.state_dir: str | None = None
