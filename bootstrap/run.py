@@ -16,9 +16,17 @@ Bootstrap-only flags (before the command):
     --reinstall     rebuild the venv from scratch, then run the command if one is given
 """
 
+from __future__ import annotations
+
 import _signal  # the C module: no enum import on the fast path
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    import subprocess
+    from types import FrameType
+    from typing import Any, Callable, NoReturn
 
 BOOTSTRAP_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,7 +35,7 @@ ENV_VENV = "WEBSEARCH_WORKER_VENV"
 FLAGS = ("--venv", "--check", "--python-path", "--reinstall")
 
 
-def number(text, lo=None, hi=None, integer=False):
+def number(text: object, lo: float | None = None, hi: float | None = None, integer: bool = False) -> float:
     """A twin of worker.numbers.parse (this file must run without the worker package):
     ASCII digits, finite, within [lo, hi]; ValueError otherwise.  tests/test_hostile.py
     checks that the two agree."""
@@ -37,8 +45,14 @@ def number(text, lo=None, hi=None, integer=False):
     digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
     whole, dot, frac = mantissa.partition(".")
     ascii_digits = set("0123456789")
-    if (not s or len(s) > 32 or (e and (integer or not digits or not set(digits) <= ascii_digits))
-            or (integer and dot) or not (whole or frac) or not set(whole + frac) <= ascii_digits):
+    if (
+        not s
+        or len(s) > 32
+        or (e and (integer or not digits or not set(digits) <= ascii_digits))
+        or (integer and dot)
+        or not (whole or frac)
+        or not set(whole + frac) <= ascii_digits
+    ):
         raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", s[:40]))
     value = int(s) if integer else float(s)
     if value != value or value in (float("inf"), float("-inf")):
@@ -50,7 +64,9 @@ def number(text, lo=None, hi=None, integer=False):
     return value
 
 
-def env_number(name, default, lo=None, hi=None, integer=False):
+def env_number(
+    name: str, default: float, lo: float | None = None, hi: float | None = None, integer: bool = False
+) -> float:
     """An environment setting as a number; a SettingError naming it when it is not one."""
     raw = os.environ.get(name)
     if raw is None or not raw.strip():
@@ -58,22 +74,22 @@ def env_number(name, default, lo=None, hi=None, integer=False):
     try:
         return number(raw, lo, hi, integer)
     except ValueError as exc:
-        raise SettingError("%s=%s: %s" % (name, raw[:40], exc))
+        raise SettingError("%s=%s: %s" % (name, raw[:40], exc)) from None
 
 
-def venv_python(venv):
+def venv_python(venv: str) -> str:
     return os.path.join(venv, "bin", "python")
 
 
 REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
 
 
-def read_requirements(path=REQUIREMENTS):
+def read_requirements(path: str = REQUIREMENTS) -> str:
     with open(path, "rb") as f:
         return f.read().decode("utf-8")
 
 
-def stamp_key(requirements):
+def stamp_key(requirements: str | bytes) -> str:
     """What the stamp must record for these requirements, as hex: comparable without json.
 
     Covers the bootstrap version, the checkout's location and the exact
@@ -85,7 +101,7 @@ def stamp_key(requirements):
     return (BOOTSTRAP_VERSION.encode() + b"\0" + os.fsencode(ROOT) + b"\0" + requirements).hex()
 
 
-def fast_ready(venv, requirements_bytes):
+def fast_ready(venv: str, requirements_bytes: bytes) -> bool:
     """The fast path's readiness check, without importing json.
 
     json (and the re it pulls in) costs more than the rest of the fast path;
@@ -98,7 +114,7 @@ def fast_ready(venv, requirements_bytes):
     return needle in raw and os.access(venv_python(venv), os.X_OK)
 
 
-def stamp_problem(venv, requirements):
+def stamp_problem(venv: str, requirements: str) -> str | None:
     """None if the venv is ready for these requirements, else why not (one line)."""
     try:
         with open(os.path.join(venv, STAMP_NAME), "rb") as f:
@@ -124,7 +140,7 @@ def stamp_problem(venv, requirements):
     return None
 
 
-def exec_worker(venv, argv):
+def exec_worker(venv: str, argv: list[str]) -> NoReturn:
     python = venv_python(venv)
     env = os.environ
     env.setdefault("WEBSEARCH_WORKER_PROG", "bootstrap/run.py")
@@ -137,12 +153,12 @@ def exec_worker(venv, argv):
 # Slow path: install.  Everything below runs only when the venv is not ready.
 
 
-def log(msg):
+def log(msg: str) -> None:
     sys.stderr.write("websearch-worker: %s\n" % msg)
     sys.stderr.flush()
 
 
-def emit_error(code, message, hint, detail=None, retryable=True):
+def emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """Write the one block (never raises: the caller exits right after)."""
     try:
         _emit_error(code, message, hint, detail, retryable)
@@ -150,11 +166,11 @@ def emit_error(code, message, hint, detail=None, retryable=True):
         pass
 
 
-def _emit_error(code, message, hint, detail=None, retryable=True):
+def _emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """A SEARCH_ERROR block, built with the same escaping rules as worker/protocol.py."""
     import json
 
-    error = {"code": code, "message": message, "hint": hint, "retryable": retryable}
+    error: dict[str, Any] = {"code": code, "message": message, "hint": hint, "retryable": retryable}
     if detail:
         error["detail"] = detail
     line = json.dumps({"ok": False, "v": 1, "error": error}, ensure_ascii=True, separators=(",", ":"))
@@ -166,7 +182,7 @@ def _emit_error(code, message, hint, detail=None, retryable=True):
 class InstallError(Exception):
     retryable = True
 
-    def __init__(self, message, output=""):
+    def __init__(self, message: str, output: str = ""):
         super().__init__(message)
         self.output = output
 
@@ -177,11 +193,11 @@ class SettingError(InstallError):
     retryable = False
 
 
-_CHILD = []
-_LOCK_FD = []  # the install lock, while held: installers inherit it (see run)
+_CHILD: list[subprocess.Popen[bytes]] = []
+_LOCK_FD: list[int] = []  # the install lock, while held: installers inherit it (see run)
 
 
-def _die_with_parent():
+def _die_with_parent() -> Callable[[], None] | None:
     """A preexec_fn: on Linux the installer gets SIGKILL when this process dies, however it dies.
 
     A SIGKILLed bootstrap would otherwise leave pip or uv writing into a venv
@@ -195,7 +211,7 @@ def _die_with_parent():
         return None
     parent = os.getpid()
 
-    def preexec():
+    def preexec() -> None:
         prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
         if os.getppid() != parent:  # the parent died before prctl took effect
             os._exit(1)
@@ -203,10 +219,10 @@ def _die_with_parent():
     return preexec
 
 
-_PRCTL = []
+_PRCTL: list[Callable[..., int] | None] = []
 
 
-def _load_prctl():
+def _load_prctl() -> None:
     if _PRCTL or not sys.platform.startswith("linux"):
         return
     try:
@@ -217,7 +233,7 @@ def _load_prctl():
         _PRCTL.append(None)
 
 
-def run(cmd, env=None):
+def run(cmd: list[str], env: dict[str, str] | None = None) -> str:
     import subprocess
 
     _load_prctl()
@@ -225,8 +241,16 @@ def run(cmd, env=None):
     # children too (compileall -j0 and pip build steps fork).  The install lock
     # goes with it (pass_fds): while any installer lives, the lock is held, so
     # the next call never rebuilds the venv under a running install.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
-                            start_new_session=True, pass_fds=tuple(_LOCK_FD), preexec_fn=_die_with_parent())
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        pass_fds=tuple(_LOCK_FD),
+        preexec_fn=_die_with_parent(),
+    )
     _CHILD[:] = [proc]
     try:
         raw, _ = proc.communicate()
@@ -234,11 +258,13 @@ def run(cmd, env=None):
         _CHILD[:] = []
     out = raw.decode("utf-8", errors="replace")
     if proc.returncode != 0:
-        raise InstallError("%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out)
+        raise InstallError(
+            "%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out
+        )
     return out
 
 
-def find_uv():
+def find_uv() -> str | None:
     if os.environ.get("WEBSEARCH_WORKER_NO_UV"):
         return None
     import shutil
@@ -246,7 +272,7 @@ def find_uv():
     return shutil.which("uv")
 
 
-def site_packages(python):
+def site_packages(python: str) -> str:
     out = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
     return out.strip().splitlines()[-1]
 
@@ -255,7 +281,7 @@ def site_packages(python):
 VENV_ENTRIES = {"bin", "lib", "lib64", "include", "share", "pyvenv.cfg", ".gitignore", "CACHEDIR.TAG", ".lock"}
 
 
-def remove_venv(venv):
+def remove_venv(venv: str) -> None:
     """Delete a venv we are about to rebuild; never a directory that is not one."""
     import shutil
 
@@ -270,7 +296,7 @@ def remove_venv(venv):
     shutil.rmtree(venv)
 
 
-def install(venv, req_file, fresh):
+def install(venv: str, req_file: str, fresh: bool) -> None:
     """Build or update the venv; the caller holds the install lock."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -306,7 +332,7 @@ def install(venv, req_file, fresh):
         log("could not byte-compile the worker package (%s); continuing" % exc)
 
 
-def write_stamp(venv, requirements):
+def write_stamp(venv: str, requirements: str) -> None:
     import json
     import platform
 
@@ -327,18 +353,18 @@ def write_stamp(venv, requirements):
     os.replace(tmp, path)  # atomic: readers see no stamp or a whole one
 
 
-def remove_stamp(venv):
+def remove_stamp(venv: str) -> None:
     try:
         os.unlink(os.path.join(venv, STAMP_NAME))
     except (FileNotFoundError, NotADirectoryError):
         pass
 
 
-def lock_path(venv):
+def lock_path(venv: str) -> str:
     return os.path.abspath(venv).rstrip("/") + ".lock"
 
 
-def acquire_lock(venv, wait_seconds):
+def acquire_lock(venv: str, wait_seconds: float) -> int | None:
     """An exclusive flock beside the venv; None if it was not had in time."""
     import fcntl
     import time
@@ -361,7 +387,9 @@ def acquire_lock(venv, wait_seconds):
             time.sleep(0.2)
 
 
-def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None):
+def ensure_ready(
+    venv: str, reinstall: bool = False, req_file: str = REQUIREMENTS, requirements: str | None = None
+) -> None:
     """Make the venv ready (installing under the lock); raise InstallError on final failure.
 
     ``requirements`` is the text the stamp records (default: req_file's content).
@@ -371,12 +399,12 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
     if requirements is None:
         requirements = read_requirements(req_file)
     wait = env_number("WEBSEARCH_WORKER_LOCK_WAIT", 600.0, lo=0, hi=24 * 3600)
-    attempts = env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True)
+    attempts = int(env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True))
     backoff = env_number("WEBSEARCH_WORKER_INSTALL_BACKOFF", 2.0, lo=0, hi=60)
     try:
         fd = acquire_lock(venv, wait)
     except OSError as exc:  # e.g. the venv's parent cannot be created or written
-        raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc))
+        raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc)) from exc
     if fd is None:
         raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
     _LOCK_FD[:] = [fd]
@@ -387,8 +415,14 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
         incremental = not reinstall and problem in ("requirements.txt changed", "ready stamp outdated")
-        log("%sinstalling dependencies into %s (%s)"
-            % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
+        log(
+            "%sinstalling dependencies into %s (%s)"
+            % (
+                "first run: " if problem == "not installed" else "",
+                venv,
+                "reinstall requested" if reinstall else problem,
+            )
+        )
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
             remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
@@ -410,8 +444,8 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
         os.close(fd)  # releases the flock (once no installer holds it either)
 
 
-def parse_flags(argv):
-    opts = {"venv": os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")}
+def parse_flags(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
+    opts: dict[str, Any] = {"venv": os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")}
     rest = list(argv)
     while rest and rest[0] in FLAGS or (rest and rest[0].startswith("--venv=")):
         flag = rest.pop(0)
@@ -428,22 +462,22 @@ def parse_flags(argv):
     return opts, rest
 
 
-def mcp_venv_first(args):
+def mcp_venv_first(args: list[str]) -> list[str]:
     """``mcp ... --venv DIR``: the MCP server's --venv names the venv it runs from as well as its
     workers', so it becomes the bootstrap's own --venv (one venv, installed before the server starts)."""
     rest = list(args[1:])
     for i, token in enumerate(rest):
         if token == "--venv" and i + 1 < len(rest):
-            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2:]
+            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2 :]
         if token.startswith("--venv="):
-            return [token, args[0]] + rest[:i] + rest[i + 1:]
+            return [token, args[0]] + rest[:i] + rest[i + 1 :]
     return list(args)
 
 
 SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
 
 
-def on_signal(signum, frame):
+def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
     import signal
 
@@ -458,12 +492,16 @@ def on_signal(signum, frame):
             proc.wait(5)
         except Exception:
             pass
-    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install",
-               retryable=False)
+    emit_error(
+        "cancelled",
+        "cancelled during the first-run install",
+        "run the command again to resume the install",
+        retryable=False,
+    )
     os._exit(130)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     for sig in SIGNALS:
         _signal.signal(sig, on_signal)
     # Signals held since start-up (see the bottom of this file) are delivered now, to on_signal.
@@ -473,18 +511,25 @@ def main(argv):
     except SystemExit:
         raise
     except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
-        emit_error("bootstrap_failed", "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
-                   "run again with --reinstall; if it persists, report it", retryable=False)
+        emit_error(
+            "bootstrap_failed",
+            "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
+            "run again with --reinstall; if it persists, report it",
+            retryable=False,
+        )
         return 1
 
 
-def _main(argv):
+def _main(argv: list[str]) -> int:
     opts, rest = parse_flags(argv)
     venv = opts["venv"]
     if os.path.lexists(venv) and not os.path.isdir(venv):
-        emit_error("usage", "--venv %s is not a directory" % venv,
-                   "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
-                   retryable=False)
+        emit_error(
+            "usage",
+            "--venv %s is not a directory" % venv,
+            "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
+            retryable=False,
+        )
         return 2
     if opts.get("check"):
         problem = stamp_problem(venv, read_requirements())
@@ -500,8 +545,9 @@ def _main(argv):
         emit_error(
             "bootstrap_failed",
             "could not install the worker's dependencies: %s" % exc,
-            "fix or unset the environment variable named" if isinstance(exc, SettingError) else
-            "check that the venv location is writable (--venv DIR) and the package index is reachable "
+            "fix or unset the environment variable named"
+            if isinstance(exc, SettingError)
+            else "check that the venv location is writable (--venv DIR) and the package index is reachable "
             "(pip/uv configuration), then run the command again; "
             "bootstrap/run.py --reinstall rebuilds the venv",
             detail=tail[-2000:] or None,

@@ -7,6 +7,8 @@ the pi host's Node tests when Node and hosts/pi are present.
 Standard library only.
 """
 
+from __future__ import annotations
+
 import os
 import subprocess
 import sys
@@ -18,7 +20,7 @@ ROOT = bootstrap.ROOT
 DEV_REQUIREMENTS = os.path.join(ROOT, "requirements-dev.txt")
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     venv = os.environ.get("WEBSEARCH_WORKER_DEV_VENV") or os.path.join(ROOT, ".venv-dev")
     key = bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS)
     if bootstrap.stamp_problem(venv, key) is not None:

@@ -2,12 +2,18 @@
 # arrives while the worker loads is recorded here and answered with a
 # ``cancelled`` block once the call is set up (worker.runtime), never a silent
 # death by signal.  ``_signal`` is the C module: no enum import on this path.
+from __future__ import annotations
+
 import _signal
 
-_early = []
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from types import FrameType
+
+_early: list[int] = []
 
 
-def _record(signum, frame):
+def _record(signum: int, frame: FrameType | None) -> None:
     _early.append(signum)
 
 

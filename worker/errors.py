@@ -8,6 +8,12 @@ protocol's error object, for the block, a fetch item, a search result's
 docs/PROTOCOL.md.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any, Iterable
+
 # code -> retryable by default
 CODES = {
     "usage": False,
@@ -33,13 +39,20 @@ CODES = {
 }
 
 
-def error_object(code, message, retryable=False, hint=None, extra=None, fields=None):
+def error_object(
+    code: str,
+    message: str,
+    retryable: bool = False,
+    hint: str | None = None,
+    extra: dict[str, Any] | None = None,
+    fields: Iterable[str] | None = None,
+) -> dict[str, Any]:
     """The protocol's error object: code, message, retryable, hint when there is one, then ``extra``.
 
     ``fields``: only these keys, in this order; a fetch item's error, a result's
     ``fetch_error`` and a search attempt each show a documented few.
     """
-    d = {"code": code, "message": message, "retryable": bool(retryable)}
+    d: dict[str, Any] = {"code": code, "message": message, "retryable": bool(retryable)}
     if hint:
         d["hint"] = hint
     d.update(extra or {})
@@ -51,7 +64,7 @@ def error_object(code, message, retryable=False, hint=None, extra=None, fields=N
 class WorkerError(Exception):
     """An error with a stable machine-readable code and a one-line message."""
 
-    def __init__(self, code, message, hint=None, retryable=None, **extra):
+    def __init__(self, code: str, message: str, hint: str | None = None, retryable: bool | None = None, **extra: Any):
         if code not in CODES:
             raise ValueError("unknown error code %r" % code)
         super().__init__(message)
@@ -61,10 +74,10 @@ class WorkerError(Exception):
         self.retryable = CODES[code] if retryable is None else bool(retryable)
         self.extra = extra
 
-    def to_dict(self, fields=None):
+    def to_dict(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
         return error_object(self.code, self.message, self.retryable, self.hint, self.extra, fields)
 
 
 class UsageError(WorkerError):
-    def __init__(self, message, hint=None):
+    def __init__(self, message: str, hint: str | None = None):
         super().__init__("usage", message, hint=hint or "run with --help for the options and examples")

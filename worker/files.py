@@ -5,6 +5,8 @@ until memory runs out: every file a user names is read through ``read_capped``,
 which reads at most one byte past the cap and says when the file is larger.
 """
 
+from __future__ import annotations
+
 MAX_OPTION_FILE = 1024 * 1024  # config files and schemas are a few kilobytes; 1 MB is generous
 
 
@@ -12,7 +14,7 @@ class TooLarge(ValueError):
     """The file holds more than the cap allows."""
 
 
-def read_capped(path, limit=MAX_OPTION_FILE):
+def read_capped(path: str, limit: int = MAX_OPTION_FILE) -> bytes:
     """The file's bytes; TooLarge beyond ``limit``, OSError as open/read raise it."""
     with open(path, "rb") as fh:
         data = fh.read(limit + 1)

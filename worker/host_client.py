@@ -14,6 +14,8 @@ SIGTERM; the worker answers with a ``cancelled`` block and exit code 130.  A
 call that ignores SIGTERM for ``grace`` seconds is killed.
 """
 
+from __future__ import annotations
+
 import os
 import signal
 import subprocess
@@ -22,6 +24,10 @@ import threading
 import time
 
 from . import protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any, Iterable, Mapping
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOTSTRAP = os.path.join(ROOT, "bootstrap", "run.py")
@@ -35,7 +41,7 @@ class ClientError(Exception):
     host stopped the call, or ``protocol`` when no block came back.
     """
 
-    def __init__(self, code, message, hint=None, result=None):
+    def __init__(self, code: str, message: str, hint: str | None = None, result: Result | None = None):
         super().__init__("%s: %s%s" % (code, message, "\nhint: %s" % hint if hint else ""))
         self.code = code
         self.message = message
@@ -46,48 +52,55 @@ class ClientError(Exception):
 class Result:
     """What one call produced.  ``payload`` is None when there was no valid block."""
 
-    def __init__(self, returncode, stdout, stderr, cancelled=False, timed_out=False):
+    def __init__(self, returncode: int, stdout: str, stderr: str, cancelled: bool = False, timed_out: bool = False):
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
-        self.cancelled = cancelled      # the host cancelled it (cancel() or the cancel event)
-        self.timed_out = timed_out      # the host's timeout stopped it
-        self.payload = None
-        self.protocol_error = None
+        self.cancelled = cancelled  # the host cancelled it (cancel() or the cancel event)
+        self.timed_out = timed_out  # the host's timeout stopped it
+        self.payload: dict[str, Any] | None = None
+        self.protocol_error: str | None = None
         try:
             self.payload = protocol.parse(stdout)
         except protocol.ProtocolError as exc:
             self.protocol_error = str(exc)
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return bool(self.payload and self.payload.get("ok"))
 
     @property
-    def error(self):
+    def error(self) -> dict[str, Any] | None:
         return (self.payload or {}).get("error") if not self.ok else None
 
-    def raise_for_error(self):
+    def raise_for_error(self) -> dict[str, Any]:
         """The OK payload, else ClientError.  The host's own stop wins over the exit code."""
         if self.timed_out:
             raise ClientError("timeout", "the call did not finish within the host's timeout", result=self)
         if self.cancelled:
             raise ClientError("cancelled", "the call was cancelled (exit code %s)" % self.returncode, result=self)
-        if self.ok:
+        if self.payload is not None and self.ok:  # ok implies a payload; the first test says so to the checker
             return self.payload
         if self.payload is not None:
             err = self.payload.get("error") or {}
             raise ClientError(err.get("code", "internal"), err.get("message", ""), err.get("hint"), result=self)
         tail = " ".join(self.stderr.strip().splitlines()[-3:])
-        raise ClientError("protocol", "exit code %s and %s%s" % (self.returncode, self.protocol_error,
-                                                                  ": " + tail if tail else ""), result=self)
+        raise ClientError(
+            "protocol",
+            "exit code %s and %s%s" % (self.returncode, self.protocol_error, ": " + tail if tail else ""),
+            result=self,
+        )
 
     def __repr__(self):
         return "Result(returncode=%r, ok=%r, cancelled=%r, timed_out=%r)" % (
-            self.returncode, self.ok, self.cancelled, self.timed_out)
+            self.returncode,
+            self.ok,
+            self.cancelled,
+            self.timed_out,
+        )
 
 
-def command(args, python=None, venv=None):
+def command(args: Iterable[str], python: str | None = None, venv: str | None = None) -> list[str]:
     """argv for one call: the venv's interpreter directly when ``python`` is given,
     else bootstrap/run.py (installs on first use) with the running interpreter."""
     if python:
@@ -96,10 +109,10 @@ def command(args, python=None, venv=None):
     return [sys.executable, BOOTSTRAP] + flags + list(args)
 
 
-def options(**opts):
+def options(**opts: Any) -> list[str]:
     """Keyword options -> worker flags: limit=3 -> --limit 3, highlights=True ->
     --highlights, include_domain=[a, b] -> repeated; None and False are left out."""
-    out = []
+    out: list[str] = []
     for key, value in opts.items():
         flag = "--" + key.replace("_", "-")
         if value is None or value is False:
@@ -117,15 +130,16 @@ def options(**opts):
 class Handle:
     """A running call."""
 
-    def __init__(self, argv, env=None, cwd=None):
+    def __init__(self, argv: list[str], env: Mapping[str, str] | None = None, cwd: str | None = None):
         self.argv = argv
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=cwd)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+        )
         self._lock = threading.Lock()
-        self._signalled = None   # None, "cancelled" or "timeout"
-        self._signal_time = None
+        self._signalled: str | None = None  # None, "cancelled" or "timeout"
+        self._signal_time: float | None = None
 
-    def cancel(self, reason="cancelled"):
+    def cancel(self, reason: str = "cancelled") -> None:
         """Ask the worker to stop (SIGTERM, once).  Safe from any thread."""
         with self._lock:
             if self._signalled or self.proc.poll() is not None:
@@ -137,7 +151,7 @@ class Handle:
             except ProcessLookupError:
                 pass
 
-    def wait(self, timeout=None, cancel=None, grace=5.0):
+    def wait(self, timeout: float | None = None, cancel: threading.Event | None = None, grace: float = 5.0) -> Result:
         """Collect the call.  ``timeout`` seconds from now, or ``cancel`` (an Event)
         being set, sends SIGTERM; after ``grace`` more seconds the process is killed."""
         deadline = time.monotonic() + timeout if timeout else None
@@ -154,30 +168,72 @@ class Handle:
                 self.cancel("timeout")
             if self._signal_time is not None and now - self._signal_time > grace:
                 self.proc.kill()  # it ignored SIGTERM; nothing else will stop it
-        return Result(self.proc.returncode, out.decode("ascii", errors="replace"),
-                      err.decode("utf-8", errors="replace"),
-                      cancelled=self._signalled == "cancelled", timed_out=self._signalled == "timeout")
+        return Result(
+            self.proc.returncode,
+            out.decode("ascii", errors="replace"),
+            err.decode("utf-8", errors="replace"),
+            cancelled=self._signalled == "cancelled",
+            timed_out=self._signalled == "timeout",
+        )
 
 
-def spawn(args, python=None, venv=None, env=None, cwd=None):
+def spawn(
+    args: Iterable[str],
+    python: str | None = None,
+    venv: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> Handle:
     """Start a call and return its Handle (call ``wait()`` to collect it)."""
     return Handle(command(args, python=python, venv=venv), env=env, cwd=cwd)
 
 
-def run(args, timeout=None, cancel=None, python=None, venv=None, env=None, cwd=None, grace=5.0):
+def run(
+    args: Iterable[str],
+    timeout: float | None = None,
+    cancel: threading.Event | None = None,
+    python: str | None = None,
+    venv: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    grace: float = 5.0,
+) -> Result:
     """Run one call to completion and return its Result."""
     return spawn(args, python=python, venv=venv, env=env, cwd=cwd).wait(timeout=timeout, cancel=cancel, grace=grace)
 
 
-def search(query, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
+def search(
+    query: str,
+    timeout: float | None = None,
+    cancel: threading.Event | None = None,
+    python: str | None = None,
+    venv: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **opts: Any,
+) -> dict[str, Any]:
     """Search and return the OK payload (raises ClientError)."""
-    return run(["search"] + options(**opts) + ["--", query], timeout=timeout, cancel=cancel,
-               python=python, venv=venv, env=env).raise_for_error()
+    return run(
+        ["search"] + options(**opts) + ["--", query], timeout=timeout, cancel=cancel, python=python, venv=venv, env=env
+    ).raise_for_error()
 
 
-def fetch(urls, timeout=None, cancel=None, python=None, venv=None, env=None, **opts):
+def fetch(
+    urls: str | Iterable[str],
+    timeout: float | None = None,
+    cancel: threading.Event | None = None,
+    python: str | None = None,
+    venv: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **opts: Any,
+) -> dict[str, Any]:
     """Fetch pages and return the OK payload (raises ClientError)."""
     if isinstance(urls, str):
         urls = [urls]
-    return run(["fetch"] + options(**opts) + ["--"] + list(urls), timeout=timeout, cancel=cancel,
-               python=python, venv=venv, env=env).raise_for_error()
+    return run(
+        ["fetch"] + options(**opts) + ["--"] + list(urls),
+        timeout=timeout,
+        cancel=cancel,
+        python=python,
+        venv=venv,
+        env=env,
+    ).raise_for_error()

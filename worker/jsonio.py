@@ -8,13 +8,19 @@ or refuse (another Python), the json package does the work.  Errors always come
 from the json package, so messages and exception types are json's own.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any, Callable, Iterable
+
 try:
     from _json import encode_basestring as _plain
     from _json import encode_basestring_ascii as _ascii
     from _json import make_encoder as _make_encoder
     from _json import make_scanner as _make_scanner
 except ImportError:  # pragma: no cover - CPython always has _json
-    _make_encoder = None
+    _make_encoder = None  # type: ignore[misc, assignment]  # no C encoder: every call goes to the json package
 
 
 class _Context:
@@ -28,7 +34,7 @@ class _Context:
     memo = None
 
     @staticmethod
-    def parse_constant(name):
+    def parse_constant(name: str) -> float:
         return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
 
 
@@ -36,41 +42,61 @@ class _FiniteContext(_Context):
     """json.loads with a parse_constant that refuses NaN and Infinity."""
 
     @staticmethod
-    def parse_constant(name):
+    def parse_constant(name: str) -> float:
         raise ValueError("%s is not a JSON number" % name)
 
 
 _WS = " \t\n\r"
-_scanners = {}
+_scanners: dict[bool, Any] = {}
 
 
-def dumps(obj, *, sort_keys=False, separators=(", ", ": "), default=None, allow_nan=True, ensure_ascii=True):
+def dumps(
+    obj: Any,
+    *,
+    sort_keys: bool = False,
+    separators: tuple[str, str] = (", ", ": "),
+    default: Callable[[Any], Any] | None = None,
+    allow_nan: bool = True,
+    ensure_ascii: bool = True,
+) -> str:
     """json.dumps with these keyword arguments (and no indent)."""
     if _make_encoder is not None:
         try:
-            encode = _make_encoder(None, default, _ascii if ensure_ascii else _plain, None, separators[1],
-                                   separators[0], sort_keys, False, allow_nan)
+            encode = _make_encoder(
+                None,
+                default,  # type: ignore[arg-type]  # None is accepted: an unknown object then fails over to json
+                _ascii if ensure_ascii else _plain,
+                None,
+                separators[1],
+                separators[0],
+                sort_keys,
+                False,
+                allow_nan,
+            )
             return "".join(encode(obj, 0))
         except (TypeError, ValueError, RecursionError):
             pass  # json says it in its own words below
     import json
 
-    return json.dumps(obj, sort_keys=sort_keys, separators=separators, default=default, allow_nan=allow_nan,
-                      ensure_ascii=ensure_ascii)
+    return json.dumps(
+        obj, sort_keys=sort_keys, separators=separators, default=default, allow_nan=allow_nan, ensure_ascii=ensure_ascii
+    )
 
 
-def dumps_ascii(obj):
+def dumps_ascii(obj: Any) -> str:
     """The protocol's encoding: one line of ASCII, compact, no NaN, unknown objects as str."""
     return dumps(obj, separators=(",", ":"), default=str, allow_nan=False)
 
 
-def loads(text, allow_nan=True):
+def loads(text: str | bytes | bytearray, allow_nan: bool = True) -> Any:
     """json.loads(text) for str input; ``allow_nan=False`` refuses NaN/Infinity with ValueError."""
     if _make_encoder is not None and isinstance(text, str):
         try:
             scan = _scanners.get(allow_nan)
             if scan is None:
-                scan = _scanners[allow_nan] = _make_scanner(_Context() if allow_nan else _FiniteContext())
+                # the scanner reads the context's attributes; typeshed asks for its own class
+                ctx = _Context() if allow_nan else _FiniteContext()
+                scan = _scanners[allow_nan] = _make_scanner(ctx)  # type: ignore[arg-type]
             start = len(text) - len(text.lstrip(_WS))
             value, end = scan(text, start)
             if not text[end:].strip(_WS):
@@ -91,7 +117,7 @@ class Untamed(ValueError):
     """Data that cannot be made JSON-safe (nested deeper than MAX_DEPTH)."""
 
 
-def tame(obj, max_depth=MAX_DEPTH):
+def tame(obj: Any, max_depth: int = MAX_DEPTH) -> Any:
     """``obj`` made safe for the protocol's encoder, where it is built from foreign JSON.
 
     Python's JSON reader accepts NaN and Infinity, which the protocol's encoder
@@ -102,11 +128,12 @@ def tame(obj, max_depth=MAX_DEPTH):
     """
     if isinstance(obj, float):
         return obj if obj - obj == 0.0 else None  # inf - inf and nan - nan are nan
-    stack = [(obj, 0)]
+    stack: list[tuple[Any, int]] = [(obj, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > max_depth:
             raise Untamed("nested deeper than %d levels" % max_depth)
+        pairs: Iterable[tuple[Any, Any]]
         if isinstance(node, dict):
             pairs = node.items()
         elif isinstance(node, list):

@@ -13,11 +13,17 @@ bootstrap/run.py keeps a twin of ``parse`` (it must run without this package);
 tests/test_hostile.py checks the two agree.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Mapping
+
 _DIGITS = frozenset("0123456789")
 MAX_CHARS = 32  # no legitimate number we read is longer; longer text is refused before float() sees it
 
 
-def parse(text, lo=None, hi=None, integer=False):
+def parse(text: object, lo: float | None = None, hi: float | None = None, integer: bool = False) -> float:
     """``text`` (str, or an int/float from JSON) as a number in [lo, hi]; ValueError otherwise.
 
     Accepted text: optional sign, ASCII digits, at most one ".", and (not for
@@ -26,7 +32,7 @@ def parse(text, lo=None, hi=None, integer=False):
     if isinstance(text, bool):
         raise ValueError("expected a number, got a boolean")
     if isinstance(text, int):
-        value = text
+        value: float = text
     elif isinstance(text, float):
         if integer and not text.is_integer():
             raise ValueError("expected a whole number, got %r" % text)
@@ -44,7 +50,7 @@ def parse(text, lo=None, hi=None, integer=False):
     return value
 
 
-def _from_text(s, integer):
+def _from_text(s: str, integer: bool) -> float:
     if not s or len(s) > MAX_CHARS:
         raise ValueError("expected a number, got %r" % _clip(s))
     body = s[1:] if s[0] in "+-" else s
@@ -58,19 +64,19 @@ def _from_text(s, integer):
     return int(s) if integer else float(s)
 
 
-def _finite(x):
+def _finite(x: float) -> bool:
     return x == x and x not in (float("inf"), float("-inf"))
 
 
-def _show(x):
+def _show(x: float) -> str:
     return ("%d" % x) if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15) else "%g" % x
 
 
-def _clip(s):
+def _clip(s: str) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
-def or_none(text, lo=None, hi=None, integer=False):
+def or_none(text: object, lo: float | None = None, hi: float | None = None, integer: bool = False) -> float | None:
     """``parse`` for values a server sent: None instead of an error."""
     try:
         return parse(text, lo, hi, integer)
@@ -81,7 +87,7 @@ def or_none(text, lo=None, hi=None, integer=False):
 MAX_RETRY_AFTER = 7 * 24 * 3600  # beyond a week a server's Retry-After is not a wait anyone holds a call for
 
 
-def retry_after(value, cap=MAX_RETRY_AFTER, now=None):
+def retry_after(value: object, cap: float = MAX_RETRY_AFTER, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After header value, or None when it names no usable wait.
 
     RFC 9110 allows whole delta-seconds or an HTTP date.  A number that is not
@@ -115,7 +121,14 @@ def retry_after(value, cap=MAX_RETRY_AFTER, now=None):
     return min(float(cap), max(0.0, left))
 
 
-def env(name, default, lo=None, hi=None, integer=False, environ=None):
+def env(
+    name: str,
+    default: float,
+    lo: float | None = None,
+    hi: float | None = None,
+    integer: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> float:
     """An environment variable as a number: ``default`` when unset or empty, ValueError naming it when bad."""
     import os
 

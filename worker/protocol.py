@@ -13,6 +13,12 @@ parses what lies between gets the right answer.  See docs/PROTOCOL.md.
 Standard library only: Python hosts import this module without the venv.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
 VERSION = 1
 OK = "SEARCH_OK"
 ERROR = "SEARCH_ERROR"
@@ -28,7 +34,7 @@ EXIT_USAGE = 2
 EXIT_CANCELLED = 130
 
 
-def encode_payload(payload):
+def encode_payload(payload: Any) -> str:
     """One line of ASCII JSON in which no marker string can occur.
 
     ``ensure_ascii`` escapes every non-ASCII character (lone surrogates
@@ -43,13 +49,13 @@ def encode_payload(payload):
     return line.replace(_MARKER_STEM, _ESCAPED_STEM)
 
 
-def render_ok(payload):
-    body = {"ok": True, "v": VERSION}
+def render_ok(payload: dict[str, Any]) -> str:
+    body: dict[str, Any] = {"ok": True, "v": VERSION}
     body.update(payload)
     return "%s\n%s\n%s\n" % (OK, encode_payload(body), DONE)
 
 
-def render_error(code, message, hint=None, retryable=False, **extra):
+def render_error(code: str, message: str, hint: str | None = None, retryable: bool = False, **extra: Any) -> str:
     from .errors import error_object  # here, not above: hosts import this module (worker.host_client) and nothing else
 
     error = error_object(code, message, retryable, hint, extra)
@@ -60,7 +66,7 @@ class ProtocolError(ValueError):
     """The worker's output holds no well-formed block."""
 
 
-def parse(output):
+def parse(output: str | bytes) -> dict[str, Any]:
     """Parse worker stdout into its payload dict.
 
     Tolerant of noise outside the block (a stray library print, a banner), strict

@@ -7,6 +7,8 @@ within milliseconds even when the work is stuck in a network call, and
 ``os._exit`` means no busy worker thread can delay the exit.
 """
 
+from __future__ import annotations
+
 import _signal as signal  # the C module: ``signal`` adds enums (and an enum import) we never use
 import os
 import sys
@@ -15,13 +17,22 @@ import time
 
 from . import protocol
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from types import FrameType
+    from typing import Any, Callable, NoReturn, Sequence, TypeVar
+
+    from .state.breaker import Guard
+
+    T = TypeVar("T")
+
 TEMP_PREFIX = "call-"
 # Signals that cancel a call (SIGHUP: the host's terminal or session went away).
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 SIGNAL_NAMES = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT", signal.SIGHUP: "SIGHUP"}
 
 
-def temp_base():
+def temp_base() -> str:
     """Where per-call temp dirs live: $WEBSEARCH_WORKER_TMPDIR, else $TMPDIR/websearch-worker-<uid>."""
     explicit = os.environ.get("WEBSEARCH_WORKER_TMPDIR")
     if explicit:
@@ -29,7 +40,7 @@ def temp_base():
     return os.path.join(os.environ.get("TMPDIR") or "/tmp", "websearch-worker-%d" % os.getuid())
 
 
-def _pid_alive(pid):
+def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -39,7 +50,7 @@ def _pid_alive(pid):
     return True
 
 
-def sweep_stale(base, own=None):
+def sweep_stale(base: str, own: str | None = None) -> None:
     """Remove temp dirs whose owning process is gone (e.g. a SIGKILLed call)."""
     try:
         names = os.listdir(base)
@@ -52,14 +63,14 @@ def sweep_stale(base, own=None):
         if path == own:
             continue
         try:
-            pid = int(name[len(TEMP_PREFIX):].split("-", 1)[0])
+            pid = int(name[len(TEMP_PREFIX) :].split("-", 1)[0])
         except ValueError:
             continue
         if not _pid_alive(pid):
             remove_tree(path)
 
 
-def remove_tree(path):
+def remove_tree(path: str) -> None:
     try:
         os.rmdir(path)  # the common case: the call left nothing behind
     except FileNotFoundError:
@@ -73,28 +84,28 @@ def remove_tree(path):
 class Call:
     """The state of one worker invocation; ``ctx`` for tools and providers."""
 
-    def __init__(self, timeout=None, keep_temp=False):
+    def __init__(self, timeout: float | None = None, keep_temp: bool = False):
         self.started = time.monotonic()
         self.deadline = self.started + timeout if timeout else None
         self.keep_temp = keep_temp
-        self.warnings = []
-        self.children = set()
-        self.tempdir = None
-        self._out_fd = None
+        self.warnings: list[Any] = []
+        self.children: set[Any] = set()
+        self.tempdir: str | None = None
+        self._out_fd: int | None = None
         self._emit_lock = threading.Lock()
         self._emitted = False
         self._exiting = False
         self.cancelled = threading.Event()
         # A provider attempt's own, earlier deadline (search fallback): a provider
         # that hangs gives the next one the rest of --timeout.  Seen by remaining().
-        self.attempt_deadline = None
-        self.breaker = None  # a breaker.Guard while a search provider runs (ddgs skips engines by it)
+        self.attempt_deadline: float | None = None
+        self.breaker: Guard | None = None  # set while a search provider runs (ddgs skips engines by it)
         # The directory of the state this call shares with other worker processes (cache,
         # breaker, rate-limit locks), set by the tool once it has read the config.
-        self.state_dir = None
+        self.state_dir: str | None = None
 
     # -- stdout -----------------------------------------------------------
-    def claim_stdout(self):
+    def claim_stdout(self) -> None:
         """Keep fd 1 for the protocol; route everything else printed to stderr.
 
         Libraries that print (Python or C level) land on stderr, so stdout
@@ -108,7 +119,7 @@ class Call:
         os.dup2(2, 1)
         sys.stdout = sys.stderr
 
-    def emit(self, text, human=False):
+    def emit(self, text: str, human: bool = False) -> bool:
         """Write the call's one block; later attempts are dropped.
 
         Never waits: the lock is only tried.  A signal handler runs on the main
@@ -143,7 +154,7 @@ class Call:
         return True  # the lock stays taken: there is only ever one block
 
     # -- temp dir ---------------------------------------------------------
-    def make_tempdir(self):
+    def make_tempdir(self) -> str:
         base = temp_base()
         try:
             os.makedirs(base, mode=0o700, exist_ok=True)
@@ -155,15 +166,17 @@ class Call:
         except (OSError, ValueError) as exc:
             from .errors import WorkerError
 
-            raise WorkerError("config", "cannot create the call's temp directory under %s (%s)"
-                              % (base, getattr(exc, "strerror", None) or exc),
-                              hint="point TMPDIR (or WEBSEARCH_WORKER_TMPDIR) at a writable directory") from None
+            raise WorkerError(
+                "config",
+                "cannot create the call's temp directory under %s (%s)" % (base, getattr(exc, "strerror", None) or exc),
+                hint="point TMPDIR (or WEBSEARCH_WORKER_TMPDIR) at a writable directory",
+            ) from None
         self.tempdir = path
         sweep_stale(base, own=path)
         return path
 
     # -- time ---------------------------------------------------------------
-    def remaining(self, default=None):
+    def remaining(self, default: float | None = None) -> float | None:
         """Seconds left before the call's deadline (None when unbounded)."""
         deadline = self.deadline
         if self.attempt_deadline is not None:
@@ -172,22 +185,22 @@ class Call:
             return default
         return max(0.0, deadline - time.monotonic())
 
-    def bounded(self, seconds):
+    def bounded(self, seconds: float) -> float:
         """``seconds`` cut to what is left of the call's deadline."""
         left = self.remaining()
         if left is None:
             return seconds
         return max(0.01, min(seconds, left)) if seconds else max(0.01, left)
 
-    def warn(self, message):
+    def warn(self, message: Any) -> None:
         self.warnings.append(message)
 
     # -- children -----------------------------------------------------------
-    def track(self, proc):
+    def track(self, proc: T) -> T:
         self.children.add(proc)
         return proc
 
-    def _kill_children(self):
+    def _kill_children(self) -> None:
         for proc in list(self.children):
             try:
                 proc.kill()
@@ -195,14 +208,14 @@ class Call:
                 pass
 
     # -- exit ---------------------------------------------------------------
-    def cleanup(self):
+    def cleanup(self) -> None:
         self._kill_children()
         if self.tempdir and not self.keep_temp:
             remove_tree(self.tempdir)
         elif self.tempdir:
             sys.stderr.write("websearch-worker: kept temp dir %s\n" % self.tempdir)
 
-    def finish(self, code):
+    def finish(self, code: int) -> NoReturn:
         """Clean up and leave now, whatever other threads are doing."""
         self._exiting = True
         self.cleanup()
@@ -212,7 +225,7 @@ class Call:
             pass
         os._exit(code)
 
-    def _on_signal(self, signum, frame):
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         for sig in HANDLED_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         self.cancelled.set()
@@ -222,7 +235,7 @@ class Call:
         self.emit(protocol.render_error("cancelled", "cancelled by %s" % name, retryable=False))
         self.finish(protocol.EXIT_CANCELLED)
 
-    def install_signal_handlers(self, early=()):
+    def install_signal_handlers(self, early: Sequence[int] = ()) -> None:
         """SIGTERM, SIGINT and SIGHUP cancel the call; ``early`` are signals that came before this."""
         for sig in HANDLED_SIGNALS:
             signal.signal(sig, self._on_signal)
@@ -232,12 +245,12 @@ class Call:
         if early:
             self._on_signal(early[0], None)
 
-    def run(self, work):
+    def run(self, work: Callable[[], Any]) -> tuple[str, Any]:
         """Run ``work()`` on a daemon thread; return ("ok", value) or ("error", exc) or ("timeout", None)."""
-        box = {}
+        box: dict[str, Any] = {}
         done = threading.Event()
 
-        def target():
+        def target() -> None:
             try:
                 box["value"] = work()
             except BaseException as exc:  # handed to the main thread, which owns error mapping

@@ -11,8 +11,14 @@ them), and its unit tests check them against ``python -m worker.tool_schemas``.
 Standard library only and never imported by a search or fetch call.
 """
 
+from __future__ import annotations
+
 from . import cli
 from .request import MAX_QUERY_CHARS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
 
 # Far below the kernel's 128 KiB per argument and the argv + environment total.
 ARGV_BUDGET_BYTES = 64 * 1024
@@ -23,7 +29,16 @@ MAX_DOMAINS = 20
 class Param:
     """One tool parameter: the worker flag it becomes and what the model is told."""
 
-    def __init__(self, name, flag, description, minimum=None, maximum=None, max_items=None, default=None):
+    def __init__(
+        self,
+        name: str,
+        flag: str | None,
+        description: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        max_items: int | None = None,
+        default: Any = None,
+    ):
         self.name = name
         self.flag = flag  # None: the command's positional argument (query / urls)
         self.description = description
@@ -39,24 +54,52 @@ COMMANDS = {SEARCH: "search", FETCH: "fetch"}
 
 PARAMS = {
     SEARCH: [
-        Param("query", None, "What to search for, as you would type it into a search engine. "
-              "Put exact phrases in double quotes."),
+        Param(
+            "query",
+            None,
+            "What to search for, as you would type it into a search engine. Put exact phrases in double quotes.",
+        ),
         Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
-        Param("provider", "--provider", "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
-              "provider name from the user's web-search config. Leave unset unless the user asked for one."),
-        Param("recency", "--recency", "Only results published within the last day/week/month/year. "
-              "Use for news, releases, changelogs."),
-        Param("news", "--news", "Search news articles instead of the web: results carry published and source. "
-              "Combine with recency for the latest coverage."),
-        Param("include_domains", "--include-domain", 'Only return results from these domains, e.g. ["docs.python.org"].',
-              max_items=MAX_DOMAINS),
-        Param("exclude_domains", "--exclude-domain", 'Never return results from these domains, e.g. ["pinterest.com"].',
-              max_items=MAX_DOMAINS),
-        Param("fetch_top", "--fetch-top", "Also fetch the top N result pages (0-5) and include an excerpt of each; "
-              "saves a web_fetch round trip.", default=0),
+        Param(
+            "provider",
+            "--provider",
+            "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
+            "provider name from the user's web-search config. Leave unset unless the user asked for one.",
+        ),
+        Param(
+            "recency",
+            "--recency",
+            "Only results published within the last day/week/month/year. Use for news, releases, changelogs.",
+        ),
+        Param(
+            "news",
+            "--news",
+            "Search news articles instead of the web: results carry published and source. "
+            "Combine with recency for the latest coverage.",
+        ),
+        Param(
+            "include_domains",
+            "--include-domain",
+            'Only return results from these domains, e.g. ["docs.python.org"].',
+            max_items=MAX_DOMAINS,
+        ),
+        Param(
+            "exclude_domains",
+            "--exclude-domain",
+            'Never return results from these domains, e.g. ["pinterest.com"].',
+            max_items=MAX_DOMAINS,
+        ),
+        Param(
+            "fetch_top",
+            "--fetch-top",
+            "Also fetch the top N result pages (0-5) and include an excerpt of each; saves a web_fetch round trip.",
+            default=0,
+        ),
         Param("region", "--region", "Region such as us-en or de-de (ddgs)."),
         Param("type", "--type", "Exa only: search type, e.g. auto, neural, keyword, fast, deep."),
-        Param("category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."),
+        Param(
+            "category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."
+        ),
         Param("start_published", "--start-published", "Exa only: earliest publication date, YYYY-MM-DD."),
         Param("end_published", "--end-published", "Exa only: latest publication date, YYYY-MM-DD."),
         Param("include_text", "--include-text", "Exa only: a phrase (at most 5 words) every result page must contain."),
@@ -67,16 +110,37 @@ PARAMS = {
         Param("search_lang", "--search-lang", "Brave only: result language, e.g. en, de."),
     ],
     FETCH: [
-        Param("urls", None, "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
-              "same order." % MAX_URLS, max_items=MAX_URLS),
-        Param("max_chars", "--max-chars", "Characters of content per page (default 20000). Lower it when fetching "
-              "many pages."),
-        Param("start_index", "--start-index", "Continue a long page from this character offset (the previous result "
-              "says where it stopped: next_start_index, or an outline offset).", default=0),
-        Param("format", "--format", "Content format: markdown (default, main content only), text, html (cleaned), "
-              "raw (the body as sent).", default="markdown"),
-        Param("provider", "--provider", "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
-              "configured name. Leave unset unless the user asked for one."),
+        Param(
+            "urls",
+            None,
+            "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
+            "same order." % MAX_URLS,
+            max_items=MAX_URLS,
+        ),
+        Param(
+            "max_chars",
+            "--max-chars",
+            "Characters of content per page (default 20000). Lower it when fetching many pages.",
+        ),
+        Param(
+            "start_index",
+            "--start-index",
+            "Continue a long page from this character offset (the previous result "
+            "says where it stopped: next_start_index, or an outline offset).",
+            default=0,
+        ),
+        Param(
+            "format",
+            "--format",
+            "Content format: markdown (default, main content only), text, html (cleaned), raw (the body as sent).",
+            default="markdown",
+        ),
+        Param(
+            "provider",
+            "--provider",
+            "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
+            "configured name. Leave unset unless the user asked for one.",
+        ),
         Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
         Param("summary", "--summary", "Exa only: include a short summary of each page."),
     ],
@@ -93,18 +157,18 @@ DESCRIPTIONS = {
         % MAX_QUERY_CHARS
     ),
     FETCH: (
-        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown by "
-        "default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain text, "
-        "JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page (default "
-        "20000); a longer page says truncated and gives next_start_index: call again with start_index to continue. "
-        "Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused unless the "
-        "server was started with --allow-private. One URL's failure is that item's error; the call fails only when "
-        "every URL does." % MAX_URLS
+        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown "
+        "by default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain "
+        "text, JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page "
+        "(default 20000); a longer page says truncated and gives next_start_index: call again with start_index to "
+        "continue. Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused "
+        "unless the server was started with --allow-private. One URL's failure is that item's error; the call fails "
+        "only when every URL does." % MAX_URLS
     ),
 }
 
 
-def _declaration(command, flag):
+def _declaration(command: str, flag: str) -> tuple[str, dict[str, Any]]:
     """(dest, keyword arguments of its declaration) of a worker option, from worker/cli.py."""
     top, sub = cli._declared(command)
     option = sub.options.get(flag) or top.options.get(flag)
@@ -113,7 +177,7 @@ def _declaration(command, flag):
     return option
 
 
-def _narrow(schema, param, lo, hi):
+def _narrow(schema: dict[str, Any], param: Param, lo: float | None, hi: float | None) -> None:
     """Apply a tool's own range, which may only narrow the CLI's."""
     for key, mine, cli_bound, tighter in (("minimum", param.minimum, lo, max), ("maximum", param.maximum, hi, min)):
         if mine is None:
@@ -123,14 +187,20 @@ def _narrow(schema, param, lo, hi):
         schema[key] = mine
 
 
-def param_schema(tool, param):
+def param_schema(tool: str, param: Param) -> dict[str, Any]:
     command = COMMANDS[tool]
     if param.flag is None:
         if command == "search":
             return {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": param.description}
-        return {"type": "array", "minItems": 1, "maxItems": param.max_items, "description": param.description,
-                "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"}}
+        return {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": param.max_items,
+            "description": param.description,
+            "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"},
+        }
     _dest, kw = _declaration(command, param.flag)
+    schema: dict[str, Any]
     action = kw.get("action")
     if action == "store_true":
         schema = {"type": "boolean"}
@@ -158,7 +228,7 @@ def param_schema(tool, param):
     return schema
 
 
-def input_schema(tool):
+def input_schema(tool: str) -> dict[str, Any]:
     props = {p.name: param_schema(tool, p) for p in PARAMS[tool]}
     required = [p.name for p in PARAMS[tool] if p.flag is None]
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
@@ -176,20 +246,38 @@ _ERROR = {
 }
 
 
-def output_schema(tool):
+def output_schema(tool: str) -> dict[str, Any]:
     """The worker's payload: a SEARCH_OK payload, or (in an error result) the SEARCH_ERROR one."""
     if tool == SEARCH:
-        item = {"type": "object", "required": ["url"], "properties": {
-            "title": {"type": ["string", "null"]}, "url": {"type": "string"}, "snippet": {"type": ["string", "null"]},
-            "published": {"type": ["string", "null"]}, "excerpt": {"type": ["string", "null"]},
-            "fetched": {"type": "boolean"}}}
+        item = {
+            "type": "object",
+            "required": ["url"],
+            "properties": {
+                "title": {"type": ["string", "null"]},
+                "url": {"type": "string"},
+                "snippet": {"type": ["string", "null"]},
+                "published": {"type": ["string", "null"]},
+                "excerpt": {"type": ["string", "null"]},
+                "fetched": {"type": "boolean"},
+            },
+        }
     else:
-        item = {"type": "object", "required": ["url", "ok"], "properties": {
-            "url": {"type": "string"}, "ok": {"type": "boolean"}, "final_url": {"type": ["string", "null"]},
-            "status": {"type": ["integer", "null"]}, "title": {"type": ["string", "null"]},
-            "content": {"type": ["string", "null"]}, "total_chars": {"type": ["integer", "null"]},
-            "truncated": {"type": ["boolean", "null"]}, "next_start_index": {"type": ["integer", "null"]},
-            "error": _ERROR}}
+        item = {
+            "type": "object",
+            "required": ["url", "ok"],
+            "properties": {
+                "url": {"type": "string"},
+                "ok": {"type": "boolean"},
+                "final_url": {"type": ["string", "null"]},
+                "status": {"type": ["integer", "null"]},
+                "title": {"type": ["string", "null"]},
+                "content": {"type": ["string", "null"]},
+                "total_chars": {"type": ["integer", "null"]},
+                "truncated": {"type": ["boolean", "null"]},
+                "next_start_index": {"type": ["integer", "null"]},
+                "error": _ERROR,
+            },
+        }
     return {
         "type": "object",
         "required": ["ok", "v"],
@@ -212,7 +300,7 @@ class ArgumentError(ValueError):
     """Tool arguments the worker cannot be called with (the schema's checks, repeated for hosts that skip them)."""
 
 
-def fold_arguments(tool, arguments):
+def fold_arguments(tool: str, arguments: Any) -> Any:
     """Models often send web_fetch a ``url`` (or a string ``urls``): fold it into the list."""
     if tool != FETCH or not isinstance(arguments, dict):
         return arguments
@@ -228,7 +316,13 @@ def fold_arguments(tool, arguments):
     return out
 
 
-def argv(tool, arguments, config=None, allow_private=False, timeout=None):
+def argv(
+    tool: str,
+    arguments: dict[str, Any],
+    config: str | None = None,
+    allow_private: bool = False,
+    timeout: float | None = None,
+) -> list[str]:
     """Worker argv for a tool call.  ``arguments`` must already satisfy input_schema(tool)."""
     if tool not in PARAMS:
         raise ArgumentError("unknown tool %r" % (tool,))
@@ -264,15 +358,23 @@ def argv(tool, arguments, config=None, allow_private=False, timeout=None):
     out += positional
     size = sum(len(a.encode("utf-8", "surrogatepass")) + 1 for a in out)
     if size > ARGV_BUDGET_BYTES:
-        raise ArgumentError("the arguments are %d KiB, over the %d KiB limit: use a shorter query, or fewer or "
-                            "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024))
+        raise ArgumentError(
+            "the arguments are %d KiB, over the %d KiB limit: use a shorter query, or fewer or "
+            "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024)
+        )
     return out
 
 
-def all_schemas():
+def all_schemas() -> dict[str, Any]:
     """Everything a host needs, as one JSON-ready dict (what ``python -m worker.tool_schemas`` prints)."""
-    return {tool: {"description": DESCRIPTIONS[tool], "inputSchema": input_schema(tool),
-                   "outputSchema": output_schema(tool)} for tool in PARAMS}
+    return {
+        tool: {
+            "description": DESCRIPTIONS[tool],
+            "inputSchema": input_schema(tool),
+            "outputSchema": output_schema(tool),
+        }
+        for tool in PARAMS
+    }
 
 
 if __name__ == "__main__":

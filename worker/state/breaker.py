@@ -28,9 +28,20 @@ A call that names its provider (``--provider X``) is never skipped; its
 outcome is still recorded.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from sqlite3 import Connection
+    from typing import Any, Callable, Mapping, TypeVar
+
+    from ..runtime import Call
+
+    T = TypeVar("T")
 
 DB_NAME = "breaker.sqlite3"
 TRIP_CODES = frozenset({"blocked", "rate_limited"})
@@ -53,7 +64,7 @@ CREATE TABLE IF NOT EXISTS circuits (
 _warned = False
 
 
-def _stderr(message):
+def _stderr(message: str) -> None:
     global _warned
     if _warned:
         return
@@ -65,7 +76,7 @@ def _stderr(message):
         pass
 
 
-def settings(config_settings):
+def settings(config_settings: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The breaker's settings from the config file's ``breaker`` value; None when it is off."""
     value = (config_settings or {}).get("breaker", True)
     if value is False:
@@ -76,23 +87,31 @@ def settings(config_settings):
     return out
 
 
-def iso(ts):
+def iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
 class Decision:
     """What the breaker says about one circuit: ``go`` (closed), ``probe`` or ``skip`` (open)."""
 
-    def __init__(self, state, until=None, code=None, failures=0):
+    def __init__(self, state: str, until: float | None = None, code: str | None = None, failures: int = 0):
         self.state = state
         self.until = until
         self.code = code
         self.failures = failures
 
-    def skipped(self, now, **where):
+    def skipped(self, now: float, **where: Any) -> dict[str, Any]:
+        until = self.until
+        assert until is not None  # only a skip is shown, and a skip always says until when
         out = dict(where)
-        out.update({"until": iso(self.until), "retry_in_s": round(max(0.0, self.until - now), 1),
-                    "reason": self.code or "blocked", "failures": self.failures})
+        out.update(
+            {
+                "until": iso(until),
+                "retry_in_s": round(max(0.0, until - now), 1),
+                "reason": self.code or "blocked",
+                "failures": self.failures,
+            }
+        )
         return out
 
 
@@ -100,18 +119,24 @@ GO = Decision("go")
 
 
 class Breaker:
-    def __init__(self, directory, conf, clock=time.time, call=None):
+    def __init__(
+        self,
+        directory: str,
+        conf: dict[str, Any],
+        clock: Callable[[], float] = time.time,
+        call: Call | None = None,
+    ):
         self.path = os.path.join(directory, DB_NAME)
         self.directory = directory
         self.conf = conf
         self.clock = clock
         self.call = call
-        self._db = None
+        self._db: Connection | None = None
         self._off = False
-        self.probing = set()  # keys this process holds a probe lease on
+        self.probing: set[str] = set()  # keys this process holds a probe lease on
 
     # -- storage -------------------------------------------------------------
-    def _connect(self):
+    def _connect(self) -> Connection:
         from .cache import _sqlite
 
         sqlite3 = _sqlite()
@@ -129,7 +154,7 @@ class Breaker:
             raise
         return db
 
-    def _run(self, what, fn, retry=True):
+    def _run(self, what: str, fn: Callable[[Connection], T], retry: bool = True) -> T | None:
         if self._off:
             return None
         from .cache import _BROKEN, _code, _sqlite
@@ -155,7 +180,7 @@ class Breaker:
             self._off = True
             return None
 
-    def close(self):
+    def close(self) -> None:
         if self._db is not None:
             try:
                 self._db.close()
@@ -164,7 +189,7 @@ class Breaker:
             self._db = None
 
     @staticmethod
-    def _transaction(db, fn):
+    def _transaction(db: Connection, fn: Callable[[], T]) -> T:
         db.execute("BEGIN IMMEDIATE")
         try:
             out = fn()
@@ -177,16 +202,17 @@ class Breaker:
                 pass
             raise
 
-    def _row(self, db, key):
-        return db.execute("SELECT failures, first_at, open_until, probe_until, last_code FROM circuits WHERE key = ?",
-                          (key,)).fetchone()
+    def _row(self, db: Connection, key: str) -> Any:
+        return db.execute(
+            "SELECT failures, first_at, open_until, probe_until, last_code FROM circuits WHERE key = ?", (key,)
+        ).fetchone()
 
     # -- the state machine ---------------------------------------------------------
-    def check(self, key):
+    def check(self, key: str) -> Decision:
         """GO, a probe lease (``probe``), or ``skip`` with the time the circuit may close."""
         now = self.clock()
 
-        def decide(db):
+        def decide(db: Connection) -> Decision:
             row = self._row(db, key)
             if row is None:
                 return GO
@@ -198,14 +224,16 @@ class Breaker:
             if probe_until > now:
                 return Decision("skip", probe_until, code, failures)
 
-            def take():
+            def take() -> Decision:
                 again = self._row(db, key)
                 if again is None or not again[2]:
                     return GO
                 if again[3] > now:  # another process took the lease first
                     return Decision("skip", again[3], again[4], again[0])
-                db.execute("UPDATE circuits SET probe_until = ?, updated = ? WHERE key = ?",
-                           (now + float(self.conf["probe"]), now, key))
+                db.execute(
+                    "UPDATE circuits SET probe_until = ?, updated = ? WHERE key = ?",
+                    (now + float(self.conf["probe"]), now, key),
+                )
                 return Decision("probe", None, again[4], again[0])
 
             return self._transaction(db, take)
@@ -215,7 +243,7 @@ class Breaker:
             self.probing.add(key)
         return decision
 
-    def record(self, key, code=None, retry_after=None):
+    def record(self, key: str, code: str | None = None, retry_after: float | None = None) -> None:
         """An outcome for ``key``: None for a success, else the error code."""
         now = self.clock()
         probing = key in self.probing
@@ -225,15 +253,17 @@ class Breaker:
             return
         if code not in TRIP_CODES:
             if probing:  # the probe proved nothing: the next call probes again
-                self._run("writing the breaker", lambda db: db.execute(
-                    "UPDATE circuits SET probe_until = 0, updated = ? WHERE key = ?", (now, key)))
+                self._run(
+                    "writing the breaker",
+                    lambda db: db.execute("UPDATE circuits SET probe_until = 0, updated = ? WHERE key = ?", (now, key)),
+                )
             return
         wait = float(self.conf["cooldown"])
         if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and retry_after > 0:
             wait = min(float(retry_after), MAX_WAIT)
 
-        def trip(db):
-            def update():
+        def trip(db: Connection) -> None:
+            def update() -> None:
                 row = self._row(db, key)
                 if row is not None and row[2]:
                     # It was open (a probe, or an explicit call during the cool-down): open again.
@@ -244,9 +274,11 @@ class Breaker:
                     failures, first_at, open_until = row[0] + 1, row[1], 0.0
                 if not open_until and failures >= int(self.conf["threshold"]):
                     open_until = now + wait
-                db.execute("INSERT OR REPLACE INTO circuits (key, failures, first_at, open_until, probe_until,"
-                           " last_code, updated) VALUES (?, ?, ?, ?, 0, ?, ?)",
-                           (key, failures, first_at, open_until, code, now))
+                db.execute(
+                    "INSERT OR REPLACE INTO circuits (key, failures, first_at, open_until, probe_until,"
+                    " last_code, updated) VALUES (?, ?, ?, ?, 0, ?, ?)",
+                    (key, failures, first_at, open_until, code, now),
+                )
 
             self._transaction(db, update)
 
@@ -256,19 +288,24 @@ class Breaker:
 class _Off:
     """The breaker turned off (config ``"breaker": false``): every circuit closed, nothing written."""
 
-    probing = frozenset()
+    probing: frozenset[str] = frozenset()
 
-    def check(self, key):
+    def check(self, key: str) -> Decision:
         return GO
 
-    def record(self, key, code=None, retry_after=None):
+    def record(self, key: str, code: str | None = None, retry_after: float | None = None) -> None:
         pass
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def open_breaker(directory, config_settings, call=None, clock=time.time):
+def open_breaker(
+    directory: str,
+    config_settings: Mapping[str, Any] | None,
+    call: Call | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Breaker | _Off:
     conf = settings(config_settings)
     if conf is None:
         return _Off()
@@ -282,18 +319,18 @@ class Guard:
     then nothing is skipped, and outcomes are still recorded.
     """
 
-    def __init__(self, breaker, enforce):
+    def __init__(self, breaker: Breaker | _Off, enforce: bool):
         self.breaker = breaker
         self.enforce = enforce
-        self.skipped = []
+        self.skipped: list[dict[str, Any]] = []
 
-    def check(self, key):
+    def check(self, key: str) -> Decision:
         if not self.enforce:
             return GO
         return self.breaker.check(key)
 
-    def record(self, key, code=None, retry_after=None):
+    def record(self, key: str, code: str | None = None, retry_after: float | None = None) -> None:
         self.breaker.record(key, code, retry_after)
 
-    def now(self):
+    def now(self) -> float:
         return getattr(self.breaker, "clock", time.time)()

@@ -1,11 +1,12 @@
 """Cross-process rate limiting on file locks: no daemon, nothing to clean up.
 
 A limit of N concurrent requests for a key is N lock files
-(``<state dir>/locks/<key>.<i>.lock``, the state dir being the call's cache directory); a request holds an exclusive ``flock``
-on one of them.  The kernel drops a flock when its process ends however it
-ends (SIGTERM's ``os._exit``, SIGKILL, a crash), so a dead call never keeps a
-slot.  A minimum interval between requests is one more locked file holding the
-start time of the last request.
+(``<state dir>/locks/<key>.<i>.lock``, the state dir being the call's cache
+directory); a request holds an exclusive ``flock`` on one of them.  The kernel
+drops a flock when its process ends however it ends (SIGTERM's ``os._exit``,
+SIGKILL, a crash), so a dead call never keeps a slot.  A minimum interval
+between requests is one more locked file holding the start time of the last
+request.
 
 Waiting polls with short sleeps on the work thread: the main thread owns
 signals and the deadline, and a wait re-checks both between tries.
@@ -18,6 +19,8 @@ Slots are reentrant per thread: a provider that takes its own slot for the key
 the tool already holds does not wait for itself.
 """
 
+from __future__ import annotations
+
 import os
 import random
 import sys
@@ -25,6 +28,12 @@ import threading
 import time
 
 from ..errors import WorkerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Literal
+
+    from ..runtime import Call
 
 POLL_MIN_S = 0.005
 POLL_MAX_S = 0.05
@@ -34,20 +43,20 @@ DEFAULT_LIMIT = 5
 HOST_CONCURRENCY = 2  # fetch politeness: requests to one host across all processes
 MAX_HOST_CONCURRENCY = 64  # the cap on $WEBSEARCH_WORKER_HOST_CONCURRENCY (= the most --concurrency allows)
 
-_dir = None
+_dir: str | None = None
 _local = threading.local()
 _stats_lock = threading.Lock()
 _waited = 0.0
 _warned = False
 
 
-def configure(directory):
+def configure(directory: str | None) -> None:
     """Put every lock file of this process under ``directory``/locks, whatever the call says (tests)."""
     global _dir
     _dir = directory
 
 
-def lock_dir(call=None):
+def lock_dir(call: Call | None = None) -> str:
     """``locks`` in the configured directory, else in the call's ``state_dir``, else in the default cache directory."""
     base = _dir or getattr(call, "state_dir", None)
     if base is None:
@@ -57,25 +66,25 @@ def lock_dir(call=None):
     return os.path.join(base, "locks")
 
 
-def waited_ms():
+def waited_ms() -> int:
     """Milliseconds this process (= this call) spent waiting for slots so far."""
     with _stats_lock:
         return int(round(_waited * 1000))
 
 
-def _add_wait(seconds):
+def _add_wait(seconds: float) -> None:
     global _waited
     with _stats_lock:
         _waited += seconds
 
 
-def safe_name(key):
+def safe_name(key: object) -> str:
     """A lock file name for any key (a host name, an IPv6 address, a provider type)."""
     out = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(key).lower())
     return out.strip(".")[:120] or "_"
 
 
-def _warn_once(message):
+def _warn_once(message: str) -> None:
     global _warned
     if not _warned:
         _warned = True
@@ -85,7 +94,7 @@ def _warn_once(message):
             pass
 
 
-def _left(call, deadline):
+def _left(call: Call | None, deadline: float | None) -> float | None:
     """Seconds until the nearer of the call's deadline and ``deadline`` (monotonic); None if unbounded."""
     left = call.remaining() if call is not None else None
     if deadline is not None:
@@ -94,18 +103,20 @@ def _left(call, deadline):
     return left
 
 
-def _check(call, key, started, deadline=None):
+def _check(call: Call | None, key: str, started: float, deadline: float | None = None) -> None:
     """Raise if the wait is over: the call cancelled (SIGTERM) or out of time."""
     if call is not None and call.cancelled.is_set():
         raise WorkerError("cancelled", "cancelled while waiting for a %s slot" % key)
     left = _left(call, deadline)
     if left is not None and left <= 0:
-        raise WorkerError("timeout", "waited %.1fs for a free %s slot before the deadline"
-                          % (time.monotonic() - started, key),
-                          hint="other worker processes are using every slot; raise --timeout or retry later")
+        raise WorkerError(
+            "timeout",
+            "waited %.1fs for a free %s slot before the deadline" % (time.monotonic() - started, key),
+            hint="other worker processes are using every slot; raise --timeout or retry later",
+        )
 
 
-def _sleep(call, seconds, deadline=None):
+def _sleep(call: Call | None, seconds: float, deadline: float | None = None) -> None:
     left = _left(call, deadline)
     if left is not None:
         seconds = min(seconds, max(left, 0.001))
@@ -126,7 +137,14 @@ class slot:
     limiting is politeness, never a reason to fail the call.
     """
 
-    def __init__(self, call, key, limit=DEFAULT_LIMIT, min_interval=0.0, deadline=None):
+    def __init__(
+        self,
+        call: Call | None,
+        key: object,
+        limit: float | None = DEFAULT_LIMIT,
+        min_interval: float | None = 0.0,
+        deadline: float | None = None,
+    ):
         self.call = call
         self.deadline = deadline
         self.key = safe_name(key)
@@ -134,11 +152,11 @@ class slot:
         self.min_interval = float(min_interval or 0.0)
         self.waited = 0.0
         self._dir = lock_dir(call)
-        self._fd = None
+        self._fd: int | None = None
         self._reentered = False
 
     # -- entering --------------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> float:
         held = getattr(_local, "held", None)
         if held is None:
             held = _local.held = set()
@@ -159,11 +177,11 @@ class slot:
         held.add(self.key)
         return self.waited
 
-    def _open(self, name):
+    def _open(self, name: str) -> int:
         return os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
-    def _open_all(self, names):
-        fds = []
+    def _open_all(self, names: list[str]) -> list[int] | None:
+        fds: list[int] = []
         try:
             os.makedirs(self._dir, mode=0o700, exist_ok=True)
             for name in names:
@@ -175,7 +193,7 @@ class slot:
             _warn_once("cannot use %s (%s); not limiting" % (self._dir, exc))
             return None
 
-    def _acquire(self, started):
+    def _acquire(self, started: float) -> int | None:
         import fcntl
 
         fds = self._open_all(["%s.%d.lock" % (self.key, i) for i in range(self.limit)])
@@ -205,7 +223,7 @@ class slot:
             for fd in fds:
                 os.close(fd)
 
-    def _space(self, started):
+    def _space(self, started: float) -> None:
         """Keep ``min_interval`` seconds between request starts for the key."""
         import fcntl
 
@@ -239,7 +257,7 @@ class slot:
             os.close(fd)  # drops the flock
 
     # -- leaving -----------------------------------------------------------------
-    def _release(self):
+    def _release(self) -> None:
         if self._fd is not None:
             try:
                 os.close(self._fd)  # closing the only descriptor drops the flock
@@ -247,7 +265,7 @@ class slot:
                 pass
             self._fd = None
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self._reentered:
             return False
         self._release()
@@ -257,14 +275,14 @@ class slot:
         return False
 
 
-def _read_time(fd):
+def _read_time(fd: int) -> float:
     try:
         return float(os.pread(fd, 32, 0).decode("ascii").strip() or 0)
     except (OSError, ValueError, UnicodeDecodeError):
         return 0.0
 
 
-def host_slot(call, host, limit=None, deadline=None):
+def host_slot(call: Call | None, host: str | None, limit: float | None = None, deadline: float | None = None) -> slot:
     """Fetch politeness: at most ``limit`` requests to ``host`` at once across processes.
 
     Default HOST_CONCURRENCY, or $WEBSEARCH_WORKER_HOST_CONCURRENCY (tests, local mirrors).
