@@ -593,3 +593,43 @@ def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
     t.start()
     t.join()
     assert seen[0] is not E._html_parser() and E._html_parser() is E._html_parser()
+
+
+def _regex_split(keys, texts):
+    """The regex alternation _attach_links used before (the reference its token scan must equal)."""
+    import re
+
+    pattern = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
+    used, out = set(), []
+    for text in texts:
+        for m in pattern.finditer(text):
+            if m.group(0) not in used:
+                used.add(m.group(0))
+                out.append((m.start(), m.group(0)))
+    return out
+
+
+@pytest.mark.parametrize("keys,texts", [
+    (["Foo", "Foo Bar", "Bar"], ["Foo Bar and Foo and Bar", "FooBar Foo_ Bar"]),
+    (["(1)", "C++", "[edit]", "x"], ["see (1) and C++ or x(1) [edit] x"]),
+    (["über", "Straße 5", "naïve"], ["Die Straße 5 und über naïve Straße 5x"]),
+    (["a b", "a"], ["a bc a b a"]),
+    (["Q", "Q&A"], ["Q&A then Q then Q&A"]),
+])
+def test_link_texts_are_found_as_the_regex_found_them(keys, texts):
+    from lxml import etree
+
+    from worker.pages.extract import core
+
+    body = etree.Element("doc")
+    for t in texts:
+        etree.SubElement(body, "p").text = t
+    anchors = {k: "https://example.org/%d" % i for i, k in enumerate(keys)}
+    core_anchors = core._anchors
+    core._anchors = lambda tree, url: anchors
+    try:
+        core._attach_links(body, None, "https://example.org/")
+    finally:
+        core._anchors = core_anchors
+    found = [ref.text for ref in body.iter("ref")]
+    assert found == [k for _, k in _regex_split(keys, texts)]
