@@ -10,17 +10,47 @@ import re
 from ..errors import WorkerError
 
 HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
-TEXT_TYPES = ("text/", "application/json", "application/ld+json", "application/xml", "application/javascript",
-              "application/ecmascript", "application/x-javascript", "application/x-yaml", "application/yaml",
-              "application/toml", "application/x-ndjson", "application/rss+xml", "application/atom+xml",
-              "application/x-sh", "application/sql", "application/graphql")
+TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/ld+json",
+    "application/xml",
+    "application/javascript",
+    "application/ecmascript",
+    "application/x-javascript",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+    "application/x-ndjson",
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/x-sh",
+    "application/sql",
+    "application/graphql",
+)
 PDF_TYPES = ("application/pdf", "application/x-pdf")
 BINARY_PREFIXES = ("image/", "audio/", "video/", "font/", "model/")
-BINARY_TYPES = ("application/zip", "application/gzip", "application/x-gzip", "application/x-tar", "application/x-7z-compressed",
-                "application/x-rar-compressed", "application/vnd.rar", "application/x-bzip2", "application/x-xz",
-                "application/x-msdownload", "application/x-executable", "application/wasm", "application/java-archive",
-                "application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
-                "application/x-shockwave-flash", "application/x-iso9660-image", "application/x-apple-diskimage")
+BINARY_TYPES = (
+    "application/zip",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-tar",
+    "application/x-7z-compressed",
+    "application/x-rar-compressed",
+    "application/vnd.rar",
+    "application/x-bzip2",
+    "application/x-xz",
+    "application/x-msdownload",
+    "application/x-executable",
+    "application/wasm",
+    "application/java-archive",
+    "application/msword",
+    "application/vnd.ms-excel",
+    "application/vnd.ms-powerpoint",
+    "application/x-shockwave-flash",
+    "application/x-iso9660-image",
+    "application/x-apple-diskimage",
+)
 BINARY_SUFFIXES = ("+zip",)
 OPENXML = "application/vnd.openxmlformats-officedocument."
 
@@ -28,12 +58,33 @@ OPENXML = "application/vnd.openxmlformats-officedocument."
 # something narrower than what browsers decode (latin-1 pages are really
 # windows-1252, GB2312 pages are really GBK/GB18030, ...).
 _CHARSET_ALIASES = {
-    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "l1": "cp1252",
-    "us-ascii": "cp1252", "ascii": "cp1252", "windows-1252": "cp1252", "x-cp1252": "cp1252",
-    "iso-8859-9": "cp1254", "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "gb_2312-80": "gb18030",
-    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "x-sjis": "cp932", "windows-31j": "cp932",
-    "ms_kanji": "cp932", "euc-kr": "cp949", "ks_c_5601-1987": "cp949", "big5": "big5hkscs",
-    "tis-620": "cp874", "iso-8859-11": "cp874", "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8",
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "l1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "windows-1252": "cp1252",
+    "x-cp1252": "cp1252",
+    "iso-8859-9": "cp1254",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "gb_2312-80": "gb18030",
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "sjis": "cp932",
+    "x-sjis": "cp932",
+    "windows-31j": "cp932",
+    "ms_kanji": "cp932",
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
+    "big5": "big5hkscs",
+    "tis-620": "cp874",
+    "iso-8859-11": "cp874",
+    "utf8": "utf-8",
+    "unicode-1-1-utf-8": "utf-8",
 }
 _META_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
 _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.\-]+)""", re.I)
@@ -53,8 +104,9 @@ def header_charset(content_type):
 # Text codecs Python knows that cannot decode a page's bytes: ``idna`` and
 # ``punycode`` refuse errors="replace", ``undefined`` refuses everything, and the
 # escape codecs read backslashes in the page as escapes.
-_NOT_PAGE_CODECS = frozenset({"idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape",
-                              "unicode_internal", "mbcs", "oem"})
+_NOT_PAGE_CODECS = frozenset(
+    {"idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape", "unicode_internal", "mbcs", "oem"}
+)
 _codec_cache = {}
 
 
@@ -96,8 +148,24 @@ def sniff(body):
     low = head[:256].lower()
     if head.startswith(b"%PDF-"):
         return "application/pdf"
-    for magic in (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"RIFF", b"PK\x03\x04", b"\x1f\x8b", b"BM", b"\x00\x00\x01\x00",
-                  b"OggS", b"ID3", b"fLaC", b"\x7fELF", b"MZ", b"wOFF", b"wOF2", b"\x00asm"):
+    for magic in (
+        b"\x89PNG",
+        b"GIF8",
+        b"\xff\xd8\xff",
+        b"RIFF",
+        b"PK\x03\x04",
+        b"\x1f\x8b",
+        b"BM",
+        b"\x00\x00\x01\x00",
+        b"OggS",
+        b"ID3",
+        b"fLaC",
+        b"\x7fELF",
+        b"MZ",
+        b"wOFF",
+        b"wOF2",
+        b"\x00asm",
+    ):
         if body.startswith(magic):
             return "application/x-binary"
     if low.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in low:
@@ -133,14 +201,20 @@ def refuse_early(content_type, length, max_bytes):
     if kind == "binary":
         return unsupported(content_type)
     if kind == "pdf" and length is not None and length > max_bytes:
-        return WorkerError("too_large", "the PDF is %d bytes; the cap is %d" % (length, max_bytes),
-                           hint="a PDF cannot be read in part; download it another way")
+        return WorkerError(
+            "too_large",
+            "the PDF is %d bytes; the cap is %d" % (length, max_bytes),
+            hint="a PDF cannot be read in part; download it another way",
+        )
     return None
 
 
 def unsupported(content_type):
-    return WorkerError("unsupported_content", "%s is not text the worker can read" % (media_type(content_type) or "binary content"),
-                       hint="fetch HTML, text, JSON, XML or PDF URLs; images and other binaries are not converted")
+    return WorkerError(
+        "unsupported_content",
+        "%s is not text the worker can read" % (media_type(content_type) or "binary content"),
+        hint="fetch HTML, text, JSON, XML or PDF URLs; images and other binaries are not converted",
+    )
 
 
 def decode(body, content_type, kind):
@@ -190,16 +264,57 @@ def _detect(body):
     # text (it picks cp775 or cp1250 for French).  Browsers settle undeclared
     # Latin pages on windows-1252, the web's legacy default, and so do we;
     # non-Latin single-byte scripts and the multi-byte codecs are kept.
-    if best in _LATIN_SINGLE_BYTE or best.startswith(("iso8859_", "mac_", "cp8")) and best not in _NON_LATIN_SINGLE_BYTE:
+    if (
+        best in _LATIN_SINGLE_BYTE
+        or best.startswith(("iso8859_", "mac_", "cp8"))
+        and best not in _NON_LATIN_SINGLE_BYTE
+    ):
         return "cp1252"
     return best
 
 
-_LATIN_SINGLE_BYTE = frozenset({"cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin_1", "cp437", "cp850", "cp775",
-                                "iso8859_2", "iso8859_3", "iso8859_4", "iso8859_9", "iso8859_10", "iso8859_13",
-                                "iso8859_14", "iso8859_15", "iso8859_16", "mac_roman", "mac_latin2", "hp_roman8"})
-_NON_LATIN_SINGLE_BYTE = frozenset({"iso8859_5", "iso8859_6", "iso8859_7", "iso8859_8", "iso8859_11", "mac_cyrillic",
-                                    "mac_greek", "cp855", "cp866", "cp869", "cp862", "cp864", "cp857"})
+_LATIN_SINGLE_BYTE = frozenset(
+    {
+        "cp1250",
+        "cp1252",
+        "cp1254",
+        "cp1257",
+        "cp1258",
+        "latin_1",
+        "cp437",
+        "cp850",
+        "cp775",
+        "iso8859_2",
+        "iso8859_3",
+        "iso8859_4",
+        "iso8859_9",
+        "iso8859_10",
+        "iso8859_13",
+        "iso8859_14",
+        "iso8859_15",
+        "iso8859_16",
+        "mac_roman",
+        "mac_latin2",
+        "hp_roman8",
+    }
+)
+_NON_LATIN_SINGLE_BYTE = frozenset(
+    {
+        "iso8859_5",
+        "iso8859_6",
+        "iso8859_7",
+        "iso8859_8",
+        "iso8859_11",
+        "mac_cyrillic",
+        "mac_greek",
+        "cp855",
+        "cp866",
+        "cp869",
+        "cp862",
+        "cp864",
+        "cp857",
+    }
+)
 
 
 def pdf_text(body):
@@ -209,8 +324,11 @@ def pdf_text(body):
     try:
         from pypdf import PdfReader
     except ImportError:
-        raise WorkerError("unsupported_content", "PDF support is not installed (pypdf)",
-                          hint="reinstall the worker's environment: bootstrap/run.py --reinstall") from None
+        raise WorkerError(
+            "unsupported_content",
+            "PDF support is not installed (pypdf)",
+            hint="reinstall the worker's environment: bootstrap/run.py --reinstall",
+        ) from None
     try:
         reader = PdfReader(io.BytesIO(body))
         if reader.is_encrypted:
@@ -231,7 +349,10 @@ def pdf_text(body):
     except WorkerError:
         raise
     except Exception as exc:
-        raise WorkerError("unsupported_content", "the PDF could not be read: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])) from None
+        raise WorkerError(
+            "unsupported_content",
+            "the PDF could not be read: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+        ) from None
     text = "\n\n".join(p for p in pages if p)
     return text, meta
 

@@ -27,7 +27,9 @@ _DECL = re.compile(r"([a-z-]+)\s*:\s*([^;]+)", re.I)
 _ZERO = re.compile(r"^\s*-?0+(?:\.0+)?(?:px|em|rem|%|pt|vw|vh)?\s*(?:!important)?\s*$", re.I)
 _FAR = re.compile(r"^\s*-\s*(\d+(?:\.\d+)?)\s*(px|em|rem|pt|vw|vh|%)?", re.I)
 _FAR_MIN = {"px": 500, "pt": 400, "em": 50, "rem": 50, "vw": 100, "vh": 100, "%": 100, None: 500}
-_CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I)
+_CLIP_NONE = re.compile(
+    r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I
+)
 
 
 # Every hiding declaration below matches _HIDES (a property with the value that hides);
@@ -36,11 +38,26 @@ _CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?
 # the lower-cased text (a case-insensitive regex costs several times more). Looser
 # words ("none", "hidden") matched a third of a framework's rules, and made the
 # page's stylesheets cost milliseconds.
-_HIDES = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*[-0.]|"
-                    r"font-size\s*:\s*[-0.]|color\s*:\s*transparent|(?:width|height)\s*:\s*[-0.]|"
-                    r"rect\(|inset\(|(?:left|top|right|text-indent)\s*:\s*-|scale\(")
-_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "rect(", "inset(", "scale(", "width",
-          "height", ":-", ": -")
+_HIDES = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*[-0.]|"
+    r"font-size\s*:\s*[-0.]|color\s*:\s*transparent|(?:width|height)\s*:\s*[-0.]|"
+    r"rect\(|inset\(|(?:left|top|right|text-indent)\s*:\s*-|scale\("
+)
+_WORDS = (
+    "none",
+    "hidden",
+    "collapse",
+    "opacity",
+    "font-size",
+    "transparent",
+    "rect(",
+    "inset(",
+    "scale(",
+    "width",
+    "height",
+    ":-",
+    ": -",
+)
 
 
 def _may_hide(low):
@@ -91,7 +108,8 @@ def style_hides(style):
 # Not "run the following command", "developer mode" or "we'll send you ... password":
 # documentation and account pages say those to readers, in tabs and menus hidden until
 # a click, and they were the only alarms on the 1,515 real pages of the shared sets.
-_PAYLOAD = re.compile(r"""
+_PAYLOAD = re.compile(
+    r"""
     \b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b[^.\n]{0,30}
         \b(?:instructions?|prompts?|rules|directions|guidelines|context)\b
   | \b(?:new|updated|real|hidden|secret|important|additional)\s+instructions?\b[^.\n]{0,40}\b(?:for|to)\s+(?:the\s+)?
@@ -104,10 +122,14 @@ _PAYLOAD = re.compile(r"""
   | \b(?:system\s+prompt|system\s+message|jailbreak|dan\s+mode)\b
   | <\|im_start\|>|<\|system\|>|\[/?inst\]|<<sys>>|^\s*\#{2,3}\s*(?:system|instruction)
   | \b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|show)\s+(?:this\s+to\s+)?the\s+user\b
-  | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b[^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
-  | \b(?:send|post|upload|exfiltrate|forward)\b(?!\s+you\b)[^.\n]{0,60}\b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
+  | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b
+        [^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
+  | \b(?:send|post|upload|exfiltrate|forward)\b(?!\s+you\b)[^.\n]{0,60}
+        \b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
   | \b(?:curl|wget)\s+[^\n]{0,80}\|\s*(?:ba)?sh\b
-""", re.I | re.X | re.M)
+""",
+    re.I | re.X | re.M,
+)
 
 
 # What any text _PAYLOAD matches must hold (lower-cased, spaces collapsed): for one of
@@ -116,18 +138,33 @@ _PAYLOAD = re.compile(r"""
 # text on real pages (menus, tabs, icons) passes none of them.
 _AI = ("ai", "assistant", "model", "llm", "agent", "bot", "gpt", "claude", "gemini", "copilot")
 _PAYLOAD_NEEDS = (
-    (("ignore", "disregard", "forget", "override"), ("instruction", "prompt", "rule", "direction", "guideline", "context")),
+    (
+        ("ignore", "disregard", "forget", "override"),
+        ("instruction", "prompt", "rule", "direction", "guideline", "context"),
+    ),
     (("instruction",), _AI),
     (("reading", "processing", "summari", "browsing", "visiting"), ("this",), _AI),
-    (("note to", "note for", "message to", "message for", "instruction to", "instruction for", "instructions to",
-      "instructions for"),),
+    (
+        (
+            "note to",
+            "note for",
+            "message to",
+            "message for",
+            "instruction to",
+            "instruction for",
+            "instructions to",
+            "instructions for",
+        ),
+    ),
     (("you are",),),
     (("system prompt", "system message", "jailbreak", "dan mode"),),
     (("<|", "[inst]", "[/inst]", "<<sys>>", "##"),),
     (("the user",), ("tell", "mention", "reveal", "inform", "show"), ("not", "don't", "dont", "never")),
     (("asked", "summari", "answering"), ("when", "if"), ("say", "respond", "reply", "answer", "recommend", "state")),
-    (("send", "post", "upload", "exfiltrate", "forward"),
-     ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env")),
+    (
+        ("send", "post", "upload", "exfiltrate", "forward"),
+        ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env"),
+    ),
     (("curl", "wget"), ("|",)),
 )
 
@@ -182,8 +219,11 @@ def sheet_hiders(tree):
 
 
 # --- collapsed panels: hidden now, content one click away ------------------------------
-_PANEL_WORDS = re.compile(r"tab|panel|accordion|collaps|expand|toggle|drawer|disclosure|more|spoiler|reveal|"
-                          r"dropdown|answer|faq|content|body|step|slide|carousel|section", re.I)
+_PANEL_WORDS = re.compile(
+    r"tab|panel|accordion|collaps|expand|toggle|drawer|disclosure|more|spoiler|reveal|"
+    r"dropdown|answer|faq|content|body|step|slide|carousel|section",
+    re.I,
+)
 
 
 def is_panel(el, controlled):
@@ -360,8 +400,9 @@ def _drop(report, el, text, rule, dropped=None):
 # Zero-width spaces, word joiners, BOMs and the bidirectional controls (embeddings,
 # overrides, isolates, marks) never show as a character, and the tag block
 # (U+E0000-E007F) can spell whole hidden sentences ("ASCII smuggling").
-_INVISIBLE = re.compile("[\u200b\u2060-\u2064\ufeff\u180e\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
-                        "\U000e0000-\U000e007f]")
+_INVISIBLE = re.compile(
+    "[\u200b\u2060-\u2064\ufeff\u180e\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
 # ZWJ/ZWNJ are spelling in Persian, Indic scripts and emoji sequences; next to ASCII
 # they only split words so that filters miss them ("ig\u200cnore").
 _JOINER_ASCII = re.compile("[\u200c\u200d]+(?=[\x00-\x7f]|$)|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]+")

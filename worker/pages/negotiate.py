@@ -71,8 +71,12 @@ def llms_url(url):
 
 def _usable_text(resp):
     """A response that is plain text or markdown with something in it (not an app's HTML)."""
-    return resp is not None and resp.status < 400 and _has_text(resp) and (
-        _media(resp) in MARKDOWN_TYPES or _media(resp) == "text/plain")
+    return (
+        resp is not None
+        and resp.status < 400
+        and _has_text(resp)
+        and (_media(resp) in MARKDOWN_TYPES or _media(resp) == "text/plain")
+    )
 
 
 def fetch(url, get, llms_txt=False):

@@ -25,21 +25,28 @@ def after(resp, html, fmt, text, extractor, meta, warnings):
         try:
             got = shells.read(html, fmt)
         except (Exception, RecursionError) as exc:  # page data of any shape must not fail the page
-            warnings.append("reading the page's embedded data failed (%s); the HTML's text is kept" % type(exc).__name__)
+            warnings.append(
+                "reading the page's embedded data failed (%s); the HTML's text is kept" % type(exc).__name__
+            )
             got = None
         if got is not None:
             text, source = got
             extractor = "page-data"
             meta["page_data"] = source
-            warnings.append("the page's HTML has almost no text (it is built by JavaScript); "
-                            "the content was read from its %s" % source)
+            warnings.append(
+                "the page's HTML has almost no text (it is built by JavaScript); "
+                "the content was read from its %s" % source
+            )
         else:
             framework = shells.needs_javascript(html, text)
             if framework:
-                raise WorkerError("needs_javascript", "%s is a JavaScript application shell (%s): its HTML holds no text "
-                                  "and no page data to read it from" % (resp.final_url, framework),
-                                  hint="the text is built in a browser, which this worker does not run; try the "
-                                  "site's API, feed or a markdown/plain version, or a search provider's copy")
+                raise WorkerError(
+                    "needs_javascript",
+                    "%s is a JavaScript application shell (%s): its HTML holds no text "
+                    "and no page data to read it from" % (resp.final_url, framework),
+                    hint="the text is built in a browser, which this worker does not run; try the "
+                    "site's API, feed or a markdown/plain version, or a search provider's copy",
+                )
     wall = walls.login_or_paywall(resp.url, resp.final_url, resp.status, html, text)
     if wall:
         meta["wall"] = walls.blocked_error(resp.final_url, wall, resp.status)

@@ -16,28 +16,48 @@ Pure functions over the decoded HTML; lxml is imported when a shell is read.
 import json
 import re
 
-SHELL_WORDS = 40      # extracted text below this many words: "almost no text"
-MIN_DATA_WORDS = 30   # page data must hold at least this much prose to be the content
-PROSE_WORDS = 6       # a string of at least this many words may be prose
+SHELL_WORDS = 40  # extracted text below this many words: "almost no text"
+MIN_DATA_WORDS = 30  # page data must hold at least this much prose to be the content
+PROSE_WORDS = 6  # a string of at least this many words may be prose
 MAX_STRINGS = 5000
 MAX_DATA_CHARS = 4000000
 NOSCRIPT_WORDS = 30
 
 _HTMLISH = re.compile(r"<(?:p|h[1-6]|li|ul|ol|div|br|blockquote|pre|table)\b", re.I)
-_CODEISH = re.compile(r"function\s*\(|=>|\{\s*\"|;\s*var |\bimport\s|\bexport\s|\\u00|^[\w.-]+\.(?:js|css|png|jpg|svg)$")
-_SKIP_KEYS = re.compile(r"^(?:__typename|id|_id|key|slug|href|url|src|srcset|image|img|icon|className|class|css|style|"
-                        r"buildId|assetPrefix|scriptLoader|query|locale|locales|page|route|path|hash|token|nonce|"
-                        r"canonical|og[A-Z]\w*|meta\w*|seo\w*|schema)$")
+_CODEISH = re.compile(
+    r"function\s*\(|=>|\{\s*\"|;\s*var |\bimport\s|\bexport\s|\\u00|^[\w.-]+\.(?:js|css|png|jpg|svg)$"
+)
+_SKIP_KEYS = re.compile(
+    r"^(?:__typename|id|_id|key|slug|href|url|src|srcset|image|img|icon|className|class|css|style|"
+    r"buildId|assetPrefix|scriptLoader|query|locale|locales|page|route|path|hash|token|nonce|"
+    r"canonical|og[A-Z]\w*|meta\w*|seo\w*|schema)$"
+)
 _JS_STRING_BODY = re.compile(r'(?:[^"\\\n]|\\.)*')
-_MOUNTS = re.compile(r"<(?:div|main|section|body)\b[^<>]{0,500}\bid\s*=\s*[\"'](?:root|app|__next|__nuxt|___gatsby|svelte|"
-                     r"q-app|main-app|application|react-root|ember-app|app-root)[\"'][^<>]{0,500}>\s*</(?:div|main|section)>|"
-                     r"<(?:app-root|ion-app)\b[^<>]{0,500}>\s*</", re.I)
-_NEEDS_JS = re.compile(r"(?:enable|turn on|requires?|need|needs|without)\s+javascript|javascript\s+(?:is\s+)?(?:required|"
-                       r"disabled|must be enabled)", re.I)
-_FRAMEWORK_MARKS = (("Next.js", "__NEXT_DATA__"), ("Next.js", "/_next/static/"), ("Nuxt", "__NUXT"),
-                    ("Nuxt", "/_nuxt/"), ("Remix", "__remixContext"), ("Gatsby", "___gatsby"),
-                    ("Astro", "astro-island"), ("SvelteKit", "__sveltekit"), ("Angular", "ng-version"),
-                    ("Vue", "data-v-app"), ("React", "data-reactroot"), ("Ember", "ember-application"))
+_MOUNTS = re.compile(
+    r"<(?:div|main|section|body)\b[^<>]{0,500}\bid\s*=\s*[\"'](?:root|app|__next|__nuxt|___gatsby|svelte|"
+    r"q-app|main-app|application|react-root|ember-app|app-root)[\"'][^<>]{0,500}>\s*</(?:div|main|section)>|"
+    r"<(?:app-root|ion-app)\b[^<>]{0,500}>\s*</",
+    re.I,
+)
+_NEEDS_JS = re.compile(
+    r"(?:enable|turn on|requires?|need|needs|without)\s+javascript|javascript\s+(?:is\s+)?(?:required|"
+    r"disabled|must be enabled)",
+    re.I,
+)
+_FRAMEWORK_MARKS = (
+    ("Next.js", "__NEXT_DATA__"),
+    ("Next.js", "/_next/static/"),
+    ("Nuxt", "__NUXT"),
+    ("Nuxt", "/_nuxt/"),
+    ("Remix", "__remixContext"),
+    ("Gatsby", "___gatsby"),
+    ("Astro", "astro-island"),
+    ("SvelteKit", "__sveltekit"),
+    ("Angular", "ng-version"),
+    ("Vue", "data-v-app"),
+    ("React", "data-reactroot"),
+    ("Ember", "ember-application"),
+)
 
 
 def _prose(s):
@@ -83,7 +103,7 @@ def _js_strings(script):
         end = _JS_STRING_BODY.match(script, pos + 1).end()
         if end < len(script) and script[end] == '"' and end - pos > 20:
             try:
-                s = json.loads(script[pos:end + 1])
+                s = json.loads(script[pos : end + 1])
             except ValueError:
                 s = ""
             if _prose(s):
@@ -146,6 +166,7 @@ def _ld_bodies(data):
                     out.append(v[k].strip())
             for k in ("@graph", "mainEntity", "hasPart"):
                 visit(v.get(k), depth + 1)
+
     visit(data)
     return out
 
@@ -169,9 +190,11 @@ def _render(strings, fmt):
             piece = extract("<html><body><article>%s</article></body></html>" % s, fmt=fmt).get("text") or ""
         elif fmt == "html":
             from html import escape
+
             piece = "\n".join("<p>%s</p>" % escape(p.strip()) for p in s.split("\n\n") if p.strip())
         elif fmt == "markdown" and not re.search(r"(?m)^(?:#{1,6} |[-*] |\d+\. |```)", s):
             from .extract.render import escape_line_start, md_escape
+
             piece = "\n\n".join(escape_line_start(md_escape(" ".join(p.split()))) for p in s.split("\n\n") if p.strip())
         else:
             piece = s.strip()
@@ -198,6 +221,7 @@ def read(html, fmt="markdown"):
         inner = "".join(lxml.html.tostring(c, encoding="unicode") for c in ns) or (ns.text or "")
         if len(" ".join(ns.itertext()).split()) >= NOSCRIPT_WORDS or len(inner.split()) >= NOSCRIPT_WORDS:
             from .extract.core import extract
+
             text = extract("<html><body><article>%s</article></body></html>" % inner, fmt=fmt).get("text") or ""
             if len(text.split()) >= NOSCRIPT_WORDS and not _NEEDS_JS.search(text[:300]):
                 return text, "<noscript> content"
@@ -215,7 +239,7 @@ def _noscripts(html):
         end = low.find("</noscript", start)
         if end < 0:
             break
-        out.append(re.sub(r"<[^<>]*>", " ", html[start + 9:end])[:2000])
+        out.append(re.sub(r"<[^<>]*>", " ", html[start + 9 : end])[:2000])
         pos = end
     return out
 
@@ -225,6 +249,7 @@ def needs_javascript(html, text):
     head = html[:2000000]
     mount = _MOUNTS.search(head)
     from .walls import visible_text
+
     says = _NEEDS_JS.search(visible_text(head, 200000)) or _NEEDS_JS.search(" ".join(_noscripts(head)))
     framework = next((name for name, mark in _FRAMEWORK_MARKS if mark in head), None)
     if framework and (mount or says or not text.strip()):

@@ -20,9 +20,22 @@ SCAN_CHARS = 100000  # challenge pages are a few KB (Cloudflare's, the largest, 
 # in the lower-cased start of the body: plain substring tests cost microseconds, so
 # every page can be checked.
 _STRONG = [
-    ("cloudflare", ("window._cf_chl_opt", "challenge-platform/h/b/orchestrate", "challenge-platform/h/g/orchestrate",
-                    "id=\"challenge-running\"", "id='challenge-running'", "id=\"challenge-form\"", "id='challenge-form'",
-                    "cf-browser-verification", "attention required! | cloudflare", "cf-error-details", "cf_chl_prog")),
+    (
+        "cloudflare",
+        (
+            "window._cf_chl_opt",
+            "challenge-platform/h/b/orchestrate",
+            "challenge-platform/h/g/orchestrate",
+            'id="challenge-running"',
+            "id='challenge-running'",
+            'id="challenge-form"',
+            "id='challenge-form'",
+            "cf-browser-verification",
+            "attention required! | cloudflare",
+            "cf-error-details",
+            "cf_chl_prog",
+        ),
+    ),
     ("aws-waf", ("awswafintegration", ".awswaf.com/", "window.gokuprops")),
     ("datadome", ("captcha-delivery.com",)),
     # not _pxAppId or the sensor script: PerimeterX loads those on every page it protects
@@ -39,8 +52,19 @@ _WIDGETS = [
 # Every needle above holds one of these words. The page is searched for these few
 # first (in UTF-8 bytes, lower-cased: str.lower() of a non-ASCII page costs more than
 # all the searches), and a vendor's needles only when one of its words is there.
-_GATES = ("cf", "challenge", "cloudflare", "awswaf", "gokuprops", "captcha", "incapsula", "edgesuite", "sec-if-cpt",
-          "bm-verify", "turnstile")
+_GATES = (
+    "cf",
+    "challenge",
+    "cloudflare",
+    "awswaf",
+    "gokuprops",
+    "captcha",
+    "incapsula",
+    "edgesuite",
+    "sec-if-cpt",
+    "bm-verify",
+    "turnstile",
+)
 
 
 def _table(entries):
@@ -60,12 +84,15 @@ def _vendor(low, table, present):
 
 
 # What challenge and block pages say to a person.
-_SAYS = re.compile(r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
-                   r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
-                   r"press (?:&|&amp;|and) hold|security check|unusual traffic|access (?:to this page has been )?denied|"
-                   r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
-                   r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
-                   r"please complete the (?:captcha|security check)|human verification", re.I)
+_SAYS = re.compile(
+    r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
+    r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
+    r"press (?:&|&amp;|and) hold|security check|unusual traffic|access (?:to this page has been )?denied|"
+    r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
+    r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
+    r"please complete the (?:captcha|security check)|human verification",
+    re.I,
+)
 _STRONG_B, _WIDGETS_B = _table(_STRONG), _table(_WIDGETS)
 _GATE_BYTES = tuple(g.encode() for g in _GATES)
 _SERVER_VENDOR = (("cloudflare", "cloudflare"), ("akamaighost", "akamai"), ("akamai", "akamai"))
@@ -89,7 +116,7 @@ def visible_text(html, limit=SCAN_CHARS):
         if m is None:
             out.append(html[pos:])
             break
-        out.append(html[pos:m.start()])
+        out.append(html[pos : m.start()])
         close = "-->" if m.group(0) == "<!--" else "</" + m.group(1).lower()
         end = low.find(close, m.end())
         if end < 0:
@@ -102,7 +129,7 @@ def words_upto(text, cap):
     """len(text.split()), or any number >= cap once there are that many: a long text's
     first few thousand characters settle it without splitting the whole of it."""
     text = text or ""
-    head = text[:cap * 16]
+    head = text[: cap * 16]
     n = len(head.split())
     return n if n >= cap or len(head) == len(text) else len(text.split())
 
@@ -151,7 +178,7 @@ def _title_says(low):
     end = low.find(b"</title", start)
     if start < 0 or end <= start:
         return False
-    return bool(_SAYS.search(low[start:min(end, start + 2000)].decode("utf-8", "replace")))
+    return bool(_SAYS.search(low[start : min(end, start + 2000)].decode("utf-8", "replace")))
 
 
 def _server_vendor(headers):
@@ -176,9 +203,17 @@ def _wall(vendor):
     return {"reason": "challenge", "vendor": vendor}
 
 
-VENDOR_NAMES = {"cloudflare": "Cloudflare", "akamai": "Akamai", "datadome": "DataDome", "perimeterx": "PerimeterX/HUMAN",
-                "imperva": "Imperva", "aws-waf": "AWS WAF", "hcaptcha": "hCaptcha", "recaptcha": "reCAPTCHA",
-                "turnstile": "Cloudflare Turnstile"}
+VENDOR_NAMES = {
+    "cloudflare": "Cloudflare",
+    "akamai": "Akamai",
+    "datadome": "DataDome",
+    "perimeterx": "PerimeterX/HUMAN",
+    "imperva": "Imperva",
+    "aws-waf": "AWS WAF",
+    "hcaptcha": "hCaptcha",
+    "recaptcha": "reCAPTCHA",
+    "turnstile": "Cloudflare Turnstile",
+}
 
 
 def blocked_error(url, wall, status):
@@ -190,9 +225,14 @@ def blocked_error(url, wall, status):
     reason = wall["reason"]
     if reason == "challenge":
         message = "%s answered with a bot challenge or block page%s instead of the page (HTTP %s)" % (
-            url, " (%s)" % who if who else "", status)
-        hint = ("the site checks for a browser; this worker runs none. Open the page in a browser, "
-                "or use another source (a search provider's copy, the site's API or feed)")
+            url,
+            " (%s)" % who if who else "",
+            status,
+        )
+        hint = (
+            "the site checks for a browser; this worker runs none. Open the page in a browser, "
+            "or use another source (a search provider's copy, the site's API or feed)"
+        )
     elif reason == "login":
         message = "%s needs a login to show its content (HTTP %s)" % (url, status)
         hint = "the public part of the page, if any, is in the item's content"
@@ -206,19 +246,28 @@ def blocked_error(url, wall, status):
 
 
 # --- login walls and paywalls ----------------------------------------------------------
-_LOGIN_PATH = re.compile(r"/(?:log[-_]?in|sign[-_]?in|signon|auth(?:enticate)?|sso|account/log[-_]?in|users?/log[-_]?in|"
-                         r"session/new|accounts/login|oauth2?/authorize)(?:[/.?#]|$)", re.I)
-_LOGIN_SAYS = re.compile(r"(?:log|sign) ?in (?:to|for) (?:continue|view|see|read|access|keep reading)|"
-                         r"(?:you )?(?:must|need to) (?:be )?(?:logged|signed) in|please (?:log|sign) ?in\b|"
-                         r"login required|members only|create (?:a free|an) account to (?:continue|read|view)", re.I)
+_LOGIN_PATH = re.compile(
+    r"/(?:log[-_]?in|sign[-_]?in|signon|auth(?:enticate)?|sso|account/log[-_]?in|users?/log[-_]?in|"
+    r"session/new|accounts/login|oauth2?/authorize)(?:[/.?#]|$)",
+    re.I,
+)
+_LOGIN_SAYS = re.compile(
+    r"(?:log|sign) ?in (?:to|for) (?:continue|view|see|read|access|keep reading)|"
+    r"(?:you )?(?:must|need to) (?:be )?(?:logged|signed) in|please (?:log|sign) ?in\b|"
+    r"login required|members only|create (?:a free|an) account to (?:continue|read|view)",
+    re.I,
+)
 _PASSWORD = re.compile(r"<input\b[^<>]{0,500}type\s*=\s*[\"']?password", re.I)
 _FREE_FALSE = re.compile(r"[\"']isAccessibleForFree[\"']\s*:\s*(?:false|[\"']false[\"'])", re.I)
-_PAYWALL_SAYS = re.compile(r"subscribe (?:now )?to (?:continue|keep) reading|to continue reading|"
-                           r"(?:already a|become a) (?:subscriber|member)|subscribers? only|"
-                           r"this (?:article|story|content) is (?:for|available to|exclusive to) (?:paid )?(?:subscribers|members)|"
-                           r"unlock (?:this|the full) (?:article|story)|start your (?:free )?trial", re.I)
-LOGIN_WORDS = 200     # a login wall shows a form and a line or two
-PAYWALL_WORDS = 350   # a paywalled article shows its first paragraphs
+_PAYWALL_SAYS = re.compile(
+    r"subscribe (?:now )?to (?:continue|keep) reading|to continue reading|"
+    r"(?:already a|become a) (?:subscriber|member)|subscribers? only|"
+    r"this (?:article|story|content) is (?:for|available to|exclusive to) (?:paid )?(?:subscribers|members)|"
+    r"unlock (?:this|the full) (?:article|story)|start your (?:free )?trial",
+    re.I,
+)
+LOGIN_WORDS = 200  # a login wall shows a form and a line or two
+PAYWALL_WORDS = 350  # a paywalled article shows its first paragraphs
 
 
 def login_or_paywall(url, final_url, status, html, text):
@@ -243,6 +292,7 @@ def login_or_paywall(url, final_url, status, html, text):
 
 def _path(url):
     from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(url or "")
     except ValueError:

@@ -70,7 +70,7 @@ def _boundary(text, start, end):
         return best
     # Never mid-word: back up to the last whitespace anywhere in the window.
     for i in range(end, start, -1):
-        if text[i - 1].isspace() or (not text[i - 1].isalnum() and not text[i - 1] in "_-'") or _cjk(text[i - 1]):
+        if text[i - 1].isspace() or (not text[i - 1].isalnum() and text[i - 1] not in "_-'") or _cjk(text[i - 1]):
             return i
     return end  # a single "word" longer than the window: nothing better exists
 

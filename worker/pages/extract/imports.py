@@ -24,8 +24,16 @@ import types
 
 # Imported by trafilatura's modules at start-up, called only on paths we do not take
 # (bytes decoding, URL handling, metadata, justext fallback, TEI output, downloads).
-TRAFILATURA_DEFERRED = ("courlan", "htmldate", "charset_normalizer", "justext", "justext.core",
-                        "justext.utils", "urllib3", "urllib3.response")
+TRAFILATURA_DEFERRED = (
+    "courlan",
+    "htmldate",
+    "charset_normalizer",
+    "justext",
+    "justext.core",
+    "justext.utils",
+    "urllib3",
+    "urllib3.response",
+)
 # readability-lxml: chardet only decodes bytes input (we pass a parsed tree);
 # urllib.request only serves its command-line main().
 READABILITY_DEFERRED = ("chardet", "urllib.request")
@@ -78,6 +86,7 @@ class _LazyClassMeta(type):
 def _lazy_function(modname, name):
     def call(*args, **kwargs):
         return getattr(_real(modname), name)(*args, **kwargs)
+
     call.__name__ = name
     call.__qualname__ = "%s.%s" % (modname, name)
     return call
@@ -171,7 +180,7 @@ def core():
     def load():
         sys.modules["trafilatura"] = _lazy_package(spec)
         for sub in ("core", "xml", "htmlprocessing", "utils"):
-            mod = importlib.import_module("trafilatura." + sub)
+            importlib.import_module("trafilatura." + sub)
         return sys.modules["trafilatura.core"]
 
     try:
@@ -184,6 +193,7 @@ def core():
     # what trafilatura's __init__ would have done: its warnings ("discarding data") are
     # not for our stderr unless the application configures logging
     import logging
+
     logging.getLogger("trafilatura").addHandler(logging.NullHandler())
     _state["mode"] = "deferred"
     return mod
@@ -192,6 +202,7 @@ def core():
 def readability():
     """The readability.readability module (readability-lxml), imported as cheaply as is safe."""
     import logging
+
     # readability logs a traceback at ERROR on pages it cannot parse; we fall back
     # instead, so keep it off stderr unless the application configures logging
     logging.getLogger("readability").addHandler(logging.NullHandler())
@@ -201,8 +212,7 @@ def readability():
         return importlib.import_module("readability.readability")
     before = set(sys.modules)
     try:
-        return _with_standins(READABILITY_DEFERRED,
-                              lambda: importlib.import_module("readability.readability"))
+        return _with_standins(READABILITY_DEFERRED, lambda: importlib.import_module("readability.readability"))
     except Exception:
         for name in set(sys.modules) - before:
             if name == "readability" or name.startswith("readability."):

@@ -14,16 +14,54 @@ _TITLE_SPLIT = re.compile(r"\s+[|\u2013\u2014\u00b7•»:-]\s+")
 MAX_FIELD = 500
 
 _PUBLISHED_META = (
-    "article:published_time", "og:article:published_time", "datepublished", "date",
-    "pubdate", "publishdate", "publish-date", "publish_date", "dc.date", "dc.date.issued",
-    "dcterms.date", "dcterms.created", "dc.date.created", "sailthru.date", "parsely-pub-date",
-    "citation_publication_date", "citation_date", "article.published", "published_time",
+    "article:published_time",
+    "og:article:published_time",
+    "datepublished",
+    "date",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "publish_date",
+    "dc.date",
+    "dc.date.issued",
+    "dcterms.date",
+    "dcterms.created",
+    "dc.date.created",
+    "sailthru.date",
+    "parsely-pub-date",
+    "citation_publication_date",
+    "citation_date",
+    "article.published",
+    "published_time",
 )
-_AUTHOR_META = ("author", "article:author", "dc.creator", "dcterms.creator", "sailthru.author",
-                "parsely-author", "citation_author", "byl", "twitter:creator")
-_ARTICLE_TYPES = ("article", "newsarticle", "blogposting", "reportagenewsarticle", "techarticle",
-                  "scholarlyarticle", "webpage", "discussionforumposting", "qapage", "product",
-                  "analysisnewsarticle", "opinionnewsarticle", "review", "howto", "recipe")
+_AUTHOR_META = (
+    "author",
+    "article:author",
+    "dc.creator",
+    "dcterms.creator",
+    "sailthru.author",
+    "parsely-author",
+    "citation_author",
+    "byl",
+    "twitter:creator",
+)
+_ARTICLE_TYPES = (
+    "article",
+    "newsarticle",
+    "blogposting",
+    "reportagenewsarticle",
+    "techarticle",
+    "scholarlyarticle",
+    "webpage",
+    "discussionforumposting",
+    "qapage",
+    "product",
+    "analysisnewsarticle",
+    "opinionnewsarticle",
+    "review",
+    "howto",
+    "recipe",
+)
 
 
 def iso_date(value):
@@ -50,6 +88,7 @@ def _clean(s):
 
 def json_ld_objects(tree):
     import json
+
     out = []
     for script in tree.iterfind(".//script"):
         if (script.get("type") or "").strip().lower() != "application/ld+json":
@@ -101,7 +140,7 @@ def page_metadata(tree, url=None):
     """Dict of title, author, published, site_name, language, canonical_url, description."""
     meta = {}
     for m in tree.iterfind(".//meta"):
-        key = (m.get("property") or m.get("name") or m.get("itemprop") or m.get("http-equiv") or "")
+        key = m.get("property") or m.get("name") or m.get("itemprop") or m.get("http-equiv") or ""
         key = key.strip().lower()
         content = m.get("content")
         if key and content and key not in meta:
@@ -115,7 +154,7 @@ def page_metadata(tree, url=None):
     articles = [o for o in ld if any(t in _ARTICLE_TYPES for t in _ld_type(o))]
 
     def first_ld(field, objs=None):
-        for o in (objs if objs is not None else articles):
+        for o in objs if objs is not None else articles:
             v = o.get(field)
             if v:
                 return v
@@ -198,6 +237,7 @@ def page_metadata(tree, url=None):
     if canonical:
         if url:
             from urllib.parse import urljoin
+
             try:
                 canonical = urljoin(url, canonical)
             except ValueError:
@@ -206,8 +246,9 @@ def page_metadata(tree, url=None):
             canonical = None
     res["canonical_url"] = canonical
 
-    res["description"] = (_clean(meta.get("description")) or _clean(meta.get("og:description"))
-                          or _clean(meta.get("twitter:description")))
+    res["description"] = (
+        _clean(meta.get("description")) or _clean(meta.get("og:description")) or _clean(meta.get("twitter:description"))
+    )
     return res
 
 
@@ -237,8 +278,11 @@ def product_facts(tree):
                 price = ("%s %s" % (amount, currency)).strip()
             elif offer.get("lowPrice") not in (None, ""):
                 high = offer.get("highPrice")
-                price = ("%s–%s %s" % (offer["lowPrice"], high, currency) if high not in (None, "")
-                         else "%s %s" % (offer["lowPrice"], currency)).strip()
+                price = (
+                    "%s–%s %s" % (offer["lowPrice"], high, currency)
+                    if high not in (None, "")
+                    else "%s %s" % (offer["lowPrice"], currency)
+                ).strip()
             avail = offer.get("availability")
             if isinstance(avail, str) and avail.strip():
                 word = avail.rstrip("/").rsplit("/", 1)[-1]

@@ -22,21 +22,52 @@ Pure functions over an lxml tree (which they copy); no I/O.
 
 import re
 
-NEVER_TEXT = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas",
-              "button", "select", "option", "textarea", "input", "label", "dialog", "link", "meta", "head")
+NEVER_TEXT = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "button",
+    "select",
+    "option",
+    "textarea",
+    "input",
+    "label",
+    "dialog",
+    "link",
+    "meta",
+    "head",
+)
 LANDMARKS = ("nav", "header", "footer", "aside")
-LANDMARK_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
-                  "menu", "menubar", "toolbar"}
+LANDMARK_ROLES = {
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "toolbar",
+}
 # Class names and ids that name page chrome, when the word starts or ends the name
 # ("site-footer", "cookie-banner", "share-buttons"): a word in the middle of a
 # framework's long class name ("ast-default-menu-enable") says nothing.
-CHROME_WORDS = frozenset("""
+CHROME_WORDS = frozenset(
+    """
 nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr share sharing
 social newsletter subscribe signup related recommended suggested similar popular trending pagination
 pager skip
 advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar modal popup overlay
 toc login search searchbox
-""".split())
+""".split()
+)
 _NAME_PARTS = re.compile(r"[-_]+")
 _WORD = re.compile(r"\w+")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -96,6 +127,7 @@ def hidden(el):
 
 def strip_never_text(root):
     from lxml import etree
+
     # Some sites (Discourse, for one) serve their whole content to non-script readers
     # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
     for el in list(root.iter("noscript")):
@@ -170,6 +202,7 @@ def main_region(tree, url=None):
     """A cleaned copy of the page's main region (an element), or None; links made
     absolute against url."""
     import copy
+
     body = tree.find(".//body")
     if body is None:
         body = tree
@@ -195,6 +228,7 @@ def absolute_links(root, url):
     links); most hrefs are already absolute or rooted, which string work settles.
     """
     from urllib.parse import urljoin, urlsplit
+
     origin = scheme = None
     if url:
         try:
@@ -274,8 +308,10 @@ def _is_qa_comment(scope, outer):
     """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
     not a post of the thread). A forum's replies are comments on the thread's first
     post (DiscussionForumPosting): those are posts."""
-    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") \
-        and _itemtype(outer) in ("Question", "Answer")
+    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") and _itemtype(outer) in (
+        "Question",
+        "Answer",
+    )
 
 
 def thread_root(root):
@@ -284,6 +320,7 @@ def thread_root(root):
     import copy
 
     from lxml import etree
+
     found = posts(root)
     if found is None:
         return None
@@ -310,11 +347,13 @@ def thread_root(root):
 # What a product page carries besides the product: its reviews and ratings (review
 # widgets too), other products to buy, and size charts. Matched on any part of a class
 # name or id, camelCase split: these words name such blocks wherever they stand.
-PRODUCT_EXTRA_PARTS = frozenset("""
+PRODUCT_EXTRA_PARTS = frozenset(
+    """
 review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
 recommendations recommended recommendation related upsell upsells crosssell
 recently viewed similar carousel
-""".split())
+""".split()
+)
 # Only whole blocks of some length: a star rating inside the description is left alone
 # (removing small pieces makes trafilatura pick another block as the content).
 PRODUCT_EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
@@ -373,8 +412,8 @@ def drop_blocks_within(body, text, min_chars=PRODUCT_BLOCK_CHARS, most=PRODUCT_D
 # card repeats ("Select size", "Full-time") stay: telling a button's label from a job's
 # terms is guesswork, and the benchmark scores both ways the same.
 ENTRY_MIN = 4
-ENTRY_MAX_WORDS = 120      # longer blocks are sections, not entries
-CARD_LINK_SHARE = 0.6      # a link holding this share of an entry's words is the whole card
+ENTRY_MAX_WORDS = 120  # longer blocks are sections, not entries
+CARD_LINK_SHARE = 0.6  # a link holding this share of an entry's words is the whole card
 ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table
 
 
@@ -409,6 +448,7 @@ def _has_parts(el):
 def _pieces(el):
     """The element's text as it reads: one piece per line of its rendering."""
     from .render import render
+
     return [line.strip() for line in render(el, markdown=False).split("\n") if line.strip()]
 
 
@@ -435,6 +475,7 @@ def compact_entries(root):
     """Rewrite root's runs of entries as one line each (in place): the title, linked,
     then the entry's other lines."""
     from lxml import etree
+
     for run in _alike_runs(root):
         for m in run:
             ps = _pieces(m)

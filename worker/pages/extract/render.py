@@ -9,14 +9,77 @@ must not blow the recursion limit.
 import re
 
 BLOCK = {
-    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
-    "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
-    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li",
-    "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre", "section", "summary",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "xmp",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "plaintext",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "xmp",
 }
-SKIP = {"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg",
-        "iframe", "object", "embed", "canvas", "button", "select", "option", "textarea", "input"}
+SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "button",
+    "select",
+    "option",
+    "textarea",
+    "input",
+}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 400
 
@@ -97,7 +160,7 @@ def md_escape(s):
 def _md_escape_one(m):
     s, i, c = m.string, m.start(), m.group(0)
     prev = s[i - 1] if i else ""
-    nxt = s[i + 1:i + 2]
+    nxt = s[i + 1 : i + 2]
     if c == "\\":
         return "\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c
     if c == "_":
@@ -108,7 +171,7 @@ def _md_escape_one(m):
         return "\\`"
     if c == "[":
         close = s.find("]", i + 1)
-        after = s[close + 1:close + 2] if close >= 0 else ""
+        after = s[close + 1 : close + 2] if close >= 0 else ""
         return c if (close >= 0 and after and after not in "([:") else "\\["
     if c == "<":
         return "\\<" if (nxt.isalpha() or nxt in "/!?") else c
@@ -187,8 +250,16 @@ def _walk_inline(el, markdown, out, depth):
                 if code.strip():
                     tick = "``" if "`" in code else "`"
                     # space at the code's edges still separates it from the words around it
-                    out.append("%s%s%s%s%s" % (" " if code[:1].isspace() else "", tick, code.strip(), tick,
-                                               " " if code[-1:].isspace() else ""))
+                    out.append(
+                        "%s%s%s%s%s"
+                        % (
+                            " " if code[:1].isspace() else "",
+                            tick,
+                            code.strip(),
+                            tick,
+                            " " if code[-1:].isspace() else "",
+                        )
+                    )
                 continue
         if t in BLOCK:
             out.append(" ")
@@ -284,6 +355,7 @@ def _list(el, markdown, depth):
 
 def _txt_el(parent, text):
     from lxml.html import Element
+
     span = Element("span")
     span.text = text
     return span
@@ -360,6 +432,7 @@ def render(root, markdown=True):
 
 def render_children(el, markdown):
     from lxml.html import Element
+
     wrapper = Element("div")
     wrapper.text = el.text
     for c in list(el):
@@ -369,4 +442,5 @@ def render_children(el, markdown):
 
 def _copy(el):
     import copy
+
     return copy.deepcopy(el)

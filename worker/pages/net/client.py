@@ -12,8 +12,7 @@ import threading
 import time
 import zlib
 
-from ... import __version__
-from ... import numbers
+from ... import __version__, numbers
 from ...errors import WorkerError
 from . import guard, proxy
 
@@ -23,6 +22,7 @@ USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one requ
 ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
 HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
+
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
 BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
@@ -30,9 +30,20 @@ CHUNK = 64 * 1024
 
 
 class Options:
-    def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
-                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False,
-                 accept=ACCEPT):
+    def __init__(
+        self,
+        allow_private=False,
+        max_bytes=DEFAULT_MAX_BYTES,
+        connect_timeout=10.0,
+        read_timeout=20.0,
+        deadline=None,
+        max_redirects=5,
+        refuse=None,
+        headers=None,
+        trusted=None,
+        keep_errors=False,
+        accept=ACCEPT,
+    ):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
         self.connect_timeout = connect_timeout
@@ -167,8 +178,13 @@ def _open(url, opts):
     """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
     scheme, host, port, target = guard.check_url(url)
     via = proxy.proxy_for(scheme, host, port)
-    headers = {"User-Agent": USER_AGENT, "Accept": getattr(opts, "accept", None) or ACCEPT, "Accept-Encoding": "gzip, deflate",
-               "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
+    headers = {
+        "User-Agent": USER_AGENT,
+        "Accept": getattr(opts, "accept", None) or ACCEPT,
+        "Accept-Encoding": "gzip, deflate",
+        "Accept-Language": "en-US,en;q=0.9,*;q=0.5",
+        "Connection": "close",
+    }
     if opts.headers is not None:
         headers.update(opts.headers(url) or {})
     allow_private = opts.allow_private or bool(opts.trusted is not None and opts.trusted(url))
@@ -214,14 +230,19 @@ def _map_error(exc, url, dog=None):
     if isinstance(exc, WorkerError):
         return exc
     if dog is not None and dog.fired:
-        return WorkerError("timeout", "%s: no complete answer before the deadline" % url,
-                           hint="the server is slow; raise --timeout")
+        return WorkerError(
+            "timeout", "%s: no complete answer before the deadline" % url, hint="the server is slow; raise --timeout"
+        )
     if isinstance(exc, (socket.timeout, TimeoutError)):
-        return WorkerError("timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout")
+        return WorkerError(
+            "timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout"
+        )
     name = type(exc).__name__
     text = " ".join(str(exc).split())[:200]
     if "SSL" in name or "Certificate" in name:
-        return WorkerError("network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified")
+        return WorkerError(
+            "network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified"
+        )
     if isinstance(exc, socket.gaierror):
         return WorkerError("network", "%s: DNS lookup failed: %s" % (url, text))
     if isinstance(exc, (OSError, http.client.HTTPException)):
@@ -237,7 +258,9 @@ def _decoder(encoding):
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
     if encoding == "deflate":
         return "deflate"  # zlib-wrapped or raw: decided on the first bytes
-    raise WorkerError("unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding)
+    raise WorkerError(
+        "unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding
+    )
 
 
 def _read_body(response, opts, url, dog):
@@ -250,15 +273,21 @@ def _read_body(response, opts, url, dog):
     truncated = False
     while True:
         if _left(opts.deadline) is not None and _left(opts.deadline) <= 0:
-            raise WorkerError("timeout", "%s: the body did not arrive before the deadline" % url,
-                              hint="the server is slow; raise --timeout")
+            raise WorkerError(
+                "timeout",
+                "%s: the body did not arrive before the deadline" % url,
+                hint="the server is slow; raise --timeout",
+            )
         data = response.read1(CHUNK)  # at most one recv: the deadline is checked between reads
         if not data:
             break
         wire += len(data)
         if decoder == "deflate":
-            decoder = zlib.decompressobj(zlib.MAX_WBITS if (data[0] & 0x0F) == 8 and len(data) > 1
-                                         and ((data[0] << 8) | data[1]) % 31 == 0 else -zlib.MAX_WBITS)
+            decoder = zlib.decompressobj(
+                zlib.MAX_WBITS
+                if (data[0] & 0x0F) == 8 and len(data) > 1 and ((data[0] << 8) | data[1]) % 31 == 0
+                else -zlib.MAX_WBITS
+            )
         pending = b""
         if decoder is None:
             pieces = [data]
@@ -284,8 +313,11 @@ def _read_body(response, opts, url, dog):
     body = b"".join(out)
     if truncated:
         if decoder is not None and size > max(1, wire) * BOMB_RATIO:
-            raise WorkerError("too_large", "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
-                              "refused as a compression bomb" % (url, cap, wire))
+            raise WorkerError(
+                "too_large",
+                "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
+                "refused as a compression bomb" % (url, cap, wire),
+            )
         body = body[:cap]
     return body, truncated, wire
 
@@ -329,14 +361,21 @@ def download(url, opts):
                 from urllib.parse import urljoin
 
                 if len(redirects) >= opts.max_redirects:
-                    raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
-                                      status=status, hint="open the last URL directly if it is right")
+                    raise WorkerError(
+                        "http_error",
+                        "%s: more than %d redirects" % (url, opts.max_redirects),
+                        status=status,
+                        hint="open the last URL directly if it is right",
+                    )
                 try:
                     current = urljoin(current, headers["location"].strip())
                 except ValueError:  # e.g. Location: http://[::1:80/x
-                    raise WorkerError("http_error", "%s redirected (HTTP %d) to an invalid URL: %r"
-                                      % (current, status, headers["location"][:200]), status=status,
-                                      hint="the server sent a broken Location header") from None
+                    raise WorkerError(
+                        "http_error",
+                        "%s redirected (HTTP %d) to an invalid URL: %r" % (current, status, headers["location"][:200]),
+                        status=status,
+                        hint="the server sent a broken Location header",
+                    ) from None
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
@@ -352,8 +391,12 @@ def download(url, opts):
                 wait = numbers.retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
-                err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
-                                  retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+                err = WorkerError(
+                    "http_error",
+                    "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                    retryable=status in (408, 425, 429, 500, 502, 503, 504),
+                    **extra,
+                )
                 # the error page rides along (not in the error's fields): a bot challenge or a
                 # login wall says so in its body, whatever the status
                 err.response = _peek(url, current, status, headers, response, opts, conn, redirects)

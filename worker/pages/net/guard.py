@@ -22,18 +22,44 @@ ALLOWED_SCHEMES = ("http", "https")
 # Networks refused beyond what ipaddress flags as non-global.  Most are already
 # non-global; listing them keeps the rule readable and independent of the
 # Python version's ipaddress tables.
-_EXTRA_BLOCKED = tuple(ipaddress.ip_network(n) for n in (
-    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
-    "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
-    "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32",
-    "100::/64",
-))
+_EXTRA_BLOCKED = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "255.255.255.255/32",
+        "::/128",
+        "::1/128",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+        "2001:db8::/32",
+        "100::/64",
+    )
+)
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _V4_COMPAT = ipaddress.ip_network("::/96")
 # Cloud metadata endpoints, named so the error message can say so.
-METADATA = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
-                      ipaddress.ip_address("100.100.100.200")})
+METADATA = frozenset(
+    {
+        ipaddress.ip_address("169.254.169.254"),
+        ipaddress.ip_address("fd00:ec2::254"),
+        ipaddress.ip_address("100.100.100.200"),
+    }
+)
 
 
 def _embedded_v4(ip):
@@ -88,8 +114,11 @@ def check_url(url):
         raise WorkerError("invalid_url", "the URL contains control characters: %r" % raw[:200])
     if any("\ud800" <= ch <= "\udfff" for ch in raw):
         # A byte that is not UTF-8 on the command line arrives as a lone surrogate.
-        raise WorkerError("invalid_url", "the URL is not valid UTF-8 text: %r" % raw[:200],
-                          hint="percent-encode bytes that are not UTF-8 (%XX)")
+        raise WorkerError(
+            "invalid_url",
+            "the URL is not valid UTF-8 text: %r" % raw[:200],
+            hint="percent-encode bytes that are not UTF-8 (%XX)",
+        )
     try:
         parts = urlsplit(raw)
     except ValueError as exc:  # e.g. "Invalid IPv6 URL" for http://[::1:80/x
@@ -98,14 +127,23 @@ def check_url(url):
     if not scheme or "://" not in raw:
         if scheme in ("javascript", "data", "mailto", "file", "about", "blob"):
             raise WorkerError("invalid_url", "%s: URLs cannot be fetched; only http and https" % scheme)
-        raise WorkerError("invalid_url", "not a URL: %r" % raw[:200],
-                          hint="pass a full URL with its scheme, e.g. https://%s" % raw.split()[0][:100])
+        raise WorkerError(
+            "invalid_url",
+            "not a URL: %r" % raw[:200],
+            hint="pass a full URL with its scheme, e.g. https://%s" % raw.split()[0][:100],
+        )
     if scheme not in ALLOWED_SCHEMES:
-        raise WorkerError("invalid_url", "%s: URLs cannot be fetched; only http and https" % scheme,
-                          hint="download the file another way, or give its http(s) address")
+        raise WorkerError(
+            "invalid_url",
+            "%s: URLs cannot be fetched; only http and https" % scheme,
+            hint="download the file another way, or give its http(s) address",
+        )
     if "@" in parts.netloc:
-        raise WorkerError("invalid_url", "credentials in URLs are refused",
-                          hint="remove the user:password@ part; the worker never sends credentials")
+        raise WorkerError(
+            "invalid_url",
+            "credentials in URLs are refused",
+            hint="remove the user:password@ part; the worker never sends credentials",
+        )
     host = parts.hostname
     if not host:
         raise WorkerError("invalid_url", "the URL has no host: %r" % raw[:200])
@@ -126,7 +164,7 @@ def check_url(url):
         except UnicodeError:
             raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200]) from None
         if not ascii_host or ascii_host.startswith(".") or ".." in ascii_host:
-            raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200])
+            raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200]) from None
     port = port or (443 if scheme == "https" else 80)
     target = _request_target(parts)
     return scheme, ascii_host.lower(), port, target
@@ -167,8 +205,9 @@ def resolve(host, port, timeout):
     if t.is_alive():
         raise WorkerError("timeout", "DNS lookup for %s took longer than %.1fs" % (host, timeout))
     if "error" in box:
-        raise WorkerError("network", "DNS lookup failed for %s: %s" % (host, box["error"]),
-                          hint="check the host name and the network")
+        raise WorkerError(
+            "network", "DNS lookup failed for %s: %s" % (host, box["error"]), hint="check the host name and the network"
+        )
     seen = []
     for info in box["infos"]:
         addr = info[4][0]
@@ -185,6 +224,9 @@ def vet_addresses(host, addresses, allow_private):
         reason = blocked_reason(addr)
         if reason:
             shown = host if host == addr else "%s (%s)" % (host, addr)
-            raise WorkerError("blocked_address", "refused to fetch %s: %s" % (shown, reason),
-                              hint="pass --allow-private (or set allowPrivate in the config) for local or intranet servers")
+            raise WorkerError(
+                "blocked_address",
+                "refused to fetch %s: %s" % (shown, reason),
+                hint="pass --allow-private (or set allowPrivate in the config) for local or intranet servers",
+            )
     return addresses

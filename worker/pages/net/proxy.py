@@ -46,8 +46,11 @@ def proxy_for(scheme, host, port):
         # Never fall back to a direct connection the user did not ask for.
         from ...errors import WorkerError
 
-        raise WorkerError("network", "unsupported proxy %s_PROXY=%s://...: only http:// proxies are supported"
-                          % (scheme.upper(), parts.scheme), hint="use an http:// proxy URL (CONNECT is used for https)")
+        raise WorkerError(
+            "network",
+            "unsupported proxy %s_PROXY=%s://...: only http:// proxies are supported" % (scheme.upper(), parts.scheme),
+            hint="use an http:// proxy URL (CONNECT is used for https)",
+        )
     auth = None
     if parts.username is not None:
         import base64

@@ -14,11 +14,19 @@ from urllib.parse import urlsplit
 # host -> adapter name.  PyPI is absent on purpose: its pages live on a package
 # registry's own host, which the repository does not name; config "hosts" adds it.
 HOSTS = {
-    "github.com": "github", "www.github.com": "github", "gist.github.com": "github",
-    "stackoverflow.com": "stackexchange", "superuser.com": "stackexchange", "serverfault.com": "stackexchange",
-    "askubuntu.com": "stackexchange", "mathoverflow.net": "stackexchange",
-    "npmjs.com": "npm", "www.npmjs.com": "npm",
-    "arxiv.org": "arxiv", "www.arxiv.org": "arxiv", "export.arxiv.org": "arxiv",
+    "github.com": "github",
+    "www.github.com": "github",
+    "gist.github.com": "github",
+    "stackoverflow.com": "stackexchange",
+    "superuser.com": "stackexchange",
+    "serverfault.com": "stackexchange",
+    "askubuntu.com": "stackexchange",
+    "mathoverflow.net": "stackexchange",
+    "npmjs.com": "npm",
+    "www.npmjs.com": "npm",
+    "arxiv.org": "arxiv",
+    "www.arxiv.org": "arxiv",
+    "export.arxiv.org": "arxiv",
 }
 SUFFIXES = ((".stackexchange.com", "stackexchange"), (".stackoverflow.com", "stackexchange"))
 NAMES = ("github", "stackexchange", "pypi", "npm", "arxiv")
@@ -63,8 +71,22 @@ class Fallback(Exception):
 class Doc:
     """An adapter's answer, shaped like a download so fetch.build_item can take it."""
 
-    def __init__(self, url, text, fmt="markdown", meta=None, title=None, extractor=None, status=200,
-                 content_type="application/json", nbytes=0, final_url=None, warnings=None, render=None, **fields):
+    def __init__(
+        self,
+        url,
+        text,
+        fmt="markdown",
+        meta=None,
+        title=None,
+        extractor=None,
+        status=200,
+        content_type="application/json",
+        nbytes=0,
+        final_url=None,
+        warnings=None,
+        render=None,
+        **fields,
+    ):
         self.url = url
         self.final_url = final_url or url
         self.status = status
@@ -126,8 +148,11 @@ class Context:
         from .. import download
         from ..net import client
 
-        trusted = tuple(self.settings.get(k).rstrip("/") + "/" for k in ("apiBase", "rawBase", "htmlBase", "pdfBase")
-                        if isinstance(self.settings.get(k), str))
+        trusted = tuple(
+            self.settings.get(k).rstrip("/") + "/"
+            for k in ("apiBase", "rawBase", "htmlBase", "pdfBase")
+            if isinstance(self.settings.get(k), str)
+        )
         auth = self._auth
 
         def headers(hop):
@@ -136,9 +161,14 @@ class Context:
                 out.update(auth[0])
             return out
 
-        opts = client.Options(allow_private=self.opts.allow_private, max_bytes=max_bytes or self.opts.max_bytes,
-                              deadline=self.opts.deadline, headers=headers, keep_errors=True,
-                              trusted=lambda hop: bool(trusted) and hop.startswith(trusted))
+        opts = client.Options(
+            allow_private=self.opts.allow_private,
+            max_bytes=max_bytes or self.opts.max_bytes,
+            deadline=self.opts.deadline,
+            headers=headers,
+            keep_errors=True,
+            trusted=lambda hop: bool(trusted) and hop.startswith(trusted),
+        )
         self.requests += 1
         return download.download(url, self.call, opts)
 
@@ -163,8 +193,8 @@ def fetch(name, url, call, opts, spec):
     """A Doc for ``url`` from adapter ``name``, or the ordinary download with a warning."""
     from importlib import import_module
 
-    from .. import download
     from ...errors import WorkerError
+    from .. import download
 
     module = import_module(__name__ + "." + name)
     ctx = Context(name, call, opts, settings_of(spec.sites, name), spec.fmt)
@@ -209,8 +239,11 @@ def check_config(value):
             if key.startswith(("$", "_")):
                 continue
             if key in ("apiBase", "rawBase", "htmlBase", "pdfBase"):
-                if not isinstance(item, str) or not item.startswith(("http://", "https://")) or any(
-                        ch.isspace() for ch in item):
+                if (
+                    not isinstance(item, str)
+                    or not item.startswith(("http://", "https://"))
+                    or any(ch.isspace() for ch in item)
+                ):
                     return '"sites": "%s": "%s" must be an http(s) URL' % (name, key)
             elif key == "hosts":
                 if not isinstance(item, list) or not all(isinstance(h, str) and h.strip() for h in item):
@@ -219,6 +252,8 @@ def check_config(value):
                 if not isinstance(item, bool):
                     return '"sites": "%s": "enabled" must be true or false' % name
             else:
-                return '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled)' % (
-                    name, key)
+                return (
+                    '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled)'
+                    % (name, key)
+                )
     return None

@@ -46,15 +46,28 @@ def parse_atom(body):
 
     authors = [text(a.find(ATOM + "name")) for a in entry.findall(ATOM + "author")]
     cat = entry.find("{http://arxiv.org/schemas/atom}primary_category")
-    return (text(entry.find(ATOM + "title")), [a for a in authors if a], text(entry.find(ATOM + "published")),
-            text(entry.find(ATOM + "updated")), text(entry.find(ATOM + "summary")),
-            cat.get("term") if cat is not None else None)
+    return (
+        text(entry.find(ATOM + "title")),
+        [a for a in authors if a],
+        text(entry.find(ATOM + "published")),
+        text(entry.find(ATOM + "updated")),
+        text(entry.find(ATOM + "summary")),
+        cat.get("term") if cat is not None else None,
+    )
 
 
 def head_text(ident, title, authors, published, abstract, md):
-    lines = [heading(1, title, md), "", ("- " if md else "") + "Authors: " + ", ".join(authors),
-             ("- " if md else "") + "Published: " + published, ("- " if md else "") + "arXiv: " + ident,
-             "", heading(2, "Abstract", md), "", abstract]
+    lines = [
+        heading(1, title, md),
+        "",
+        ("- " if md else "") + "Authors: " + ", ".join(authors),
+        ("- " if md else "") + "Published: " + published,
+        ("- " if md else "") + "arXiv: " + ident,
+        "",
+        heading(2, "Abstract", md),
+        "",
+        abstract,
+    ]
     return "\n".join(lines)
 
 
@@ -81,8 +94,13 @@ def read(ctx, url, parts):
     def render(fmt):
         warnings = []
         if paper is None:
-            return head + "\n", fmt, {}, None, ["arxiv: neither an HTML version nor the PDF could be read; "
-                                                 "only the abstract is given"]
+            return (
+                head + "\n",
+                fmt,
+                {},
+                None,
+                ["arxiv: neither an HTML version nor the PDF could be read; only the abstract is given"],
+            )
         from .. import download
 
         try:
@@ -90,8 +108,22 @@ def read(ctx, url, parts):
         except Exception as exc:  # an unreadable PDF: the abstract is still an answer
             return head + "\n", fmt, {}, None, ["arxiv: the paper's %s could not be read (%s)" % (source, exc)]
         warnings.extend(more)
-        return "%s\n\n%s\n\n%s\n" % (head, heading(2, "Paper", fmt == "markdown"), body.strip()), fmt, {}, None, warnings
+        return (
+            "%s\n\n%s\n\n%s\n" % (head, heading(2, "Paper", fmt == "markdown"), body.strip()),
+            fmt,
+            {},
+            None,
+            warnings,
+        )
 
-    return Doc(url, head + "\n", fmt=ctx.fmt, title=title, author=", ".join(authors) or None,
-               published=published or None, description=abstract[:300] or None, render=render,
-               nbytes=len(paper.body) if paper is not None else 0)
+    return Doc(
+        url,
+        head + "\n",
+        fmt=ctx.fmt,
+        title=title,
+        author=", ".join(authors) or None,
+        published=published or None,
+        description=abstract[:300] or None,
+        render=render,
+        nbytes=len(paper.body) if paper is not None else 0,
+    )

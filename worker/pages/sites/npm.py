@@ -32,10 +32,15 @@ def package_text(doc, md):
         lines += [_s(doc["description"]), ""]
     lic = version.get("license") or doc.get("license")
     lic = _s(lic.get("type")) if isinstance(lic, dict) else _s(lic)
-    lines += [("- " if md else "") + f for f in ("Latest version: %s" % latest, "Released: %s" % (released or "?"),
-                                                 "License: %s" % (lic or "?"))]
-    links = [("Homepage", _s(doc.get("homepage"))), ("Repository", _url(doc.get("repository"))),
-             ("Issues", _url(doc.get("bugs")))]
+    lines += [
+        ("- " if md else "") + f
+        for f in ("Latest version: %s" % latest, "Released: %s" % (released or "?"), "License: %s" % (lic or "?"))
+    ]
+    links = [
+        ("Homepage", _s(doc.get("homepage"))),
+        ("Repository", _url(doc.get("repository"))),
+        ("Issues", _url(doc.get("bugs"))),
+    ]
     links = [(k, v) for k, v in links if v]
     if links:
         lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, v) for k, v in links]
@@ -43,7 +48,8 @@ def package_text(doc, md):
         deps = version.get(key) if isinstance(version.get(key), dict) else {}
         if deps or key == "dependencies":
             lines += ["", heading(2, label, md), ""] + (
-                ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"])
+                ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"]
+            )
     if _s(doc.get("readme")).strip():
         lines += ["", heading(2, "README", md), "", _s(doc["readme"]).strip()]
     return "\n".join(lines).strip() + "\n", latest, released
@@ -56,8 +62,10 @@ def read(ctx, url, parts):
     name = "/".join(segs[1:3]) if segs[1].startswith("@") and len(segs) > 2 else segs[1]
     base = ctx.base("apiBase")
     if not base:
-        raise Fallback('npm: no registry configured (set "sites": {"npm": {"apiBase": "<registry URL>"}} '
-                       "in the config to read packages through the registry)")
+        raise Fallback(
+            'npm: no registry configured (set "sites": {"npm": {"apiBase": "<registry URL>"}} '
+            "in the config to read packages through the registry)"
+        )
     ctx.meta["api"] = base
     resp, doc = ctx.json("%s/%s" % (base, quote(name, safe="@")), "package %s" % name)
     if resp.status >= 400:
@@ -66,5 +74,11 @@ def read(ctx, url, parts):
         raise Fallback("npm: the registry's answer for %s has a shape this adapter does not know" % name)
     text, latest, released = package_text(doc, ctx.md)
     ctx.meta.update(kind="package", version=latest, released=released)
-    return Doc(url, text, fmt=ctx.fmt, title=_s(doc.get("name")), description=_s(doc.get("description")) or None,
-               published=released)
+    return Doc(
+        url,
+        text,
+        fmt=ctx.fmt,
+        title=_s(doc.get("name")),
+        description=_s(doc.get("description")) or None,
+        published=released,
+    )

@@ -22,15 +22,20 @@ def package_text(info, released, md):
     if info.get("summary"):
         lines += [_s(info["summary"]), ""]
     lic = _s(info.get("license_expression")) or _s(info.get("license"))
-    facts = ["Latest version: %s" % _s(info.get("version")), "Released: %s" % (released or "?"),
-             "License: %s" % (lic.splitlines()[0][:200] if lic else "?"),
-             "Requires Python: %s" % (_s(info.get("requires_python")) or "any")]
+    facts = [
+        "Latest version: %s" % _s(info.get("version")),
+        "Released: %s" % (released or "?"),
+        "License: %s" % (lic.splitlines()[0][:200] if lic else "?"),
+        "Requires Python: %s" % (_s(info.get("requires_python")) or "any"),
+    ]
     lines += [("- " if md else "") + f for f in facts]
     urls = info.get("project_urls") if isinstance(info.get("project_urls"), dict) else {}
     if info.get("home_page") and "Homepage" not in urls:
         urls = dict(urls, Homepage=info["home_page"])
     if urls:
-        lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, _s(v)) for k, v in urls.items()]
+        lines += ["", heading(2, "Links", md), ""] + [
+            "%s%s: %s" % ("- " if md else "", k, _s(v)) for k, v in urls.items()
+        ]
     reqs = [r for r in info.get("requires_dist") or [] if isinstance(r, str)]
     lines += ["", heading(2, "Requirements", md), ""] + (["%s%s" % ("- " if md else "", r) for r in reqs] or ["(none)"])
     desc = _s(info.get("description")).strip()
@@ -55,8 +60,18 @@ def read(ctx, url, parts):
     info = data["info"]
     files = [f for f in data.get("urls") or [] if isinstance(f, dict)]
     released = min((_s(f.get("upload_time_iso_8601")) for f in files if f.get("upload_time_iso_8601")), default=None)
-    ctx.meta.update(kind="package", version=_s(info.get("version")), released=released,
-                    requirements=len(info.get("requires_dist") or []))
-    return Doc(url, package_text(info, released, ctx.md), fmt=ctx.fmt, title=_s(info.get("name")),
-               description=_s(info.get("summary")) or None, published=released,
-               author=_s(info.get("author")) or None)
+    ctx.meta.update(
+        kind="package",
+        version=_s(info.get("version")),
+        released=released,
+        requirements=len(info.get("requires_dist") or []),
+    )
+    return Doc(
+        url,
+        package_text(info, released, ctx.md),
+        fmt=ctx.fmt,
+        title=_s(info.get("name")),
+        description=_s(info.get("summary")) or None,
+        published=released,
+        author=_s(info.get("author")) or None,
+    )

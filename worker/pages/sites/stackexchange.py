@@ -16,8 +16,13 @@ NAME = "stackexchange"
 API = "https://api.stackexchange.com/2.3"
 MAX_PAGES = 10  # 100 answers a page
 # host -> the API's "site" parameter, where it is not the host's first label
-SITES = {"stackoverflow.com": "stackoverflow", "superuser.com": "superuser", "serverfault.com": "serverfault",
-         "askubuntu.com": "askubuntu", "mathoverflow.net": "mathoverflow"}
+SITES = {
+    "stackoverflow.com": "stackoverflow",
+    "superuser.com": "superuser",
+    "serverfault.com": "serverfault",
+    "askubuntu.com": "askubuntu",
+    "mathoverflow.net": "mathoverflow",
+}
 
 
 def site_param(host):
@@ -27,9 +32,9 @@ def site_param(host):
     if host in SITES:
         return SITES[host]
     if host.endswith(".stackexchange.com"):
-        return host[:-len(".stackexchange.com")]
+        return host[: -len(".stackexchange.com")]
     if host.endswith(".stackoverflow.com"):  # meta.stackoverflow.com, pt.stackoverflow.com
-        return host[:-len(".com")]
+        return host[: -len(".com")]
     return host  # a configured host: the API accepts a site's domain as its parameter
 
 
@@ -61,7 +66,9 @@ def _why(resp, data, what):
     err = data if isinstance(data, dict) else {}
     name = err.get("error_name") or ""
     if resp.status == 429 or name == "throttle_violation" or err.get("error_id") == 502:
-        return Fallback("stackexchange: API throttled (%s)" % (err.get("error_message") or "HTTP %d" % resp.status)[:200])
+        return Fallback(
+            "stackexchange: API throttled (%s)" % (err.get("error_message") or "HTTP %d" % resp.status)[:200]
+        )
     if name:
         return Fallback("stackexchange: API error %s for %s" % (name, what))
     return Fallback("stackexchange: the API answered HTTP %d for %s" % (resp.status, what))
@@ -78,8 +85,9 @@ def _get(ctx, url, what):
 
 def ordered(answers):
     """Accepted first, then by score (highest first), then oldest first."""
-    return sorted(answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0),
-                                          int(a.get("creation_date") or 0)))
+    return sorted(
+        answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0), int(a.get("creation_date") or 0))
+    )
 
 
 def _who(post):
@@ -106,9 +114,17 @@ def thread_text(q, answers, md, linked=None):
         mark = "Accepted answer" if a.get("is_accepted") else "Answer"
         if a is link:
             mark = "Linked " + mark[0].lower() + mark[1:]
-        lines += ["", heading(3, "%s (score %s) by %s on %s" % (mark, a.get("score", 0), _who(a),
-                                                                iso_date(a.get("creation_date")) or "?"), md), "",
-                  html_to_text(a.get("body") or "", md)]
+        lines += [
+            "",
+            heading(
+                3,
+                "%s (score %s) by %s on %s"
+                % (mark, a.get("score", 0), _who(a), iso_date(a.get("creation_date")) or "?"),
+                md,
+            ),
+            "",
+            html_to_text(a.get("body") or "", md),
+        ]
     return "\n".join(lines).strip() + "\n"
 
 
@@ -131,8 +147,12 @@ def read(ctx, url, parts):
     q = data["items"][0]
     answers, page, cut = [], 1, False
     while True:
-        got = _get(ctx, "%s/questions/%s/answers?site=%s&filter=withbody&sort=votes&order=desc&pagesize=100&page=%d"
-                   % (base, qid, site, page), "the answers of %s" % qid)
+        got = _get(
+            ctx,
+            "%s/questions/%s/answers?site=%s&filter=withbody&sort=votes&order=desc&pagesize=100&page=%d"
+            % (base, qid, site, page),
+            "the answers of %s" % qid,
+        )
         answers.extend(a for a in got["items"] if isinstance(a, dict))
         if not got.get("has_more"):
             break
@@ -141,8 +161,14 @@ def read(ctx, url, parts):
             cut = True
             break
     answers = ordered(answers)
-    ctx.meta.update(kind="question", site=site, answers=len(answers), score=q.get("score"),
-                    accepted=any(a.get("is_accepted") for a in answers), quota_remaining=data.get("quota_remaining"))
+    ctx.meta.update(
+        kind="question",
+        site=site,
+        answers=len(answers),
+        score=q.get("score"),
+        accepted=any(a.get("is_accepted") for a in answers),
+        quota_remaining=data.get("quota_remaining"),
+    )
     warnings = ["more answers than this adapter reads (%d shown)" % len(answers)] if cut else []
     final = q.get("link") if isinstance(q.get("link"), str) else None
     if aid is not None:
@@ -153,5 +179,13 @@ def read(ctx, url, parts):
             warnings.append("the linked answer %s is not among the answers read (deleted, or past the last page)" % aid)
     import html
 
-    return Doc(url, thread_text(q, answers, ctx.md, aid), fmt=ctx.fmt, title=html.unescape(str(q.get("title") or "")),
-               author=_who(q), published=iso_date(q.get("creation_date")), warnings=warnings, final_url=final)
+    return Doc(
+        url,
+        thread_text(q, answers, ctx.md, aid),
+        fmt=ctx.fmt,
+        title=html.unescape(str(q.get("title") or "")),
+        author=_who(q),
+        published=iso_date(q.get("creation_date")),
+        warnings=warnings,
+        final_url=final,
+    )
