@@ -6,10 +6,18 @@ needing JavaScript (worker.pages.shells); a login wall or paywall marks the item
 ``blocked`` while keeping the public text (worker.pages.walls).
 """
 
+from __future__ import annotations
+
 from ..errors import WorkerError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
 
-def before(resp, html):
+    from .net.client import Response
+
+
+def before(resp: Response, html: str) -> None:
     from . import walls
 
     wall = walls.challenge(resp.status, resp.headers, html)
@@ -17,7 +25,15 @@ def before(resp, html):
         raise walls.blocked_error(resp.final_url, wall, resp.status)
 
 
-def after(resp, html, fmt, text, extractor, meta, warnings):
+def after(
+    resp: Response,
+    html: str,
+    fmt: str,
+    text: str,
+    extractor: str | None,
+    meta: dict[str, Any],
+    warnings: list[str],
+) -> tuple[str, str | None]:
     """(text, extractor) after the shell and wall checks; may add ``meta["wall"]``."""
     from . import shells, walls
 

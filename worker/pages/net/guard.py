@@ -10,12 +10,19 @@ them; no caller can skip them):
   swap in another (DNS rebinding).
 """
 
+from __future__ import annotations
+
 import ipaddress
 import socket
 import threading
 from urllib.parse import urlsplit
 
 from ...errors import WorkerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
 
 ALLOWED_SCHEMES = ("http", "https")
 
@@ -62,9 +69,9 @@ METADATA = frozenset(
 )
 
 
-def _embedded_v4(ip):
+def _embedded_v4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 form carries (mapped, 6to4, Teredo, NAT64, compatible)."""
-    if ip.version != 6:
+    if not isinstance(ip, ipaddress.IPv6Address):
         return None
     if ip.ipv4_mapped:
         return ip.ipv4_mapped
@@ -77,7 +84,7 @@ def _embedded_v4(ip):
     return None
 
 
-def blocked_reason(address):
+def blocked_reason(address: str | ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     """Why ``address`` (str or ip_address) may not be fetched, or None if it is public."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
@@ -102,8 +109,8 @@ def blocked_reason(address):
     return None
 
 
-def check_url(url):
-    """Validate ``url`` for fetching; return its parts (scheme, host, port, target, netloc).
+def check_url(url: str) -> tuple[str, str, int, str]:
+    """Validate ``url`` for fetching; return its parts (scheme, host, port, target).
 
     Raises WorkerError("invalid_url") with a message saying what is wrong.
     """
@@ -170,7 +177,7 @@ def check_url(url):
     return scheme, ascii_host.lower(), port, target
 
 
-def _request_target(parts):
+def _request_target(parts: SplitResult) -> str:
     """Path and query as sent on the request line: percent-encoded, no fragment."""
     from urllib.parse import quote
 
@@ -182,7 +189,7 @@ def _request_target(parts):
     return path
 
 
-def resolve(host, port, timeout):
+def resolve(host: str, port: int, timeout: float) -> list[str]:
     """All addresses for ``host`` (getaddrinfo on a helper thread so it obeys ``timeout``)."""
     try:
         ipaddress.ip_address(host)
@@ -191,9 +198,9 @@ def resolve(host, port, timeout):
         literal = False
     if literal:
         return [host]
-    box = {}
+    box: dict[str, Any] = {}
 
-    def lookup():
+    def lookup() -> None:
         try:
             box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except Exception as exc:  # handed back to the caller
@@ -216,7 +223,7 @@ def resolve(host, port, timeout):
     return seen
 
 
-def vet_addresses(host, addresses, allow_private):
+def vet_addresses(host: str, addresses: list[str], allow_private: bool) -> list[str]:
     """Return the addresses to connect to, or raise blocked_address if any is not public."""
     if allow_private:
         return addresses
