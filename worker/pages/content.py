@@ -4,10 +4,16 @@ Pure functions over bytes and header values (the PDF reader and the charset
 detector are imported only on the pages that need them).
 """
 
+from __future__ import annotations
+
 import codecs
 import re
 
 from ..errors import WorkerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
 
 HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
 TEXT_TYPES = (
@@ -91,12 +97,12 @@ _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.\-
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def media_type(content_type):
+def media_type(content_type: str | None) -> str:
     """'text/html; charset=x' -> 'text/html'."""
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
-def header_charset(content_type):
+def header_charset(content_type: str | None) -> str | None:
     m = re.search(r"""charset\s*=\s*["']?([^"';\s]+)""", content_type or "", re.I)
     return m.group(1) if m else None
 
@@ -107,10 +113,10 @@ def header_charset(content_type):
 _NOT_PAGE_CODECS = frozenset(
     {"idna", "punycode", "undefined", "unicode_escape", "raw_unicode_escape", "unicode_internal", "mbcs", "oem"}
 )
-_codec_cache = {}
+_codec_cache: dict[str, str | None] = {}
 
 
-def codec_for(label):
+def codec_for(label: str | None) -> str | None:
     """A Python codec name for a charset label, or None if unknown or not a text encoding.
 
     The one lookup every charset a page names goes through (header, <meta>, XML
@@ -142,7 +148,7 @@ def codec_for(label):
     return result
 
 
-def sniff(body):
+def sniff(body: bytes) -> str:
     """A media type guessed from the first bytes (for missing or generic Content-Type)."""
     head = body[:1024].lstrip()
     low = head[:256].lower()
@@ -179,7 +185,7 @@ def sniff(body):
     return "text/plain"
 
 
-def kind_of(content_type):
+def kind_of(content_type: str | None) -> str | None:
     """'html' | 'text' | 'pdf' | 'binary' | None (unknown: sniff the body) from the header alone."""
     mt = media_type(content_type)
     if not mt or mt in ("application/octet-stream", "binary/octet-stream", "application/unknown", "unknown/unknown"):
@@ -195,7 +201,7 @@ def kind_of(content_type):
     return "binary"
 
 
-def refuse_early(content_type, length, max_bytes):
+def refuse_early(content_type: str | None, length: int | None, max_bytes: int) -> WorkerError | None:
     """Before reading the body: a WorkerError if the header alone settles it, else None."""
     kind = kind_of(content_type)
     if kind == "binary":
@@ -209,7 +215,7 @@ def refuse_early(content_type, length, max_bytes):
     return None
 
 
-def unsupported(content_type):
+def unsupported(content_type: str | None) -> WorkerError:
     return WorkerError(
         "unsupported_content",
         "%s is not text the worker can read" % (media_type(content_type) or "binary content"),
@@ -217,11 +223,12 @@ def unsupported(content_type):
     )
 
 
-def decode(body, content_type, kind):
+def decode(body: bytes, content_type: str | None, kind: str | None) -> tuple[str, str, str]:
     """Text from bytes: BOM, then the header charset, then <meta>/XML declaration, then detection.
 
     Returns (text, codec_name, source) with source one of bom/header/meta/utf-8/detected/fallback.
     """
+    codec: str | None
     for bom, codec in _BOMS:
         if body.startswith(bom):
             return body.decode(codec, errors="replace"), codec.replace("-sig", ""), "bom"
@@ -251,7 +258,7 @@ def decode(body, content_type, kind):
     return body.decode("cp1252", errors="replace"), "cp1252", "fallback"
 
 
-def _detect(body):
+def _detect(body: bytes) -> str | None:
     try:
         from charset_normalizer import from_bytes
     except ImportError:
@@ -260,6 +267,8 @@ def _detect(body):
     if not matches:
         return None
     best = codec_for(min(matches, key=lambda m: (m.chaos, -m.coherence)).encoding)
+    if best is None:  # a name codec_for refuses (none seen in practice): decode's fallback, not a crash
+        return None
     # Detection cannot tell the Latin single-byte code pages apart on short
     # text (it picks cp775 or cp1250 for French).  Browsers settle undeclared
     # Latin pages on windows-1252, the web's legacy default, and so do we;
@@ -317,7 +326,7 @@ _NON_LATIN_SINGLE_BYTE = frozenset(
 )
 
 
-def pdf_text(body):
+def pdf_text(body: bytes) -> tuple[str, dict[str, Any]]:
     """(text, metadata dict) from PDF bytes."""
     import io
 
@@ -339,8 +348,8 @@ def pdf_text(body):
         pages = []
         for page in reader.pages:
             pages.append((page.extract_text() or "").strip())
-        meta = {}
-        info = reader.metadata or {}
+        meta: dict[str, Any] = {}
+        info: dict[Any, Any] = reader.metadata or {}
         for key, field in (("/Title", "title"), ("/Author", "author")):
             value = info.get(key)
             if value and str(value).strip():
@@ -357,7 +366,7 @@ def pdf_text(body):
     return text, meta
 
 
-def text_title(text, kind):
+def text_title(text: str, kind: str | None) -> str | None:
     """A title for plain text / markdown: its first markdown heading, if any."""
     for line in text.splitlines()[:50]:
         s = line.strip()
