@@ -20,7 +20,16 @@ The counts and the "looked like instructions" flag go back to the caller, which
 reports them on the item.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 # --- inline styles that hide an element -------------------------------------------------
 _DECL = re.compile(r"([a-z-]+)\s*:\s*([^;]+)", re.I)
@@ -60,23 +69,23 @@ _WORDS = (
 )
 
 
-def _may_hide(low):
+def _may_hide(low: str) -> bool:
     return any(w in low for w in _WORDS) and _HIDES.search(low) is not None
 
 
-def _far(value):
+def _far(value: str) -> bool:
     m = _FAR.match(value)
-    return bool(m) and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
+    return m is not None and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
 
 
-def style_hides(style):
+def style_hides(style: str | None) -> bool:
     """Whether a CSS declaration list hides its element from a reader."""
     if not style:
         return False
     low = style.lower()
     if not _may_hide(low):
         return False
-    decls = {}
+    decls: dict[str, str] = {}
     for name, value in _DECL.findall(low):
         decls[name.strip().lower()] = value.strip().lower()
     if not decls:
@@ -169,11 +178,11 @@ _PAYLOAD_NEEDS = (
 )
 
 
-def _may_be_payload(flat):
+def _may_be_payload(flat: str) -> bool:
     return any(all(any(w in flat for w in group) for group in needs) for needs in _PAYLOAD_NEEDS)
 
 
-def looks_like_instructions(text):
+def looks_like_instructions(text: str | None) -> bool:
     """Whether hidden text reads like instructions to a model (prompt injection)."""
     if not text:
         return False
@@ -190,14 +199,14 @@ MAX_RULES = 5000
 MAX_CSS_CHARS = 500000
 
 
-def sheet_hiders(tree):
+def sheet_hiders(tree: HtmlElement) -> set[tuple[str, str]]:
     """{("." or "#", name)} that the page's <style> blocks hide with a simple rule.
 
     Only single-class or single-id selectors (optionally after a tag name): a class
     hidden by a rule with a state (``:not(.show)``, ``.open >``) is hidden only
     until the reader clicks, which is a panel, not a payload.
     """
-    out = set()
+    out: set[tuple[str, str]] = set()
     seen = 0
     for st in tree.iter("style"):
         css = st.text or ""
@@ -226,7 +235,7 @@ _PANEL_WORDS = re.compile(
 )
 
 
-def is_panel(el, controlled):
+def is_panel(el: HtmlElement, controlled: set[str]) -> bool:
     """Whether el looks like a collapsed tab, accordion or disclosure panel."""
     if (el.get("role") or "").lower() in ("tabpanel", "region", "dialog"):
         return True
@@ -242,14 +251,14 @@ def is_panel(el, controlled):
     return False
 
 
-def _text(el):
+def _text(el: HtmlElement) -> str:
     try:
         return " ".join("".join(el.itertext()).split())
     except ValueError:
         return ""
 
 
-def _remove(el):
+def _remove(el: HtmlElement) -> None:
     parent = el.getparent()
     if parent is None:
         return
@@ -277,13 +286,13 @@ RULES = frozenset(("style", "template", "attr", "sheet", "payload"))
 class Report:
     """What ``strip`` removed."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.chars = 0
         self.elements = 0
         self.instructions = False
-        self.by_rule = {}  # rule -> characters (for the benchmarks' diagnostics)
+        self.by_rule: dict[str, int] = {}  # rule -> characters (for the benchmarks' diagnostics)
 
-    def add(self, text, rule="other"):
+    def add(self, text: str, rule: str = "other") -> None:
         self.by_rule[rule] = self.by_rule.get(rule, 0) + len(text)
         self.chars += len(text)
         self.elements += 1
@@ -291,7 +300,7 @@ class Report:
             self.instructions = True
 
 
-def strip(tree):
+def strip(tree: Any) -> Report:
     """Remove what a reader cannot see from an lxml tree, in place; returns a Report."""
     from lxml import etree
 
@@ -306,8 +315,8 @@ def strip(tree):
             report.add(text)  # ordinary comments (build stamps, tag-manager markers) are not counted
         _remove(c)
 
-    controlled = None
-    dropped = set()
+    controlled: set[str] | None = None
+    dropped: set[HtmlElement] = set()
     sheet = sheet_hiders(root)
     for el in _candidates(body, sheet):
         if not isinstance(el.tag, str) or el.getparent() is None:
@@ -346,10 +355,10 @@ MAX_SHEET_NAMES = 30
 # whether a class is really one the sheet hides, is decided in Python, for the few
 # elements that carry one.
 _BASE = ("descendant::template", "descendant::*/@style", "descendant::*/@hidden", "descendant::*/@aria-hidden")
-_XPATHS = {}
+_XPATHS: dict[str, Any] = {}  # expression -> compiled lxml.etree.XPath
 
 
-def _candidates(body, sheet):
+def _candidates(body: HtmlElement, sheet: set[tuple[str, str]]) -> list[HtmlElement]:
     parts = list(_BASE)
     if sheet:
         # only the sheet's classes the page uses: a framework's stylesheet hides dozens,
@@ -373,14 +382,15 @@ def _candidates(body, sheet):
         xp = _XPATHS[key] = etree.XPath(key)
     out, last = [], None
     for hit in xp(body):
-        el = hit.getparent() if isinstance(hit, str) else hit
+        # an attribute hit is lxml's _ElementUnicodeResult: a str that knows its element
+        el = hit.getparent() if isinstance(hit, str) else hit  # type: ignore[attr-defined]
         if el is not last and el is not None:
             out.append(el)
             last = el
     return out
 
 
-def _sheet_hit(el, sheet):
+def _sheet_hit(el: HtmlElement, sheet: set[tuple[str, str]]) -> bool:
     for cls in (el.get("class") or "").split():
         if (".", cls) in sheet:
             return True
@@ -388,7 +398,7 @@ def _sheet_hit(el, sheet):
     return bool(ident) and ("#", ident) in sheet
 
 
-def _drop(report, el, text, rule, dropped=None):
+def _drop(report: Report, el: HtmlElement, text: str, rule: str, dropped: set[HtmlElement] | None = None) -> None:
     if rule in RULES:
         report.add(text, rule)
         _remove(el)
@@ -409,7 +419,7 @@ _JOINER_ASCII = re.compile("[\u200c\u200d]+(?=[\x00-\x7f]|$)|(?:(?<=[\x00-\x7f])
 _DATA_URI = re.compile(r"data:([a-z]+/[a-z0-9.+-]+)?((?:;[a-z0-9-]+(?:=[^;,\s\"')<>]*)?)*),([^\s\"')<>\]]*)", re.I)
 
 
-def _size(n):
+def _size(n: int) -> str:
     if n < 1024:
         return "%d B" % n
     if n < 1024 * 1024:
@@ -417,14 +427,14 @@ def _size(n):
     return "%.1f MB" % (n / 1024 / 1024)
 
 
-def _describe(m):
+def _describe(m: re.Match[str]) -> str:
     mime = (m.group(1) or "text/plain").lower()
     payload = m.group(3)
     n = len(payload) * 3 // 4 - payload[-2:].count("=") if ";base64" in (m.group(2) or "").lower() else len(payload)
     return "[data: %s, %s]" % (mime, _size(max(0, n)))
 
 
-def strip_invisible(text):
+def strip_invisible(text: str) -> str:
     """Text without invisible characters (zero-width, bidirectional controls, tag characters)."""
     if text.isascii():
         return text  # every invisible character is outside ASCII; this test costs nothing
@@ -434,7 +444,7 @@ def strip_invisible(text):
     return text
 
 
-def clean_text(text):
+def clean_text(text: str) -> str:
     """Output text without invisible characters and with data: URIs described, not inlined."""
     if not text:
         return text

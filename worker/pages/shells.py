@@ -13,8 +13,17 @@ empty success).
 Pure functions over the decoded HTML; lxml is imported when a shell is read.
 """
 
+from __future__ import annotations
+
 import json
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 SHELL_WORDS = 40  # extracted text below this many words: "almost no text"
 MIN_DATA_WORDS = 30  # page data must hold at least this much prose to be the content
@@ -60,7 +69,7 @@ _FRAMEWORK_MARKS = (
 )
 
 
-def _prose(s):
+def _prose(s: str) -> bool:
     s = s.strip()
     if len(s) < 30 or s.startswith(("http://", "https://", "/", "data:", "#")):
         return False
@@ -72,7 +81,7 @@ def _prose(s):
     return letters >= 0.8 * len(s)
 
 
-def _walk(value, out, key="", depth=0):
+def _walk(value: Any, out: list[str], key: str = "", depth: int = 0) -> None:
     if len(out) >= MAX_STRINGS or depth > 60:
         return
     if isinstance(value, str):
@@ -86,21 +95,22 @@ def _walk(value, out, key="", depth=0):
             _walk(v, out, key, depth + 1)
 
 
-def _json(text):
+def _json(text: str) -> Any:
     try:
         return json.loads(text[:MAX_DATA_CHARS])
     except (ValueError, RecursionError):
         return None
 
 
-def _js_strings(script):
+def _js_strings(script: str) -> list[str]:
     """Prose string literals of a script (window.__NUXT__ is JavaScript, not JSON)."""
-    out = []
+    out: list[str] = []
     script = script[:MAX_DATA_CHARS]
     pos = script.find('"')
     while pos >= 0 and len(out) < MAX_STRINGS:
         # one literal at a time, resuming after it: a linear scan whatever the quotes
-        end = _JS_STRING_BODY.match(script, pos + 1).end()
+        # the pattern matches the empty string: match() never fails
+        end = _JS_STRING_BODY.match(script, pos + 1).end()  # type: ignore[union-attr]
         if end < len(script) and script[end] == '"' and end - pos > 20:
             try:
                 s = json.loads(script[pos : end + 1])
@@ -112,9 +122,9 @@ def _js_strings(script):
     return out
 
 
-def _sources(tree):
+def _sources(tree: HtmlElement) -> list[tuple[str, list[str]]]:
     """[(source name, [prose strings])] in the order they are tried."""
-    found = []
+    found: list[tuple[str, list[str]]] = []
     scripts = list(tree.iter("script"))
     for sc in scripts:
         ident = sc.get("id") or ""
@@ -144,17 +154,17 @@ def _sources(tree):
     return found
 
 
-def _strings_of(data):
-    out = []
+def _strings_of(data: Any) -> list[str]:
+    out: list[str] = []
     if data is not None:
         _walk(data, out)
     return out
 
 
-def _ld_bodies(data):
-    out = []
+def _ld_bodies(data: Any) -> list[str]:
+    out: list[str] = []
 
-    def visit(v, depth=0):
+    def visit(v: Any, depth: int = 0) -> None:
         if depth > 20:
             return
         if isinstance(v, list):
@@ -171,8 +181,9 @@ def _ld_bodies(data):
     return out
 
 
-def _dedupe(strings):
-    seen, out = set(), []
+def _dedupe(strings: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
     for s in strings:
         k = " ".join(s.split())
         if k not in seen:
@@ -181,10 +192,10 @@ def _dedupe(strings):
     return out
 
 
-def _render(strings, fmt):
+def _render(strings: list[str], fmt: str) -> str:
     from .extract.core import extract
 
-    parts = []
+    parts: list[str] = []
     for s in strings:
         if _HTMLISH.search(s):
             piece = extract("<html><body><article>%s</article></body></html>" % s, fmt=fmt).get("text") or ""
@@ -203,7 +214,7 @@ def _render(strings, fmt):
     return "\n\n".join(parts)
 
 
-def read(html, fmt="markdown"):
+def read(html: str, fmt: str = "markdown") -> tuple[str, str] | None:
     """(text, source name) from a shell's page data or <noscript>, or None when it holds no prose."""
     import lxml.html
 
@@ -228,10 +239,11 @@ def read(html, fmt="markdown"):
     return None
 
 
-def _noscripts(html):
+def _noscripts(html: str) -> list[str]:
     """The text of the page's <noscript> blocks (visible_text leaves them out)."""
     low = html.lower()
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     while len(out) < 20:
         start = low.find("<noscript", pos)
         if start < 0:
@@ -244,7 +256,7 @@ def _noscripts(html):
     return out
 
 
-def needs_javascript(html, text):
+def needs_javascript(html: str, text: str) -> str | None:
     """The framework's name (or "JavaScript") when a page with almost no text is an application shell, else None."""
     head = html[:2000000]
     mount = _MOUNTS.search(head)

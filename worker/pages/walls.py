@@ -9,7 +9,21 @@ captchas, articles mention access): those count only on a page with almost no
 other text.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ..errors import WorkerError
+
+    # {"reason": "challenge" | "login" | "paywall", "vendor": a challenge's vendor or None}
+    Wall = dict[str, str | None]
+    # (vendor, gate words, needles), the words as bytes: pages are scanned as lower-cased bytes
+    Table = list[tuple[str, tuple[bytes, ...], tuple[bytes, ...]]]
+
 
 # A challenge or block page is short: a real page with a vendor's name in it is not one.
 WALL_WORDS = 150
@@ -67,8 +81,8 @@ _GATES = (
 )
 
 
-def _table(entries):
-    out = []
+def _table(entries: list[tuple[str, tuple[str, ...]]]) -> Table:
+    out: Table = []
     for vendor, needles in entries:
         gates = tuple(g.encode() for g in _GATES if any(g in n for n in needles))
         assert len(gates) and all(any(g.decode() in n for g in gates) for n in needles), vendor
@@ -76,7 +90,7 @@ def _table(entries):
     return out
 
 
-def _vendor(low, table, present):
+def _vendor(low: bytes, table: Table, present: set[bytes]) -> str | None:
     for vendor, gates, needles in table:
         if any(g in present for g in gates) and any(n in low for n in needles):
             return vendor
@@ -100,7 +114,7 @@ _RAW_OPEN = re.compile(r"<(script|style|noscript|template)\b|<!--", re.I)
 _TAG = re.compile(r"<[^<>]*>")
 
 
-def visible_text(html, limit=SCAN_CHARS):
+def visible_text(html: str, limit: int = SCAN_CHARS) -> str:
     """The page's text outside scripts, styles and comments (rough; for counting and phrases).
 
     A scan with str.find rather than one lazy regex: a page of unclosed ``<script``
@@ -110,7 +124,8 @@ def visible_text(html, limit=SCAN_CHARS):
 
     html = html[:limit]
     low = html.lower()
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     while True:
         m = _RAW_OPEN.search(low, pos)
         if m is None:
@@ -125,7 +140,7 @@ def visible_text(html, limit=SCAN_CHARS):
     return unescape(_TAG.sub(" ", " ".join(out)))
 
 
-def words_upto(text, cap):
+def words_upto(text: str | None, cap: int) -> int:
     """len(text.split()), or any number >= cap once there are that many: a long text's
     first few thousand characters settle it without splitting the whole of it."""
     text = text or ""
@@ -134,11 +149,11 @@ def words_upto(text, cap):
     return n if n >= cap or len(head) == len(text) else len(text.split())
 
 
-def visible_words(html):
+def visible_words(html: str) -> int:
     return len(visible_text(html).split())
 
 
-def challenge(status, headers, html):
+def challenge(status: int, headers: dict[str, str] | None, html: str | None) -> Wall | None:
     """{"reason": "challenge", "vendor": name or None} when the response is a bot wall, else None."""
     headers = headers or {}
     mitigated = (headers.get("cf-mitigated") or "").lower()
@@ -172,7 +187,7 @@ def challenge(status, headers, html):
     return None
 
 
-def _title_says(low):
+def _title_says(low: bytes) -> bool:
     """Whether the <title> says what walls say (low: the page's lower-cased UTF-8 bytes)."""
     start = low.find(b"<title")
     end = low.find(b"</title", start)
@@ -181,7 +196,7 @@ def _title_says(low):
     return bool(_SAYS.search(low[start : min(end, start + 2000)].decode("utf-8", "replace")))
 
 
-def _server_vendor(headers):
+def _server_vendor(headers: dict[str, str]) -> str | None:
     server = (headers.get("server") or "").lower()
     for needle, vendor in _SERVER_VENDOR:
         if needle in server:
@@ -189,7 +204,7 @@ def _server_vendor(headers):
     return None
 
 
-def _header_vendor(headers):
+def _header_vendor(headers: dict[str, str]) -> str | None:
     if headers.get("x-datadome") or "datadome=" in (headers.get("set-cookie") or ""):
         return "datadome"
     if headers.get("x-iinfo") or "incap_ses_" in (headers.get("set-cookie") or ""):
@@ -199,7 +214,7 @@ def _header_vendor(headers):
     return None
 
 
-def _wall(vendor):
+def _wall(vendor: str | None) -> Wall:
     return {"reason": "challenge", "vendor": vendor}
 
 
@@ -216,12 +231,12 @@ VENDOR_NAMES = {
 }
 
 
-def blocked_error(url, wall, status):
+def blocked_error(url: str, wall: Wall, status: int) -> WorkerError:
     """The WorkerError an item carries for a wall."""
     from ..errors import WorkerError
 
     vendor = wall.get("vendor")
-    who = VENDOR_NAMES.get(vendor, vendor)
+    who = VENDOR_NAMES.get(vendor, vendor) if vendor is not None else None
     reason = wall["reason"]
     if reason == "challenge":
         message = "%s answered with a bot challenge or block page%s instead of the page (HTTP %s)" % (
@@ -239,7 +254,7 @@ def blocked_error(url, wall, status):
     else:
         message = "%s is behind a paywall: only its public part was served (HTTP %s)" % (url, status)
         hint = "the public part of the page is in the item's content"
-    extra = {"reason": reason, "status": status}
+    extra: dict[str, Any] = {"reason": reason, "status": status}
     if vendor:
         extra["vendor"] = vendor
     return WorkerError("blocked", message, hint=hint, retryable=False, **extra)
@@ -270,7 +285,7 @@ LOGIN_WORDS = 200  # a login wall shows a form and a line or two
 PAYWALL_WORDS = 350  # a paywalled article shows its first paragraphs
 
 
-def login_or_paywall(url, final_url, status, html, text):
+def login_or_paywall(url: str, final_url: str | None, status: int, html: str, text: str | None) -> Wall | None:
     """{"reason": "login"|"paywall"} when the page hides its content behind one, else None.
 
     A page the user asked for that *is* a login page is not a wall: only a redirect
@@ -290,7 +305,7 @@ def login_or_paywall(url, final_url, status, html, text):
     return None
 
 
-def _path(url):
+def _path(url: str | None) -> str:
     from urllib.parse import urlsplit
 
     try:
