@@ -35,6 +35,16 @@ type) and the next stage takes over; WEBSEARCH_WORKER_DEBUG=1 prints the traceba
 to stderr. Nothing fails silently into worse text.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections import Counter
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
 FORMATS = ("markdown", "text", "html")
 
@@ -71,7 +81,7 @@ MAX_TEXT_CHARS = 1000000  # visible text: a book, not a page
 MAX_TAG_CHARS = 50000
 
 
-def prepare():
+def prepare() -> None:
     """Import every extraction library now, on the calling thread.
 
     The import-time stand-ins of imports.py replace modules in sys.modules while
@@ -87,9 +97,15 @@ def prepare():
     from . import meta, pagetype, region, render  # noqa: F401
 
 
-def extract(html, url=None, fmt="markdown"):
+def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") -> dict[str, Any]:
     """Main content and metadata of an HTML page. Never raises."""
-    result = {"text": "", "extractor": "none", "page_type": None, "warnings": [], "hidden_removed_chars": 0}
+    result: dict[str, Any] = {
+        "text": "",
+        "extractor": "none",
+        "page_type": None,
+        "warnings": [],
+        "hidden_removed_chars": 0,
+    }
     for k in EMPTY_KEYS:
         result[k] = None
     if fmt not in FORMATS:
@@ -118,7 +134,7 @@ def extract(html, url=None, fmt="markdown"):
 # ------------------------------------------------------------------ stages
 
 
-def _failed(result, stage, exc, then):
+def _failed(result: dict[str, Any], stage: str, exc: BaseException, then: str) -> None:
     """Record that a stage raised: a warning for the item, the traceback for a debugger."""
     import os
 
@@ -223,14 +239,14 @@ def _hidden(tree, result):
         )
 
 
-def _buries(big, small):
+def _buries(big: str, small: str) -> bool:
     """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
     ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
     n = _words(small)
     return n >= SHORT_SHINGLES and _words(big) > BURY_RATIO * n and _covers(big, small) > REGION_COVER
 
 
-def _cut_short(short, full):
+def _cut_short(short: str, full: str) -> bool:
     """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
     st, sf = shingles(short), shingles(full)
     ns, nf = sum(st.values()), sum(sf.values())
@@ -294,7 +310,7 @@ def _product_facts(tree, body):
     body.insert(0, p)
 
 
-def _price_said(amount, text):
+def _price_said(amount: str, text: str) -> bool:
     """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
     "3.665,00", "3665")."""
     try:
@@ -332,7 +348,7 @@ def _use_root(result, root, fmt, plain, name):
     )
 
 
-def _covers(big, small):
+def _covers(big: str, small: str) -> float:
     """Share of small's \\w+ tokens (as a multiset) found in big."""
     import re
     from collections import Counter
@@ -401,7 +417,7 @@ def _use_region(result, tree, url, fmt):
     result["text"] = text
 
 
-def _doc_text(doc):
+def _doc_text(doc: Any) -> str:
     """The plain text of trafilatura's result, rendered by our renderer from a copy of its tree
     (so text and markdown are one rendering of one tree, with the page's own characters:
     trafilatura's text output unescapes entities the page escaped)."""
@@ -426,7 +442,7 @@ def _traf_html(body):
     return root
 
 
-def _words(text):
+def _words(text: str | None) -> int:
     """\\w+ words: the same count for a text and its markdown."""
     import re
 
@@ -459,7 +475,7 @@ def _region(tree, url=None):
     return main_region(tree, url=url)
 
 
-def _over_budget(tree):
+def _over_budget(tree: HtmlElement) -> str | None:
     """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
     from lxml import etree
 
@@ -474,7 +490,7 @@ def _over_budget(tree):
     return None
 
 
-def _cheap_text(tree, fmt):
+def _cheap_text(tree: HtmlElement, fmt: str) -> str:
     """The page's text in paragraphs, at C speed: for pages over the work budget.
 
     Drops what is never text and the navigation landmarks, marks block boundaries,
@@ -507,7 +523,7 @@ def _cheap_text(tree, fmt):
     return "\n\n".join(paragraphs)
 
 
-def shingles(text, n=4):
+def shingles(text: str | None, n: int = 4) -> Counter[tuple[str, ...]]:
     """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
     import re
     from collections import Counter
@@ -518,7 +534,7 @@ def shingles(text, n=4):
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
-def choose(t_text, r_text):
+def choose(t_text: str, r_text: str) -> str:
     """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
     st, sr = shingles(t_text), shingles(r_text)
     nt, nr = sum(st.values()), sum(sr.values())
@@ -540,7 +556,7 @@ def choose(t_text, r_text):
     return "trafilatura"
 
 
-def _parse(html):
+def _parse(html: str) -> HtmlElement | None:
     if len(html) > MAX_TAG_CHARS:
         html = _cut_long_tags(html)
     try:
@@ -596,7 +612,7 @@ def _html_parser():
     return parser
 
 
-def _load_html(html):
+def _load_html(html: str) -> HtmlElement | None:
     """trafilatura.utils.load_html for a str, with our parser (see _html_parser)."""
     import lxml.html
     from trafilatura.utils import repair_faulty_html
@@ -621,7 +637,7 @@ def _load_html(html):
     return tree
 
 
-def _cut_long_tags(html):
+def _cut_long_tags(html: str) -> str:
     """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
     import re
 
@@ -659,8 +675,9 @@ def _readability(tree, url):
     from .imports import readability
 
     rd = readability()
+    base: Any = rd.Document  # a class of a module loaded at run time: no static type
 
-    class _Doc(rd.Document):
+    class _Doc(base):
         # readability's default _parse runs lxml's html Cleaner (~7 ms a page) and, on
         # its retry pass, re-uses a tree it already mutated. This does the cleaning that
         # matters for scoring on a fresh copy every pass, and drops page chrome that is
@@ -734,14 +751,14 @@ def _render_html_root(root, fmt, plain):
     return lxml.html.tostring(root, encoding="unicode", method="html")
 
 
-def _strip_html_wrapper(html):
+def _strip_html_wrapper(html: str | None) -> str:
     import re
 
     m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
     return (m.group(1) if m else (html or "")).strip()
 
 
-def _plain_fallback_text(html):
+def _plain_fallback_text(html: str) -> str:
     import re
     from html import unescape
 
@@ -754,13 +771,13 @@ def _plain_fallback_text(html):
 # ------------------------------------------------------------------ links
 
 
-def _anchors(tree, url, limit=2000):
+def _anchors(tree: HtmlElement, url: str | None, limit: int = 2000) -> dict[str, str]:
     import re
 
     """{anchor text: absolute href} for the page's links, first occurrence wins."""
     from urllib.parse import urljoin
 
-    out = {}
+    out: dict[str, str] = {}
     for i, a in enumerate(tree.iter("a")):
         if i >= limit:
             break
@@ -780,7 +797,7 @@ def _anchors(tree, url, limit=2000):
     return out
 
 
-def _attach_links(body, tree, url):
+def _attach_links(body: HtmlElement, tree: HtmlElement, url: str | None) -> None:
     """Turn occurrences of the page's link texts in trafilatura's body back into links.
 
     trafilatura extracts better without links (see _trafilatura); for markdown and html
@@ -796,11 +813,12 @@ def _attach_links(body, tree, url):
         return
     keys = sorted(anchors, key=len, reverse=True)[:1000]
     pattern = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(re.escape(k) for k in keys))
-    used = set()
+    used: set[str] = set()
 
-    def split(text):
+    def split(text: str) -> list[tuple[str, str | None]] | None:
         """[(before, match or None)] pieces of text; each anchor used once."""
-        pieces, pos = [], 0
+        pieces: list[tuple[str, str | None]] = []
+        pos = 0
         for m in pattern.finditer(text):
             k = m.group(0)
             if k in used:
@@ -813,12 +831,13 @@ def _attach_links(body, tree, url):
         pieces.append((text[pos:], None))
         return pieces
 
-    def make_refs(pieces):
+    def make_refs(pieces: list[tuple[str, str | None]]) -> list[HtmlElement]:
         refs = []
         for i in range(len(pieces) - 1):
             ref = Element("ref")
             ref.text = pieces[i][1]
-            ref.set("target", anchors[pieces[i][1]])
+            # every piece but the last ends at a match: its key is a str
+            ref.set("target", anchors[pieces[i][1]])  # type: ignore[index]
             ref.tail = pieces[i + 1][0]
             refs.append(ref)
         return refs

@@ -17,7 +17,16 @@ The kind with most points wins; with no evidence a page is an article, which is
 what the extractor did for every page before it knew kinds. Pure; no I/O.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 KINDS = ("article", "documentation", "forum", "product", "listing", "collection", "service")
 
@@ -110,10 +119,10 @@ _AUTHOR = re.compile(r"author|username|user-name|poster|byline|avatar", re.I)
 _CART = re.compile(r"add[\s_-]?to[\s_-]?(?:cart|bag|basket)|buy[\s_-]?now|in den warenkorb|ajouter au panier", re.I)
 
 
-def _ld_types(tree):
+def _ld_types(tree: HtmlElement) -> list[str]:
     from .meta import json_ld_objects
 
-    out = []
+    out: list[str] = []
     for obj in json_ld_objects(tree):
         t = obj.get("@type")
         for name in t if isinstance(t, list) else [t]:
@@ -127,12 +136,12 @@ def _ld_types(tree):
     return out
 
 
-def evidence(tree, url=None, og_type=None):
+def evidence(tree: HtmlElement, url: str | None = None, og_type: str | None = None) -> dict[str, int]:
     """{kind: points} for the page (pure)."""
     from urllib.parse import urlsplit
 
     score = dict.fromkeys(KINDS, 0)
-    seen = set()
+    seen: set[str] = set()
     for name in _ld_types(tree):
         if name in LD_TYPES and name not in seen:  # a type counts once, however often repeated
             seen.add(name)
@@ -161,29 +170,29 @@ def evidence(tree, url=None, og_type=None):
     return score
 
 
-def _signature(el):
+def _signature(el: HtmlElement) -> tuple[Any, str]:
     cls = (el.get("class") or "").split()
     return el.tag, cls[0] if cls else ""
 
 
-def _words(el):
+def _words(el: HtmlElement) -> int:
     from .region import word_count
 
     return word_count(el)
 
 
-def repeated_group(body):
+def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     """The largest run of alike siblings (same tag and first class) holding text, as a
     dict of facts a reader would use to name the page, or None.
 
     "Alike siblings" are how lists of posts, result entries and product cards are
     built, whatever the site.
     """
-    best = None
+    best: dict[str, Any] | None = None
     for parent in body.iter():
         if not isinstance(parent.tag, str) or len(parent) < 4:
             continue
-        groups = {}
+        groups: dict[tuple[Any, str], list[HtmlElement]] = {}
         for child in parent:
             if child.tag in ENTRY_TAGS:
                 groups.setdefault(_signature(child), []).append(child)
@@ -229,7 +238,7 @@ def repeated_group(body):
     return best
 
 
-def _markup(tree, score):
+def _markup(tree: HtmlElement, score: dict[str, int]) -> None:
     """Points from the page's structure."""
     body = tree.find(".//body")
     if body is None:
@@ -262,7 +271,7 @@ def _markup(tree, score):
         score["product"] += 2
 
 
-def pick(score):
+def pick(score: dict[str, int]) -> str:
     """The kind with most points; article on a tie or with no evidence at all."""
     best = max(KINDS, key=lambda k: (score[k], k == "article"))
     return best if score[best] > 0 else "article"
