@@ -78,6 +78,8 @@ class Response:
     # set by worker.pages.negotiate on the response it picks, and only there
     source_markdown: bool
     page_url: str
+    # set by worker.pages.sites.fetch on the page it read when its adapter could not answer
+    adapter_warnings: list[str]
 
     def __init__(
         self,

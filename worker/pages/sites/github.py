@@ -9,6 +9,8 @@ GH_TOKEN, when set, go to the configured API and raw hosts only (never to a
 redirect elsewhere) and are never written anywhere.
 """
 
+from __future__ import annotations
+
 import base64
 import os
 import re
@@ -16,6 +18,17 @@ from urllib.parse import quote, unquote
 
 from . import Doc, Fallback
 from .markup import code_block, heading, language_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any, Iterable, Sequence
+    from urllib.parse import SplitResult
+
+    from ..net.client import Response
+    from . import Context
+
+    # (when, who, note, body, diff hunk or None): one entry of a thread
+    Entry = tuple[str, str, str, str, str | None]
 
 NAME = "github"
 API = "https://api.github.com"
@@ -25,7 +38,7 @@ RELEASES = 10
 _LINK = re.compile(r'<([^>]*)>\s*;\s*rel="?([^",;]+)"?')
 
 
-def _token():
+def _token() -> tuple[str, str] | tuple[None, None]:
     for name in ("GITHUB_TOKEN", "GH_TOKEN"):
         value = os.environ.get(name, "").strip()
         if value:
@@ -33,7 +46,7 @@ def _token():
     return None, None
 
 
-def next_link(header):
+def next_link(header: str | None) -> str | None:
     """The rel="next" URL of a Link header, or None."""
     for url, rel in _LINK.findall(header or ""):
         if "next" in rel.split():
@@ -41,7 +54,7 @@ def next_link(header):
     return None
 
 
-def _why(resp, what):
+def _why(resp: Response, what: str) -> Fallback:
     """A Fallback for an API answer that is not a success, saying why."""
     h = resp.headers
     if resp.status == 429 or (
@@ -66,18 +79,18 @@ def _why(resp, what):
 
 
 class Api:
-    def __init__(self, ctx):
+    def __init__(self, ctx: Context):
         self.ctx = ctx
         self.base = ctx.base("apiBase", API)
         self.raw = ctx.base("rawBase", RAW)
         name, token = _token()
         ctx.meta["token"] = bool(token)
         if token:
-            ctx.meta["token_source"] = "env:" + name
+            ctx.meta["token_source"] = "env:%s" % name
             ctx.auth({"Authorization": "Bearer " + token}, (self.base, self.raw))
         ctx.meta["api"] = self.base
 
-    def json(self, path, what, kind=(dict,)):
+    def json(self, path: str, what: str, kind: tuple[type, ...] = (dict,)) -> Any:
         resp, data = self.ctx.json(self.base + path, what)
         if resp.status >= 400:
             raise _why(resp, what)
@@ -85,9 +98,10 @@ class Api:
             raise Fallback("github: the API's answer for %s has a shape this adapter does not know" % what)
         return data
 
-    def pages(self, path, what):
+    def pages(self, path: str, what: str) -> tuple[list[dict[str, Any]], bool]:
         """Every item of a paginated list, following rel="next" within the API."""
-        url, items = self.base + path, []
+        url = self.base + path
+        items: list[dict[str, Any]] = []
         for _ in range(MAX_PAGES):
             resp, data = self.ctx.json(url, what)
             if resp.status >= 400:
@@ -95,27 +109,28 @@ class Api:
             if not isinstance(data, list):
                 raise Fallback("github: the API's answer for %s is not a list" % what)
             items.extend(d for d in data if isinstance(d, dict))
-            url = next_link(resp.headers.get("link"))
-            if not url or not url.startswith(self.base + "/"):
+            nxt = next_link(resp.headers.get("link"))
+            if not nxt or not nxt.startswith(self.base + "/"):
                 # A next page outside the API base is not followed (the token would not go there
                 # anyway): the list is then cut, and the text says so.
-                return items, bool(url)
+                return items, bool(nxt)
+            url = nxt
         return items, True
 
 
-def _s(value):
+def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _who(obj):
+def _who(obj: Any) -> str:
     return _s((obj or {}).get("login")) if isinstance(obj, dict) else ""
 
 
-def _labels(obj):
+def _labels(obj: dict[str, Any]) -> list[str]:
     return [_s(lab.get("name")) for lab in obj.get("labels") or [] if isinstance(lab, dict) and lab.get("name")]
 
 
-def _b64(data):
+def _b64(data: dict[str, Any]) -> str:
     if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
         raise Fallback("github: a file came in an encoding this adapter does not know")
     return base64.b64decode(data["content"]).decode("utf-8", "replace")
@@ -130,9 +145,15 @@ REVIEW_STATES = {
 HUNK_LINES = 3  # of a review comment's diff hunk: the lines it is about, not the whole hunk
 
 
-def conversation(comments, reviews=(), review_comments=()):
+def conversation(
+    comments: Iterable[dict[str, Any]],
+    reviews: Iterable[dict[str, Any]] = (),
+    review_comments: Iterable[dict[str, Any]] = (),
+) -> list[Entry]:
     """Issue comments, reviews and review comments as one list in date order: (when, who, note, body, hunk)."""
-    out = [(_s(c.get("created_at")), _who(c.get("user")), "", _s(c.get("body")).strip(), None) for c in comments]
+    out: list[Entry] = [
+        (_s(c.get("created_at")), _who(c.get("user")), "", _s(c.get("body")).strip(), None) for c in comments
+    ]
     for r in reviews:
         state = REVIEW_STATES.get(_s(r.get("state")))
         body = _s(r.get("body")).strip()
@@ -153,8 +174,16 @@ def conversation(comments, reviews=(), review_comments=()):
 
 
 def thread_text(
-    issue, comments, md, pull=None, files=(), files_cut=False, comments_cut=False, reviews=(), review_comments=()
-):
+    issue: dict[str, Any],
+    comments: Iterable[dict[str, Any]],
+    md: bool,
+    pull: dict[str, Any] | None = None,
+    files: Sequence[dict[str, Any]] = (),
+    files_cut: bool = False,
+    comments_cut: bool = False,
+    reviews: Iterable[dict[str, Any]] = (),
+    review_comments: Iterable[dict[str, Any]] = (),
+) -> str:
     """An issue or pull request with its comments (and reviews), in order, as markdown (or text)."""
     kind = "Pull request" if pull is not None else "Issue"
     if pull is not None:  # the pull request's own record is the one kept current for its text
@@ -199,7 +228,14 @@ def thread_text(
     return "\n".join(lines).strip() + "\n"
 
 
-def listing_text(repo, path, ref, entries, readme, md):
+def listing_text(
+    repo: dict[str, Any],
+    path: str,
+    ref: str,
+    entries: list[dict[str, Any]],
+    readme: tuple[str, str] | None,
+    md: bool,
+) -> str:
     title = _s(repo.get("full_name")) + ("/" + path if path else "")
     lines = [heading(1, title, md), ""]
     if repo.get("description") and not path:
@@ -212,7 +248,7 @@ def listing_text(repo, path, ref, entries, readme, md):
     if isinstance(lic, dict) and lic.get("spdx_id") and not path:
         facts.append("License: %s" % lic["spdx_id"])
     lines += [("- " if md else "") + f for f in facts] + ["", heading(2, "Files", md), ""]
-    order = {"dir": 0, "submodule": 1, "symlink": 2, "file": 3}
+    order: dict[Any, int] = {"dir": 0, "submodule": 1, "symlink": 2, "file": 3}
     for e in sorted(entries, key=lambda e: (order.get(e.get("type"), 4), _s(e.get("name")).lower())):
         suffix = "/" if e.get("type") == "dir" else ""
         lines.append("%s%s%s" % ("- " if md else "", _s(e.get("name")), suffix))
@@ -222,7 +258,7 @@ def listing_text(repo, path, ref, entries, readme, md):
     return "\n".join(lines).strip() + "\n"
 
 
-def release_text(rel, md, level=1):
+def release_text(rel: dict[str, Any], md: bool, level: int = 1) -> str:
     name = _s(rel.get("name")) or _s(rel.get("tag_name"))
     lines = [heading(level, name, md), ""]
     facts = [
@@ -236,14 +272,14 @@ def release_text(rel, md, level=1):
     return "\n".join(lines).strip() + "\n"
 
 
-def gist_text(gist, md):
+def gist_text(gist: dict[str, Any], md: bool) -> str:
     lines = [
         heading(1, _s(gist.get("description")) or "Gist %s" % _s(gist.get("id")), md),
         "",
         "%sOwner: %s" % ("- " if md else "", _who(gist.get("owner"))),
         "%sCreated: %s" % ("- " if md else "", _s(gist.get("created_at"))),
     ]
-    files = gist.get("files") if isinstance(gist.get("files"), dict) else {}
+    files = gist["files"] if isinstance(gist.get("files"), dict) else {}
     for name, f in files.items():
         if not isinstance(f, dict):
             continue
@@ -254,13 +290,13 @@ def gist_text(gist, md):
     return "\n".join(lines).strip() + "\n"
 
 
-def _q(part):
+def _q(part: str) -> str:
     return quote(part, safe="")
 
 
-def _refs_named(api, where, first):
+def _refs_named(api: Api, where: str, first: str) -> set[str]:
     """Branch and tag names starting with ``first`` (the API's matching-refs), slashes and all."""
-    names = set()
+    names: set[str] = set()
     for kind in ("heads", "tags"):
         refs, _ = api.pages(
             "%s/git/matching-refs/%s/%s?per_page=100" % (where, kind, _q(first)), "the refs named %s..." % first
@@ -270,7 +306,7 @@ def _refs_named(api, where, first):
     return names
 
 
-def split_ref(api, where, tail, need_path):
+def split_ref(api: Api, where: str, tail: list[str], need_path: bool) -> tuple[str, str] | None:
     """(ref, path) for the segments after blob/ or tree/ when the ref may hold slashes, or None.
 
     ``feature/x/src/a.py`` is ref ``feature/x`` and path ``src/a.py`` when a branch or tag of
@@ -283,7 +319,7 @@ def split_ref(api, where, tail, need_path):
     return None
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     # Decoded, so a name written %20 in the URL is not encoded twice when a request path is built.
     segs = [unquote(s) for s in parts.path.split("/") if s]
     host = (parts.hostname or "").lower()
@@ -354,12 +390,15 @@ def read(ctx, url, parts):
     if rest[:1] in (["issues"], ["pull"], ["pulls"]) and len(rest) >= 2 and rest[1].isascii() and rest[1].isdigit():
         n = rest[1]
         issue = api.json("%s/issues/%s" % (where, n), "issue #%s" % n)
-        pull, files, files_cut = None, [], False
+        pull: dict[str, Any] | None = None
+        files: list[dict[str, Any]] = []
+        files_cut = False
         if rest[0] != "issues" or issue.get("pull_request"):
             pull = api.json("%s/pulls/%s" % (where, n), "pull request #%s" % n)
             files, files_cut = api.pages("%s/pulls/%s/files?per_page=100" % (where, n), "the changed files of #%s" % n)
         comments, cut = api.pages("%s/issues/%s/comments?per_page=100" % (where, n), "the comments of #%s" % n)
-        reviews, review_comments = [], []
+        reviews: list[dict[str, Any]] = []
+        review_comments: list[dict[str, Any]] = []
         if pull is not None:  # a review and its line comments are the API's other two lists
             reviews, cut2 = api.pages("%s/pulls/%s/reviews?per_page=100" % (where, n), "the reviews of #%s" % n)
             review_comments, cut3 = api.pages(

@@ -4,26 +4,35 @@ The registry's host is not written in this repository: without
 "sites": {"npm": {"apiBase": ...}} the page is read as HTML, with a warning saying so.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from . import Context
+
 NAME = "npm"
 
 
-def _s(value):
+def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _url(value):
+def _url(value: Any) -> str:
     if isinstance(value, dict):
         value = value.get("url")
     value = _s(value)
     return value[4:] if value.startswith("git+") else value
 
 
-def package_text(doc, md):
+def package_text(doc: dict[str, Any], md: bool) -> tuple[str, str, str | None]:
     latest = _s((doc.get("dist-tags") or {}).get("latest"))
     version = (doc.get("versions") or {}).get(latest) or {}
     released = _s((doc.get("time") or {}).get(latest)) or None
@@ -45,7 +54,7 @@ def package_text(doc, md):
     if links:
         lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, v) for k, v in links]
     for key, label in (("dependencies", "Dependencies"), ("peerDependencies", "Peer dependencies")):
-        deps = version.get(key) if isinstance(version.get(key), dict) else {}
+        deps = version[key] if isinstance(version.get(key), dict) else {}
         if deps or key == "dependencies":
             lines += ["", heading(2, label, md), ""] + (
                 ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"]
@@ -55,7 +64,7 @@ def package_text(doc, md):
     return "\n".join(lines).strip() + "\n", latest, released
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     segs = [s for s in parts.path.split("/") if s]
     if len(segs) < 2 or segs[0] != "package":
         raise Fallback("npm: %s is not a package page" % url)

@@ -5,19 +5,28 @@ The site's host is a package registry's, which this repository does not name:
 and the API is asked on the page's own host unless "apiBase" names another.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from . import Context
+
 NAME = "pypi"
 
 
-def _s(value):
+def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def package_text(info, released, md):
+def package_text(info: dict[str, Any], released: str | None, md: bool) -> str:
     lines = [heading(1, "%s %s" % (_s(info.get("name")), _s(info.get("version"))), md), ""]
     if info.get("summary"):
         lines += [_s(info["summary"]), ""]
@@ -29,7 +38,7 @@ def package_text(info, released, md):
         "Requires Python: %s" % (_s(info.get("requires_python")) or "any"),
     ]
     lines += [("- " if md else "") + f for f in facts]
-    urls = info.get("project_urls") if isinstance(info.get("project_urls"), dict) else {}
+    urls = info["project_urls"] if isinstance(info.get("project_urls"), dict) else {}
     if info.get("home_page") and "Homepage" not in urls:
         urls = dict(urls, Homepage=info["home_page"])
     if urls:
@@ -44,7 +53,7 @@ def package_text(info, released, md):
     return "\n".join(lines).strip() + "\n"
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     segs = [s for s in parts.path.split("/") if s]
     if len(segs) < 2 or segs[0] != "project":
         raise Fallback("pypi: %s is not a project page" % url)

@@ -7,10 +7,20 @@ Answers come accepted first, then by score, each with score, author and date;
 post bodies are the API's HTML, turned to markdown with code blocks verbatim.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading, html_to_text, iso_date
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from ..net.client import Response
+    from . import Context
 
 NAME = "stackexchange"
 API = "https://api.stackexchange.com/2.3"
@@ -25,7 +35,7 @@ SITES = {
 }
 
 
-def site_param(host):
+def site_param(host: str) -> str:
     host = host.lower()
     if host.startswith("www."):
         host = host[4:]
@@ -38,19 +48,19 @@ def site_param(host):
     return host  # a configured host: the API accepts a site's domain as its parameter
 
 
-def _is_id(text):
+def _is_id(text: str) -> bool:
     # ASCII digits only ("²".isdigit() is true too), and short enough to be a post id.
     return text.isascii() and text.isdigit() and len(text) <= 15
 
 
-def question_id(path):
+def question_id(path: str) -> str | None:
     segs = [s for s in path.split("/") if s]
     if len(segs) >= 2 and segs[0] in ("questions", "q") and _is_id(segs[1]):
         return segs[1]
     return None
 
 
-def answer_id(path, fragment=""):
+def answer_id(path: str, fragment: str = "") -> str | None:
     """The answer a URL links to: /a/ID[/USER], /questions/ID/slug/ANSWERID[#ANSWERID], or #ANSWERID."""
     segs = [s for s in path.split("/") if s]
     if len(segs) >= 2 and segs[0] == "a" and _is_id(segs[1]):
@@ -62,7 +72,7 @@ def answer_id(path, fragment=""):
     return None
 
 
-def _why(resp, data, what):
+def _why(resp: Response, data: Any, what: str) -> Fallback:
     err = data if isinstance(data, dict) else {}
     name = err.get("error_name") or ""
     if resp.status == 429 or name == "throttle_violation" or err.get("error_id") == 502:
@@ -74,7 +84,7 @@ def _why(resp, data, what):
     return Fallback("stackexchange: the API answered HTTP %d for %s" % (resp.status, what))
 
 
-def _get(ctx, url, what):
+def _get(ctx: Context, url: str, what: str) -> dict[str, Any]:
     resp, data = ctx.json(url, what)
     if resp.status >= 400 or not isinstance(data, dict) or "error_id" in data:
         raise _why(resp, data, what)
@@ -83,21 +93,21 @@ def _get(ctx, url, what):
     return data
 
 
-def ordered(answers):
+def ordered(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Accepted first, then by score (highest first), then oldest first."""
     return sorted(
         answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0), int(a.get("creation_date") or 0))
     )
 
 
-def _who(post):
-    owner = post.get("owner") if isinstance(post.get("owner"), dict) else {}
+def _who(post: dict[str, Any]) -> str:
+    owner = post["owner"] if isinstance(post.get("owner"), dict) else {}
     import html
 
     return html.unescape(str(owner.get("display_name") or "(unknown)"))
 
 
-def thread_text(q, answers, md, linked=None):
+def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, linked: str | None = None) -> str:
     import html
 
     title = html.unescape(str(q.get("title") or ""))
@@ -128,7 +138,7 @@ def thread_text(q, answers, md, linked=None):
     return "\n".join(lines).strip() + "\n"
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     qid, aid = question_id(parts.path), answer_id(parts.path, parts.fragment)
     if qid is None and aid is None:
         raise Fallback("stackexchange: %s is not a question or answer URL" % url)
@@ -145,7 +155,8 @@ def read(ctx, url, parts):
     if not data["items"] or not isinstance(data["items"][0], dict):
         raise Fallback("stackexchange: the API has no question %s on %s" % (qid, site))
     q = data["items"][0]
-    answers, page, cut = [], 1, False
+    answers: list[dict[str, Any]] = []
+    page, cut = 1, False
     while True:
         got = _get(
             ctx,
