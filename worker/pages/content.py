@@ -201,7 +201,7 @@ def kind_of(content_type: str | None) -> str | None:
     return "binary"
 
 
-def refuse_early(content_type: str | None, length: int | None, max_bytes: int) -> WorkerError | None:
+def refuse_early(content_type: str | None, length: float | None, max_bytes: int) -> WorkerError | None:
     """Before reading the body: a WorkerError if the header alone settles it, else None."""
     kind = kind_of(content_type)
     if kind == "binary":

@@ -21,7 +21,7 @@ from . import guard, proxy
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     import ssl
-    from typing import Callable, Literal
+    from typing import Any, Callable, Literal
 
 USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
 # Markdown first: a site that serves its pages as markdown saves the extraction and
@@ -48,7 +48,7 @@ class Options:
         read_timeout: float = 20.0,
         deadline: float | None = None,
         max_redirects: int = 5,
-        refuse: Callable[[str, int | None], WorkerError | None] | None = None,
+        refuse: Callable[[str, float | None], WorkerError | None] | None = None,
         headers: Callable[[str], dict[str, str] | None] | None = None,
         trusted: Callable[[str], bool] | None = None,
         keep_errors: bool = False,
@@ -433,7 +433,7 @@ def download(url: str, opts: Options) -> Response:
                     continue
             if status >= 400 and not opts.keep_errors:
                 reason = (response.reason or "").strip()
-                extra: dict[str, float] = {"status": status}
+                extra: dict[str, Any] = {"status": status}
                 wait = numbers.retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
