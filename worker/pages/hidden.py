@@ -20,14 +20,25 @@ The counts and the "looked like instructions" flag go back to the caller, which
 reports them on the item.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 # --- inline styles that hide an element -------------------------------------------------
 _DECL = re.compile(r"([a-z-]+)\s*:\s*([^;]+)", re.I)
 _ZERO = re.compile(r"^\s*-?0+(?:\.0+)?(?:px|em|rem|%|pt|vw|vh)?\s*(?:!important)?\s*$", re.I)
 _FAR = re.compile(r"^\s*-\s*(\d+(?:\.\d+)?)\s*(px|em|rem|pt|vw|vh|%)?", re.I)
 _FAR_MIN = {"px": 500, "pt": 400, "em": 50, "rem": 50, "vw": 100, "vh": 100, "%": 100, None: 500}
-_CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I)
+_CLIP_NONE = re.compile(
+    r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|inset\(\s*(?:50%|100%)", re.I
+)
 
 
 # Every hiding declaration below matches _HIDES (a property with the value that hides);
@@ -36,30 +47,45 @@ _CLIP_NONE = re.compile(r"rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?
 # the lower-cased text (a case-insensitive regex costs several times more). Looser
 # words ("none", "hidden") matched a third of a framework's rules, and made the
 # page's stylesheets cost milliseconds.
-_HIDES = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*[-0.]|"
-                    r"font-size\s*:\s*[-0.]|color\s*:\s*transparent|(?:width|height)\s*:\s*[-0.]|"
-                    r"rect\(|inset\(|(?:left|top|right|text-indent)\s*:\s*-|scale\(")
-_WORDS = ("none", "hidden", "collapse", "opacity", "font-size", "transparent", "rect(", "inset(", "scale(", "width",
-          "height", ":-", ": -")
+_HIDES = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*[-0.]|"
+    r"font-size\s*:\s*[-0.]|color\s*:\s*transparent|(?:width|height)\s*:\s*[-0.]|"
+    r"rect\(|inset\(|(?:left|top|right|text-indent)\s*:\s*-|scale\("
+)
+_WORDS = (
+    "none",
+    "hidden",
+    "collapse",
+    "opacity",
+    "font-size",
+    "transparent",
+    "rect(",
+    "inset(",
+    "scale(",
+    "width",
+    "height",
+    ":-",
+    ": -",
+)
 
 
-def _may_hide(low):
+def _may_hide(low: str) -> bool:
     return any(w in low for w in _WORDS) and _HIDES.search(low) is not None
 
 
-def _far(value):
+def _far(value: str) -> bool:
     m = _FAR.match(value)
-    return bool(m) and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
+    return m is not None and float(m.group(1)) >= _FAR_MIN.get((m.group(2) or "").lower() or None, 500)
 
 
-def style_hides(style):
+def style_hides(style: str | None) -> bool:
     """Whether a CSS declaration list hides its element from a reader."""
     if not style:
         return False
     low = style.lower()
     if not _may_hide(low):
         return False
-    decls = {}
+    decls: dict[str, str] = {}
     for name, value in _DECL.findall(low):
         decls[name.strip().lower()] = value.strip().lower()
     if not decls:
@@ -91,7 +117,8 @@ def style_hides(style):
 # Not "run the following command", "developer mode" or "we'll send you ... password":
 # documentation and account pages say those to readers, in tabs and menus hidden until
 # a click, and they were the only alarms on the 1,515 real pages of the shared sets.
-_PAYLOAD = re.compile(r"""
+_PAYLOAD = re.compile(
+    r"""
     \b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|your)\b[^.\n]{0,30}
         \b(?:instructions?|prompts?|rules|directions|guidelines|context)\b
   | \b(?:new|updated|real|hidden|secret|important|additional)\s+instructions?\b[^.\n]{0,40}\b(?:for|to)\s+(?:the\s+)?
@@ -104,10 +131,14 @@ _PAYLOAD = re.compile(r"""
   | \b(?:system\s+prompt|system\s+message|jailbreak|dan\s+mode)\b
   | <\|im_start\|>|<\|system\|>|\[/?inst\]|<<sys>>|^\s*\#{2,3}\s*(?:system|instruction)
   | \b(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|show)\s+(?:this\s+to\s+)?the\s+user\b
-  | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b[^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
-  | \b(?:send|post|upload|exfiltrate|forward)\b(?!\s+you\b)[^.\n]{0,60}\b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
+  | \b(?:when|if)\s+(?:you\s+are\s+)?(?:asked|summari[sz]ing|answering)\b
+        [^.\n]{0,60}\b(?:say|respond|reply|answer|recommend|state)\b
+  | \b(?:send|post|upload|exfiltrate|forward)\b(?!\s+you\b)[^.\n]{0,60}
+        \b(?:api[ _-]?keys?|credentials|passwords?|tokens?|secrets?|ssh\s+keys?|env(?:ironment)?\s+variables?)\b
   | \b(?:curl|wget)\s+[^\n]{0,80}\|\s*(?:ba)?sh\b
-""", re.I | re.X | re.M)
+""",
+    re.I | re.X | re.M,
+)
 
 
 # What any text _PAYLOAD matches must hold (lower-cased, spaces collapsed): for one of
@@ -116,27 +147,42 @@ _PAYLOAD = re.compile(r"""
 # text on real pages (menus, tabs, icons) passes none of them.
 _AI = ("ai", "assistant", "model", "llm", "agent", "bot", "gpt", "claude", "gemini", "copilot")
 _PAYLOAD_NEEDS = (
-    (("ignore", "disregard", "forget", "override"), ("instruction", "prompt", "rule", "direction", "guideline", "context")),
+    (
+        ("ignore", "disregard", "forget", "override"),
+        ("instruction", "prompt", "rule", "direction", "guideline", "context"),
+    ),
     (("instruction",), _AI),
     (("reading", "processing", "summari", "browsing", "visiting"), ("this",), _AI),
-    (("note to", "note for", "message to", "message for", "instruction to", "instruction for", "instructions to",
-      "instructions for"),),
+    (
+        (
+            "note to",
+            "note for",
+            "message to",
+            "message for",
+            "instruction to",
+            "instruction for",
+            "instructions to",
+            "instructions for",
+        ),
+    ),
     (("you are",),),
     (("system prompt", "system message", "jailbreak", "dan mode"),),
     (("<|", "[inst]", "[/inst]", "<<sys>>", "##"),),
     (("the user",), ("tell", "mention", "reveal", "inform", "show"), ("not", "don't", "dont", "never")),
     (("asked", "summari", "answering"), ("when", "if"), ("say", "respond", "reply", "answer", "recommend", "state")),
-    (("send", "post", "upload", "exfiltrate", "forward"),
-     ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env")),
+    (
+        ("send", "post", "upload", "exfiltrate", "forward"),
+        ("api key", "api_key", "api-key", "apikey", "credential", "password", "token", "secret", "ssh key", "env"),
+    ),
     (("curl", "wget"), ("|",)),
 )
 
 
-def _may_be_payload(flat):
+def _may_be_payload(flat: str) -> bool:
     return any(all(any(w in flat for w in group) for group in needs) for needs in _PAYLOAD_NEEDS)
 
 
-def looks_like_instructions(text):
+def looks_like_instructions(text: str | None) -> bool:
     """Whether hidden text reads like instructions to a model (prompt injection)."""
     if not text:
         return False
@@ -153,14 +199,14 @@ MAX_RULES = 5000
 MAX_CSS_CHARS = 500000
 
 
-def sheet_hiders(tree):
+def sheet_hiders(tree: HtmlElement) -> set[tuple[str, str]]:
     """{("." or "#", name)} that the page's <style> blocks hide with a simple rule.
 
     Only single-class or single-id selectors (optionally after a tag name): a class
     hidden by a rule with a state (``:not(.show)``, ``.open >``) is hidden only
     until the reader clicks, which is a panel, not a payload.
     """
-    out = set()
+    out: set[tuple[str, str]] = set()
     seen = 0
     for st in tree.iter("style"):
         css = st.text or ""
@@ -182,11 +228,14 @@ def sheet_hiders(tree):
 
 
 # --- collapsed panels: hidden now, content one click away ------------------------------
-_PANEL_WORDS = re.compile(r"tab|panel|accordion|collaps|expand|toggle|drawer|disclosure|more|spoiler|reveal|"
-                          r"dropdown|answer|faq|content|body|step|slide|carousel|section", re.I)
+_PANEL_WORDS = re.compile(
+    r"tab|panel|accordion|collaps|expand|toggle|drawer|disclosure|more|spoiler|reveal|"
+    r"dropdown|answer|faq|content|body|step|slide|carousel|section",
+    re.I,
+)
 
 
-def is_panel(el, controlled):
+def is_panel(el: HtmlElement, controlled: set[str]) -> bool:
     """Whether el looks like a collapsed tab, accordion or disclosure panel."""
     if (el.get("role") or "").lower() in ("tabpanel", "region", "dialog"):
         return True
@@ -202,14 +251,14 @@ def is_panel(el, controlled):
     return False
 
 
-def _text(el):
+def _text(el: HtmlElement) -> str:
     try:
         return " ".join("".join(el.itertext()).split())
     except ValueError:
         return ""
 
 
-def _remove(el):
+def _remove(el: HtmlElement) -> None:
     parent = el.getparent()
     if parent is None:
         return
@@ -237,13 +286,13 @@ RULES = frozenset(("style", "template", "attr", "sheet", "payload"))
 class Report:
     """What ``strip`` removed."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.chars = 0
         self.elements = 0
         self.instructions = False
-        self.by_rule = {}  # rule -> characters (for the benchmarks' diagnostics)
+        self.by_rule: dict[str, int] = {}  # rule -> characters (for the benchmarks' diagnostics)
 
-    def add(self, text, rule="other"):
+    def add(self, text: str, rule: str = "other") -> None:
         self.by_rule[rule] = self.by_rule.get(rule, 0) + len(text)
         self.chars += len(text)
         self.elements += 1
@@ -251,7 +300,7 @@ class Report:
             self.instructions = True
 
 
-def strip(tree):
+def strip(tree: Any) -> Report:
     """Remove what a reader cannot see from an lxml tree, in place; returns a Report."""
     from lxml import etree
 
@@ -266,8 +315,8 @@ def strip(tree):
             report.add(text)  # ordinary comments (build stamps, tag-manager markers) are not counted
         _remove(c)
 
-    controlled = None
-    dropped = set()
+    controlled: set[str] | None = None
+    dropped: set[HtmlElement] = set()
     sheet = sheet_hiders(root)
     for el in _candidates(body, sheet):
         if not isinstance(el.tag, str) or el.getparent() is None:
@@ -306,10 +355,10 @@ MAX_SHEET_NAMES = 30
 # whether a class is really one the sheet hides, is decided in Python, for the few
 # elements that carry one.
 _BASE = ("descendant::template", "descendant::*/@style", "descendant::*/@hidden", "descendant::*/@aria-hidden")
-_XPATHS = {}
+_XPATHS: dict[str, Any] = {}  # expression -> compiled lxml.etree.XPath
 
 
-def _candidates(body, sheet):
+def _candidates(body: HtmlElement, sheet: set[tuple[str, str]]) -> list[HtmlElement]:
     parts = list(_BASE)
     if sheet:
         # only the sheet's classes the page uses: a framework's stylesheet hides dozens,
@@ -333,14 +382,15 @@ def _candidates(body, sheet):
         xp = _XPATHS[key] = etree.XPath(key)
     out, last = [], None
     for hit in xp(body):
-        el = hit.getparent() if isinstance(hit, str) else hit
+        # an attribute hit is lxml's _ElementUnicodeResult: a str that knows its element
+        el = hit.getparent() if isinstance(hit, str) else hit  # type: ignore[attr-defined]
         if el is not last and el is not None:
             out.append(el)
             last = el
     return out
 
 
-def _sheet_hit(el, sheet):
+def _sheet_hit(el: HtmlElement, sheet: set[tuple[str, str]]) -> bool:
     for cls in (el.get("class") or "").split():
         if (".", cls) in sheet:
             return True
@@ -348,7 +398,7 @@ def _sheet_hit(el, sheet):
     return bool(ident) and ("#", ident) in sheet
 
 
-def _drop(report, el, text, rule, dropped=None):
+def _drop(report: Report, el: HtmlElement, text: str, rule: str, dropped: set[HtmlElement] | None = None) -> None:
     if rule in RULES:
         report.add(text, rule)
         _remove(el)
@@ -360,15 +410,16 @@ def _drop(report, el, text, rule, dropped=None):
 # Zero-width spaces, word joiners, BOMs and the bidirectional controls (embeddings,
 # overrides, isolates, marks) never show as a character, and the tag block
 # (U+E0000-E007F) can spell whole hidden sentences ("ASCII smuggling").
-_INVISIBLE = re.compile("[\u200b\u2060-\u2064\ufeff\u180e\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
-                        "\U000e0000-\U000e007f]")
+_INVISIBLE = re.compile(
+    "[\u200b\u2060-\u2064\ufeff\u180e\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
 # ZWJ/ZWNJ are spelling in Persian, Indic scripts and emoji sequences; next to ASCII
 # they only split words so that filters miss them ("ig\u200cnore").
 _JOINER_ASCII = re.compile("[\u200c\u200d]+(?=[\x00-\x7f]|$)|(?:(?<=[\x00-\x7f])|^)[\u200c\u200d]+")
 _DATA_URI = re.compile(r"data:([a-z]+/[a-z0-9.+-]+)?((?:;[a-z0-9-]+(?:=[^;,\s\"')<>]*)?)*),([^\s\"')<>\]]*)", re.I)
 
 
-def _size(n):
+def _size(n: int) -> str:
     if n < 1024:
         return "%d B" % n
     if n < 1024 * 1024:
@@ -376,14 +427,14 @@ def _size(n):
     return "%.1f MB" % (n / 1024 / 1024)
 
 
-def _describe(m):
+def _describe(m: re.Match[str]) -> str:
     mime = (m.group(1) or "text/plain").lower()
     payload = m.group(3)
     n = len(payload) * 3 // 4 - payload[-2:].count("=") if ";base64" in (m.group(2) or "").lower() else len(payload)
     return "[data: %s, %s]" % (mime, _size(max(0, n)))
 
 
-def strip_invisible(text):
+def strip_invisible(text: str) -> str:
     """Text without invisible characters (zero-width, bidirectional controls, tag characters)."""
     if text.isascii():
         return text  # every invisible character is outside ASCII; this test costs nothing
@@ -393,7 +444,7 @@ def strip_invisible(text):
     return text
 
 
-def clean_text(text):
+def clean_text(text: str) -> str:
     """Output text without invisible characters and with data: URIs described, not inlined."""
     if not text:
         return text

@@ -14,7 +14,19 @@ Every extra request goes through the same guarded download; any failure of one
 keeps what was there before. ``get(url, accept)`` is the caller's download.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Callable, TypeGuard
+
+    from .net.client import Response
+
+    # get(url, accept): the caller's guarded download; accept None asks for markdown first
+    Get = Callable[[str, str | None], Response]
+
 
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
 _ALTERNATE = re.compile(r"<link\b[^<>]{0,2000}>", re.I)
@@ -23,15 +35,15 @@ DOC_HOSTS = ("docs.", "doc.", "developer.", "developers.")
 HEAD_CHARS = 200000
 
 
-def _media(resp):
+def _media(resp: Response) -> str:
     return (resp.content_type or "").split(";", 1)[0].strip().lower()
 
 
-def _has_text(resp):
+def _has_text(resp: Response) -> bool:
     return bool(resp.body and resp.body.strip())
 
 
-def markdown_link(resp):
+def markdown_link(resp: Response) -> str | None:
     """The URL of the markdown version an HTML page names, or None."""
     from urllib.parse import urljoin
 
@@ -51,7 +63,7 @@ def markdown_link(resp):
     return None
 
 
-def wants_llms_txt(url):
+def wants_llms_txt(url: str) -> bool:
     """Whether ``url`` is the root of a documentation host, where /llms.txt is the site's own map."""
     from urllib.parse import urlsplit
 
@@ -62,20 +74,24 @@ def wants_llms_txt(url):
     return parts.path in ("", "/") and not parts.query and (parts.hostname or "").startswith(DOC_HOSTS)
 
 
-def llms_url(url):
+def llms_url(url: str) -> str:
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/llms.txt", "", ""))
 
 
-def _usable_text(resp):
+def _usable_text(resp: Response | None) -> TypeGuard[Response]:
     """A response that is plain text or markdown with something in it (not an app's HTML)."""
-    return resp is not None and resp.status < 400 and _has_text(resp) and (
-        _media(resp) in MARKDOWN_TYPES or _media(resp) == "text/plain")
+    return (
+        resp is not None
+        and resp.status < 400
+        and _has_text(resp)
+        and (_media(resp) in MARKDOWN_TYPES or _media(resp) == "text/plain")
+    )
 
 
-def fetch(url, get, llms_txt=False):
+def fetch(url: str, get: Get, llms_txt: bool = False) -> Response:
     """The Response to read for ``url``: markdown when the site offers it, else the page."""
     from ..errors import WorkerError
     from .net.client import HTML_ACCEPT

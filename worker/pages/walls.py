@@ -9,7 +9,21 @@ captchas, articles mention access): those count only on a page with almost no
 other text.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ..errors import WorkerError
+
+    # {"reason": "challenge" | "login" | "paywall", "vendor": a challenge's vendor or None}
+    Wall = dict[str, str | None]
+    # (vendor, gate words, needles), the words as bytes: pages are scanned as lower-cased bytes
+    Table = list[tuple[str, tuple[bytes, ...], tuple[bytes, ...]]]
+
 
 # A challenge or block page is short: a real page with a vendor's name in it is not one.
 WALL_WORDS = 150
@@ -20,9 +34,22 @@ SCAN_CHARS = 100000  # challenge pages are a few KB (Cloudflare's, the largest, 
 # in the lower-cased start of the body: plain substring tests cost microseconds, so
 # every page can be checked.
 _STRONG = [
-    ("cloudflare", ("window._cf_chl_opt", "challenge-platform/h/b/orchestrate", "challenge-platform/h/g/orchestrate",
-                    "id=\"challenge-running\"", "id='challenge-running'", "id=\"challenge-form\"", "id='challenge-form'",
-                    "cf-browser-verification", "attention required! | cloudflare", "cf-error-details", "cf_chl_prog")),
+    (
+        "cloudflare",
+        (
+            "window._cf_chl_opt",
+            "challenge-platform/h/b/orchestrate",
+            "challenge-platform/h/g/orchestrate",
+            'id="challenge-running"',
+            "id='challenge-running'",
+            'id="challenge-form"',
+            "id='challenge-form'",
+            "cf-browser-verification",
+            "attention required! | cloudflare",
+            "cf-error-details",
+            "cf_chl_prog",
+        ),
+    ),
     ("aws-waf", ("awswafintegration", ".awswaf.com/", "window.gokuprops")),
     ("datadome", ("captcha-delivery.com",)),
     # not _pxAppId or the sensor script: PerimeterX loads those on every page it protects
@@ -39,12 +66,23 @@ _WIDGETS = [
 # Every needle above holds one of these words. The page is searched for these few
 # first (in UTF-8 bytes, lower-cased: str.lower() of a non-ASCII page costs more than
 # all the searches), and a vendor's needles only when one of its words is there.
-_GATES = ("cf", "challenge", "cloudflare", "awswaf", "gokuprops", "captcha", "incapsula", "edgesuite", "sec-if-cpt",
-          "bm-verify", "turnstile")
+_GATES = (
+    "cf",
+    "challenge",
+    "cloudflare",
+    "awswaf",
+    "gokuprops",
+    "captcha",
+    "incapsula",
+    "edgesuite",
+    "sec-if-cpt",
+    "bm-verify",
+    "turnstile",
+)
 
 
-def _table(entries):
-    out = []
+def _table(entries: list[tuple[str, tuple[str, ...]]]) -> Table:
+    out: Table = []
     for vendor, needles in entries:
         gates = tuple(g.encode() for g in _GATES if any(g in n for n in needles))
         assert len(gates) and all(any(g.decode() in n for g in gates) for n in needles), vendor
@@ -52,7 +90,7 @@ def _table(entries):
     return out
 
 
-def _vendor(low, table, present):
+def _vendor(low: bytes, table: Table, present: set[bytes]) -> str | None:
     for vendor, gates, needles in table:
         if any(g in present for g in gates) and any(n in low for n in needles):
             return vendor
@@ -60,12 +98,15 @@ def _vendor(low, table, present):
 
 
 # What challenge and block pages say to a person.
-_SAYS = re.compile(r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
-                   r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
-                   r"press (?:&|&amp;|and) hold|security check|unusual traffic|access (?:to this page has been )?denied|"
-                   r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
-                   r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
-                   r"please complete the (?:captcha|security check)|human verification", re.I)
+_SAYS = re.compile(
+    r"just a moment\.\.\.|checking (?:if the site connection is secure|your browser)|"
+    r"verify(?:ing)? (?:that )?you are (?:a )?human|are you a (?:robot|human)|"
+    r"press (?:&|&amp;|and) hold|security check|unusual traffic|access (?:to this page has been )?denied|"
+    r"you have been blocked|request unsuccessful|enable javascript and cookies to continue|"
+    r"bot (?:detection|protection)|automated (?:access|requests|queries)|pardon our interruption|"
+    r"please complete the (?:captcha|security check)|human verification",
+    re.I,
+)
 _STRONG_B, _WIDGETS_B = _table(_STRONG), _table(_WIDGETS)
 _GATE_BYTES = tuple(g.encode() for g in _GATES)
 _SERVER_VENDOR = (("cloudflare", "cloudflare"), ("akamaighost", "akamai"), ("akamai", "akamai"))
@@ -73,7 +114,7 @@ _RAW_OPEN = re.compile(r"<(script|style|noscript|template)\b|<!--", re.I)
 _TAG = re.compile(r"<[^<>]*>")
 
 
-def visible_text(html, limit=SCAN_CHARS):
+def visible_text(html: str, limit: int = SCAN_CHARS) -> str:
     """The page's text outside scripts, styles and comments (rough; for counting and phrases).
 
     A scan with str.find rather than one lazy regex: a page of unclosed ``<script``
@@ -83,13 +124,14 @@ def visible_text(html, limit=SCAN_CHARS):
 
     html = html[:limit]
     low = html.lower()
-    out, pos = [], 0
+    out: list[str] = []
+    pos = 0
     while True:
         m = _RAW_OPEN.search(low, pos)
         if m is None:
             out.append(html[pos:])
             break
-        out.append(html[pos:m.start()])
+        out.append(html[pos : m.start()])
         close = "-->" if m.group(0) == "<!--" else "</" + m.group(1).lower()
         end = low.find(close, m.end())
         if end < 0:
@@ -98,20 +140,20 @@ def visible_text(html, limit=SCAN_CHARS):
     return unescape(_TAG.sub(" ", " ".join(out)))
 
 
-def words_upto(text, cap):
+def words_upto(text: str | None, cap: int) -> int:
     """len(text.split()), or any number >= cap once there are that many: a long text's
     first few thousand characters settle it without splitting the whole of it."""
     text = text or ""
-    head = text[:cap * 16]
+    head = text[: cap * 16]
     n = len(head.split())
     return n if n >= cap or len(head) == len(text) else len(text.split())
 
 
-def visible_words(html):
+def visible_words(html: str) -> int:
     return len(visible_text(html).split())
 
 
-def challenge(status, headers, html):
+def challenge(status: int, headers: dict[str, str] | None, html: str | None) -> Wall | None:
     """{"reason": "challenge", "vendor": name or None} when the response is a bot wall, else None."""
     headers = headers or {}
     mitigated = (headers.get("cf-mitigated") or "").lower()
@@ -145,16 +187,16 @@ def challenge(status, headers, html):
     return None
 
 
-def _title_says(low):
+def _title_says(low: bytes) -> bool:
     """Whether the <title> says what walls say (low: the page's lower-cased UTF-8 bytes)."""
     start = low.find(b"<title")
     end = low.find(b"</title", start)
     if start < 0 or end <= start:
         return False
-    return bool(_SAYS.search(low[start:min(end, start + 2000)].decode("utf-8", "replace")))
+    return bool(_SAYS.search(low[start : min(end, start + 2000)].decode("utf-8", "replace")))
 
 
-def _server_vendor(headers):
+def _server_vendor(headers: dict[str, str]) -> str | None:
     server = (headers.get("server") or "").lower()
     for needle, vendor in _SERVER_VENDOR:
         if needle in server:
@@ -162,7 +204,7 @@ def _server_vendor(headers):
     return None
 
 
-def _header_vendor(headers):
+def _header_vendor(headers: dict[str, str]) -> str | None:
     if headers.get("x-datadome") or "datadome=" in (headers.get("set-cookie") or ""):
         return "datadome"
     if headers.get("x-iinfo") or "incap_ses_" in (headers.get("set-cookie") or ""):
@@ -172,56 +214,78 @@ def _header_vendor(headers):
     return None
 
 
-def _wall(vendor):
+def _wall(vendor: str | None) -> Wall:
     return {"reason": "challenge", "vendor": vendor}
 
 
-VENDOR_NAMES = {"cloudflare": "Cloudflare", "akamai": "Akamai", "datadome": "DataDome", "perimeterx": "PerimeterX/HUMAN",
-                "imperva": "Imperva", "aws-waf": "AWS WAF", "hcaptcha": "hCaptcha", "recaptcha": "reCAPTCHA",
-                "turnstile": "Cloudflare Turnstile"}
+VENDOR_NAMES = {
+    "cloudflare": "Cloudflare",
+    "akamai": "Akamai",
+    "datadome": "DataDome",
+    "perimeterx": "PerimeterX/HUMAN",
+    "imperva": "Imperva",
+    "aws-waf": "AWS WAF",
+    "hcaptcha": "hCaptcha",
+    "recaptcha": "reCAPTCHA",
+    "turnstile": "Cloudflare Turnstile",
+}
 
 
-def blocked_error(url, wall, status):
+def blocked_error(url: str, wall: Wall, status: int) -> WorkerError:
     """The WorkerError an item carries for a wall."""
     from ..errors import WorkerError
 
     vendor = wall.get("vendor")
-    who = VENDOR_NAMES.get(vendor, vendor)
+    who = VENDOR_NAMES.get(vendor, vendor) if vendor is not None else None
     reason = wall["reason"]
     if reason == "challenge":
         message = "%s answered with a bot challenge or block page%s instead of the page (HTTP %s)" % (
-            url, " (%s)" % who if who else "", status)
-        hint = ("the site checks for a browser; this worker runs none. Open the page in a browser, "
-                "or use another source (a search provider's copy, the site's API or feed)")
+            url,
+            " (%s)" % who if who else "",
+            status,
+        )
+        hint = (
+            "the site checks for a browser; this worker runs none. Open the page in a browser, "
+            "or use another source (a search provider's copy, the site's API or feed)"
+        )
     elif reason == "login":
         message = "%s needs a login to show its content (HTTP %s)" % (url, status)
         hint = "the public part of the page, if any, is in the item's content"
     else:
         message = "%s is behind a paywall: only its public part was served (HTTP %s)" % (url, status)
         hint = "the public part of the page is in the item's content"
-    extra = {"reason": reason, "status": status}
+    extra: dict[str, Any] = {"reason": reason, "status": status}
     if vendor:
         extra["vendor"] = vendor
     return WorkerError("blocked", message, hint=hint, retryable=False, **extra)
 
 
 # --- login walls and paywalls ----------------------------------------------------------
-_LOGIN_PATH = re.compile(r"/(?:log[-_]?in|sign[-_]?in|signon|auth(?:enticate)?|sso|account/log[-_]?in|users?/log[-_]?in|"
-                         r"session/new|accounts/login|oauth2?/authorize)(?:[/.?#]|$)", re.I)
-_LOGIN_SAYS = re.compile(r"(?:log|sign) ?in (?:to|for) (?:continue|view|see|read|access|keep reading)|"
-                         r"(?:you )?(?:must|need to) (?:be )?(?:logged|signed) in|please (?:log|sign) ?in\b|"
-                         r"login required|members only|create (?:a free|an) account to (?:continue|read|view)", re.I)
+_LOGIN_PATH = re.compile(
+    r"/(?:log[-_]?in|sign[-_]?in|signon|auth(?:enticate)?|sso|account/log[-_]?in|users?/log[-_]?in|"
+    r"session/new|accounts/login|oauth2?/authorize)(?:[/.?#]|$)",
+    re.I,
+)
+_LOGIN_SAYS = re.compile(
+    r"(?:log|sign) ?in (?:to|for) (?:continue|view|see|read|access|keep reading)|"
+    r"(?:you )?(?:must|need to) (?:be )?(?:logged|signed) in|please (?:log|sign) ?in\b|"
+    r"login required|members only|create (?:a free|an) account to (?:continue|read|view)",
+    re.I,
+)
 _PASSWORD = re.compile(r"<input\b[^<>]{0,500}type\s*=\s*[\"']?password", re.I)
 _FREE_FALSE = re.compile(r"[\"']isAccessibleForFree[\"']\s*:\s*(?:false|[\"']false[\"'])", re.I)
-_PAYWALL_SAYS = re.compile(r"subscribe (?:now )?to (?:continue|keep) reading|to continue reading|"
-                           r"(?:already a|become a) (?:subscriber|member)|subscribers? only|"
-                           r"this (?:article|story|content) is (?:for|available to|exclusive to) (?:paid )?(?:subscribers|members)|"
-                           r"unlock (?:this|the full) (?:article|story)|start your (?:free )?trial", re.I)
-LOGIN_WORDS = 200     # a login wall shows a form and a line or two
-PAYWALL_WORDS = 350   # a paywalled article shows its first paragraphs
+_PAYWALL_SAYS = re.compile(
+    r"subscribe (?:now )?to (?:continue|keep) reading|to continue reading|"
+    r"(?:already a|become a) (?:subscriber|member)|subscribers? only|"
+    r"this (?:article|story|content) is (?:for|available to|exclusive to) (?:paid )?(?:subscribers|members)|"
+    r"unlock (?:this|the full) (?:article|story)|start your (?:free )?trial",
+    re.I,
+)
+LOGIN_WORDS = 200  # a login wall shows a form and a line or two
+PAYWALL_WORDS = 350  # a paywalled article shows its first paragraphs
 
 
-def login_or_paywall(url, final_url, status, html, text):
+def login_or_paywall(url: str, final_url: str | None, status: int, html: str, text: str | None) -> Wall | None:
     """{"reason": "login"|"paywall"} when the page hides its content behind one, else None.
 
     A page the user asked for that *is* a login page is not a wall: only a redirect
@@ -241,8 +305,9 @@ def login_or_paywall(url, final_url, status, html, text):
     return None
 
 
-def _path(url):
+def _path(url: str | None) -> str:
     from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(url or "")
     except ValueError:

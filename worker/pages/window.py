@@ -5,7 +5,14 @@ so ``--start-index`` with an outline offset or ``next_start_index`` continues
 exactly there.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
 
 OUTLINE_MAX = 60
 TITLE_MAX = 120
@@ -17,7 +24,7 @@ _TAG = re.compile(r"<[^>]+>")
 _SENTENCE_END = re.compile(r"[.!?;:]['\")\]]?\s|[\u3002\uff01\uff1f\uff1b]")
 
 
-def _fenced_spans(text):
+def _fenced_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     opened = None
     for m in _FENCE.finditer(text):
@@ -31,9 +38,9 @@ def _fenced_spans(text):
     return spans
 
 
-def outline(text, fmt):
+def outline(text: str, fmt: str) -> list[dict[str, Any]]:
     """[{level, title, offset}] for markdown headings (or <h1>-<h6> in html), capped in number."""
-    items = []
+    items: list[dict[str, Any]] = []
     if fmt == "html":
         for m in _HTML_HEADING.finditer(text):
             title = " ".join(_TAG.sub(" ", m.group(2)).split())
@@ -56,7 +63,7 @@ def outline(text, fmt):
     return items
 
 
-def _boundary(text, start, end):
+def _boundary(text: str, start: int, end: int) -> int:
     """The best cut position in (start, end]: paragraph/heading, line, sentence, then word boundary."""
     floor = start + (end - start) // 2
     for pattern in ("\n\n", "\n"):
@@ -70,16 +77,16 @@ def _boundary(text, start, end):
         return best
     # Never mid-word: back up to the last whitespace anywhere in the window.
     for i in range(end, start, -1):
-        if text[i - 1].isspace() or (not text[i - 1].isalnum() and not text[i - 1] in "_-'") or _cjk(text[i - 1]):
+        if text[i - 1].isspace() or (not text[i - 1].isalnum() and text[i - 1] not in "_-'") or _cjk(text[i - 1]):
             return i
     return end  # a single "word" longer than the window: nothing better exists
 
 
-def _cjk(ch):
+def _cjk(ch: str) -> bool:
     return "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
 
 
-def window(text, start_index, max_chars):
+def window(text: str, start_index: int | None, max_chars: int | None) -> tuple[str, bool, int | None]:
     """(content, truncated, next_start_index or None) for ``text[start_index:]`` within ``max_chars``."""
     total = len(text)
     start = max(0, min(start_index or 0, total))

@@ -35,18 +35,28 @@ type) and the next stage takes over; WEBSEARCH_WORKER_DEBUG=1 prints the traceba
 to stderr. Nothing fails silently into worse text.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections import Counter
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
 FORMATS = ("markdown", "text", "html")
 
 # Decision thresholds (see module docstring); measured in bench/extraction/run.py.
-SHORT_SHINGLES = 100        # "nearly empty" primary result
-TRUNCATED_COVER = 0.95      # share of primary's shingles found in readability's
-TRUNCATED_RATIO = 0.5       # readability's share found in primary below this: primary truncated
-SUBSET_COVER = 0.97         # share of readability's shingles found in primary
-SUBSET_BAND = (0.6, 0.8)    # primary's share found in readability: extra boilerplate band
+SHORT_SHINGLES = 100  # "nearly empty" primary result
+TRUNCATED_COVER = 0.95  # share of primary's shingles found in readability's
+TRUNCATED_RATIO = 0.5  # readability's share found in primary below this: primary truncated
+SUBSET_COVER = 0.97  # share of readability's shingles found in primary
+SUBSET_BAND = (0.6, 0.8)  # primary's share found in readability: extra boilerplate band
 PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
-BURY_RATIO = 5.0            # balanced mode's text this many times readability's: it buries the article
-BALANCED_RATIO = 0.4        # precision's share of balanced mode's text below this: precision stopped early
+BURY_RATIO = 5.0  # balanced mode's text this many times readability's: it buries the article
+BALANCED_RATIO = 0.4  # precision's share of balanced mode's text below this: precision stopped early
 
 # Kinds read as a whole region rather than as an article (see region.py).
 REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
@@ -64,14 +74,14 @@ REGION_COVER = 0.8
 # attributes).
 MAX_NODES = 40000
 MAX_ATTRIBUTES = 100000
-MAX_TEXT_CHARS = 1000000   # visible text: a book, not a page
+MAX_TEXT_CHARS = 1000000  # visible text: a book, not a page
 # A start tag longer than this is cut to its bare name before parsing: libxml2 checks
 # each attribute against all earlier ones, so one tag with 200,000 attributes costs
 # minutes of CPU. Real tags (long SVG paths, inline images) stay below it.
 MAX_TAG_CHARS = 50000
 
 
-def prepare():
+def prepare() -> None:
     """Import every extraction library now, on the calling thread.
 
     The import-time stand-ins of imports.py replace modules in sys.modules while
@@ -79,15 +89,23 @@ def prepare():
     to start threads (worker.pages.download) call this first.
     """
     from .imports import core, readability
+
     core()
     readability()
     import lxml.html  # noqa: F401
+
     from . import meta, pagetype, region, render  # noqa: F401
 
 
-def extract(html, url=None, fmt="markdown"):
+def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") -> dict[str, Any]:
     """Main content and metadata of an HTML page. Never raises."""
-    result = {"text": "", "extractor": "none", "page_type": None, "warnings": [], "hidden_removed_chars": 0}
+    result: dict[str, Any] = {
+        "text": "",
+        "extractor": "none",
+        "page_type": None,
+        "warnings": [],
+        "hidden_removed_chars": 0,
+    }
     for k in EMPTY_KEYS:
         result[k] = None
     if fmt not in FORMATS:
@@ -107,6 +125,7 @@ def extract(html, url=None, fmt="markdown"):
         if text:
             if fmt == "html":
                 from html import escape
+
                 text = "<p>%s</p>" % escape(text)
             result.update(text=text, extractor="fallback")
     return result
@@ -115,13 +134,15 @@ def extract(html, url=None, fmt="markdown"):
 # ------------------------------------------------------------------ stages
 
 
-def _failed(result, stage, exc, then):
+def _failed(result: dict[str, Any], stage: str, exc: BaseException, then: str) -> None:
     """Record that a stage raised: a warning for the item, the traceback for a debugger."""
     import os
+
     result["warnings"].append("extraction stage %r failed (%s); %s" % (stage, type(exc).__name__, then))
     if os.environ.get("WEBSEARCH_WORKER_DEBUG"):
         import sys
         import traceback
+
         sys.stderr.write("websearch-worker: extraction stage %r failed:\n" % stage)
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
 
@@ -147,15 +168,18 @@ def _extract(html, url, fmt, result):
     result.update(meta)
     over = _over_budget(tree)
     if over:
-        result["warnings"].append("the page is too large to analyse (%s); its text is given as is, "
-                                  "without navigation and scripts" % over)
+        result["warnings"].append(
+            "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over
+        )
         result["page_type"] = "unknown"
         text = _stage(result, "budget", "plain-text fallback", _cheap_text, tree, fmt) or ""
         if text:
             result.update(text=text, extractor="budget")
         return
-    kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url,
-                        meta.get("_og_type")) or ("article", False)
+    kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url, meta.get("_og_type")) or (
+        "article",
+        False,
+    )
     result["page_type"] = kind
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
@@ -206,21 +230,23 @@ def _extract(html, url, fmt, result):
 def _hidden(tree, result):
     """Drop what a reader cannot see before any extractor looks (worker.pages.hidden)."""
     from ..hidden import strip
+
     report = strip(tree)
     result["hidden_removed_chars"] = report.chars
     if report.instructions:
-        result["warnings"].append("the page hides text that reads like instructions to an AI model; "
-                                  "it was removed and is not in the content")
+        result["warnings"].append(
+            "the page hides text that reads like instructions to an AI model; it was removed and is not in the content"
+        )
 
 
-def _buries(big, small):
+def _buries(big: str, small: str) -> bool:
     """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
     ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
     n = _words(small)
     return n >= SHORT_SHINGLES and _words(big) > BURY_RATIO * n and _covers(big, small) > REGION_COVER
 
 
-def _cut_short(short, full):
+def _cut_short(short: str, full: str) -> bool:
     """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
     st, sf = shingles(short), shingles(full)
     ns, nf = sum(st.values()), sum(sf.values())
@@ -250,11 +276,13 @@ def _doubtful(tree, t_text):
 
 def _product_only(tree, body):
     from .region import drop_blocks_within, product_extras_text
+
     drop_blocks_within(body, product_extras_text(tree))
 
 
 def _entries(root):
     from .region import compact_entries
+
     compact_entries(root)
 
 
@@ -264,6 +292,7 @@ def _product_facts(tree, body):
     from lxml import etree
 
     from .meta import product_facts
+
     facts = product_facts(tree)
     if not facts:
         return
@@ -281,7 +310,7 @@ def _product_facts(tree, body):
     body.insert(0, p)
 
 
-def _price_said(amount, text):
+def _price_said(amount: str, text: str) -> bool:
     """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
     "3.665,00", "3665")."""
     try:
@@ -298,6 +327,7 @@ def _price_said(amount, text):
 
 def _thread(root):
     from .region import thread_root
+
     return thread_root(root)
 
 
@@ -305,19 +335,24 @@ def _region_text(result, root):
     if root is None:
         return ""
     from .render import render
+
     return _stage(result, "region-render", "read as an article", render, root, False) or ""
 
 
 def _use_root(result, root, fmt, plain, name):
     result["extractor"] = name
-    result["text"] = plain if fmt == "text" else (
-        _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, plain) or "")
+    result["text"] = (
+        plain
+        if fmt == "text"
+        else (_stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, plain) or "")
+    )
 
 
-def _covers(big, small):
+def _covers(big: str, small: str) -> float:
     """Share of small's \\w+ tokens (as a multiset) found in big."""
     import re
     from collections import Counter
+
     b, s = Counter(re.findall(r"\w+", big)), Counter(re.findall(r"\w+", small))
     n = sum(s.values())
     return sum((b & s).values()) / n if n else 0.0
@@ -332,8 +367,7 @@ def _article(result, tree, url, fmt):
     if _doubtful(tree, t_text):
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
-        balanced = _stage(result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url,
-                          False)
+        balanced = _stage(result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False)
         b_text = _doc_text(balanced)
         if _cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
@@ -341,6 +375,7 @@ def _article(result, tree, url, fmt):
     r_text = ""
     if r_root is not None:
         from .render import render
+
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
     choice = choose(t_text, r_text)
     kept = t_text if choice == "trafilatura" else r_text
@@ -382,20 +417,23 @@ def _use_region(result, tree, url, fmt):
     result["text"] = text
 
 
-def _doc_text(doc):
+def _doc_text(doc: Any) -> str:
     """The plain text of trafilatura's result, rendered by our renderer from a copy of its tree
     (so text and markdown are one rendering of one tree, with the page's own characters:
     trafilatura's text output unescapes entities the page escaped)."""
     if doc is None or doc.body is None:
         return ""
     import copy
+
     from .render import render
+
     return render(_traf_html(copy.deepcopy(doc.body)), markdown=False)
 
 
 def _traf_html(body):
     """trafilatura's XML body as an HTML element tree (converted in place)."""
     from trafilatura.htmlprocessing import convert_to_html
+
     root = convert_to_html(body)
     for el in root.iter("pre"):  # trafilatura's <code> becomes <pre> even inline
         parent = el.getparent()
@@ -404,14 +442,16 @@ def _traf_html(body):
     return root
 
 
-def _words(text):
+def _words(text: str | None) -> int:
     """\\w+ words: the same count for a text and its markdown."""
     import re
+
     return len(re.findall(r"\w+", text or ""))
 
 
 def _metadata(tree, url):
     from .meta import page_metadata
+
     meta = page_metadata(tree, url)
     for m in tree.iterfind(".//meta"):
         if (m.get("property") or m.get("name") or "").strip().lower() == "og:type":
@@ -423,6 +463,7 @@ def _metadata(tree, url):
 def _page_type(tree, url, og_type):
     """(kind, whether the page gave evidence for it)."""
     from .pagetype import evidence, pick
+
     score = evidence(tree, url, og_type)
     kind = pick(score)
     return kind, score[kind] > 0
@@ -430,12 +471,14 @@ def _page_type(tree, url, og_type):
 
 def _region(tree, url=None):
     from .region import main_region
+
     return main_region(tree, url=url)
 
 
-def _over_budget(tree):
+def _over_budget(tree: HtmlElement) -> str | None:
     """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
     from lxml import etree
+
     if tree.xpath("count(//*)") > MAX_NODES:
         return "over %d elements" % MAX_NODES
     if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
@@ -447,7 +490,7 @@ def _over_budget(tree):
     return None
 
 
-def _cheap_text(tree, fmt):
+def _cheap_text(tree: HtmlElement, fmt: str) -> str:
     """The page's text in paragraphs, at C speed: for pages over the work budget.
 
     Drops what is never text and the navigation landmarks, marks block boundaries,
@@ -460,11 +503,11 @@ def _cheap_text(tree, fmt):
 
     from .region import LANDMARKS, NEVER_TEXT
     from .render import BLOCK, escape_line_start, md_escape
+
     body = tree.find(".//body")
     if body is None:
         body = tree
-    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction,
-                         with_tail=False)
+    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction, with_tail=False)
     for el in body.iter(*BLOCK, "br"):
         el.tail = "\n\n" + (el.tail or "")
         el.text = "\n\n" + (el.text or "")
@@ -475,21 +518,23 @@ def _cheap_text(tree, fmt):
         paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
     elif fmt == "html":
         from html import escape
+
         paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
     return "\n\n".join(paragraphs)
 
 
-def shingles(text, n=4):
+def shingles(text: str | None, n: int = 4) -> Counter[tuple[str, ...]]:
     """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
     import re
     from collections import Counter
+
     tokens = re.findall(r"\w+", text or "")
     if len(tokens) < n:
         return Counter([tuple(tokens)]) if tokens else Counter()
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
-def choose(t_text, r_text):
+def choose(t_text: str, r_text: str) -> str:
     """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
     st, sr = shingles(t_text), shingles(r_text)
     nt, nr = sum(st.values()), sum(sr.values())
@@ -511,11 +556,12 @@ def choose(t_text, r_text):
     return "trafilatura"
 
 
-def _parse(html):
+def _parse(html: str) -> HtmlElement | None:
     if len(html) > MAX_TAG_CHARS:
         html = _cut_long_tags(html)
     try:
         from .imports import core
+
         core()
         tree = _load_html(html)
     except (Exception, RecursionError):
@@ -523,6 +569,7 @@ def _parse(html):
     if tree is None:
         try:
             import lxml.html
+
             tree = lxml.html.document_fromstring(html)
         except (Exception, RecursionError):
             tree = None
@@ -545,23 +592,31 @@ def _html_parser():
 
     import lxml.html
     from lxml import etree
+
     if _PARSERS is None:
         _PARSERS = threading.local()
     parser = getattr(_PARSERS, "parser", None)
     if parser is None:
-        parser = lxml.html.HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8",
-                                      remove_comments=True, remove_pis=True)
-        parser.set_element_class_lookup(etree.ElementDefaultClassLookup(
-            element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment,
-            pi=lxml.html.HtmlProcessingInstruction, entity=lxml.html.HtmlEntity))
+        parser = lxml.html.HTMLParser(
+            collect_ids=False, default_doctype=False, encoding="utf-8", remove_comments=True, remove_pis=True
+        )
+        parser.set_element_class_lookup(
+            etree.ElementDefaultClassLookup(
+                element=lxml.html.HtmlElement,
+                comment=lxml.html.HtmlComment,
+                pi=lxml.html.HtmlProcessingInstruction,
+                entity=lxml.html.HtmlEntity,
+            )
+        )
         _PARSERS.parser = parser
     return parser
 
 
-def _load_html(html):
+def _load_html(html: str) -> HtmlElement | None:
     """trafilatura.utils.load_html for a str, with our parser (see _html_parser)."""
     import lxml.html
     from trafilatura.utils import repair_faulty_html
+
     parser = _html_parser()
     beginning = html[:50].lower()
     html = repair_faulty_html(html, beginning)
@@ -582,14 +637,16 @@ def _load_html(html):
     return tree
 
 
-def _cut_long_tags(html):
+def _cut_long_tags(html: str) -> str:
     """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
     import re
+
     return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
 
 
 def _trafilatura(tree, url, precision=True, fast=True):
     from .imports import core
+
     bare_extraction = core().bare_extraction
 
     # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
@@ -616,9 +673,11 @@ def _readability(tree, url):
     from lxml import etree
 
     from .imports import readability
-    rd = readability()
 
-    class _Doc(rd.Document):
+    rd = readability()
+    base: Any = rd.Document  # a class of a module loaded at run time: no static type
+
+    class _Doc(base):
         # readability's default _parse runs lxml's html Cleaner (~7 ms a page) and, on
         # its retry pass, re-uses a tree it already mutated. This does the cleaning that
         # matters for scoring on a fresh copy every pass, and drops page chrome that is
@@ -632,9 +691,23 @@ def _readability(tree, url):
             for elem in doc.xpath("//*[@style]"):
                 if display_none.search(elem.get("style") or ""):
                     elem.drop_tree()
-            etree.strip_elements(doc, "script", "style", "link", "noscript", "svg", "nav", "aside",
-                                 "footer", "iframe", "select", "button", etree.Comment,
-                                 etree.ProcessingInstruction, with_tail=False)
+            etree.strip_elements(
+                doc,
+                "script",
+                "style",
+                "link",
+                "noscript",
+                "svg",
+                "nav",
+                "aside",
+                "footer",
+                "iframe",
+                "select",
+                "button",
+                etree.Comment,
+                etree.ProcessingInstruction,
+                with_tail=False,
+            )
             return doc
 
     html = _Doc(tree).summary(html_partial=True)
@@ -642,6 +715,7 @@ def _readability(tree, url):
         return None
     root = lxml.html.fragment_fromstring(html, create_parent="div")
     from .region import absolute_links
+
     absolute_links(root, url)  # on the small summary only: on the whole page this costs ~4 ms
     return root
 
@@ -655,14 +729,17 @@ def _render_trafilatura(doc, fmt):
         # our renderer, not trafilatura's: one markdown for every extractor, escaped only
         # where CommonMark would read markup (trafilatura escapes every "_" and "*")
         from .render import render
+
         return render(root, markdown=True)
     from lxml.etree import tostring
+
     html = tostring(root, encoding="unicode", method="html")
     return _strip_html_wrapper(html)
 
 
 def _render_html_root(root, fmt, plain):
     from .render import render
+
     if root is None:
         return ""
     if fmt == "text":
@@ -670,18 +747,21 @@ def _render_html_root(root, fmt, plain):
     if fmt == "markdown":
         return render(root, markdown=True)
     import lxml.html
+
     return lxml.html.tostring(root, encoding="unicode", method="html")
 
 
-def _strip_html_wrapper(html):
+def _strip_html_wrapper(html: str | None) -> str:
     import re
+
     m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
     return (m.group(1) if m else (html or "")).strip()
 
 
-def _plain_fallback_text(html):
+def _plain_fallback_text(html: str) -> str:
     import re
     from html import unescape
+
     html = html[:2000000]  # last resort only; bounded work on hostile input
     text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
     text = re.sub(r"(?s)<!--.*?-->|<[^>]*>", " ", text)
@@ -691,11 +771,13 @@ def _plain_fallback_text(html):
 # ------------------------------------------------------------------ links
 
 
-def _anchors(tree, url, limit=2000):
+def _anchors(tree: HtmlElement, url: str | None, limit: int = 2000) -> dict[str, str]:
     import re
+
     """{anchor text: absolute href} for the page's links, first occurrence wins."""
     from urllib.parse import urljoin
-    out = {}
+
+    out: dict[str, str] = {}
     for i, a in enumerate(tree.iter("a")):
         if i >= limit:
             break
@@ -720,11 +802,11 @@ def _anchors(tree, url, limit=2000):
 _TOKEN_PATTERN = r"\w+|[^\w\s]"
 
 
-def _is_word(ch):
+def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def _attach_links(body, tree, url):
+def _attach_links(body: HtmlElement, tree: HtmlElement, url: str | None) -> None:
     """Turn occurrences of the page's link texts in trafilatura's body back into links.
 
     trafilatura extracts better without links (see _trafilatura); for markdown and html
@@ -734,6 +816,7 @@ def _attach_links(body, tree, url):
     import re
 
     from lxml.etree import Element
+
     anchors = _anchors(tree, url)
     if not anchors:
         return
@@ -743,16 +826,17 @@ def _attach_links(body, tree, url):
     # to run; this finds the same matches: the leftmost, the longest text there, whole
     # words only, and after a match the search goes on from its end.
     token = re.compile(_TOKEN_PATTERN)  # re's own cache keeps it compiled after the first page
-    by_token = {}
+    by_token: dict[str, list[str]] = {}
     for k in keys:
         first = token.match(k)
         if first:
             by_token.setdefault(first.group(0), []).append(k)
-    used = set()
+    used: set[str] = set()
 
-    def split(text):
+    def split(text: str) -> list[tuple[str, str | None]] | None:
         """[(before, match or None)] pieces of text; each anchor used once."""
-        pieces, pos, resume = [], 0, 0
+        pieces: list[tuple[str, str | None]] = []
+        pos = resume = 0
         for m in token.finditer(text):
             start = m.start()
             if start < resume:
@@ -777,12 +861,13 @@ def _attach_links(body, tree, url):
         pieces.append((text[pos:], None))
         return pieces
 
-    def make_refs(pieces):
+    def make_refs(pieces: list[tuple[str, str | None]]) -> list[HtmlElement]:
         refs = []
         for i in range(len(pieces) - 1):
             ref = Element("ref")
             ref.text = pieces[i][1]
-            ref.set("target", anchors[pieces[i][1]])
+            # every piece but the last ends at a match: its key is a str
+            ref.set("target", anchors[pieces[i][1]])  # type: ignore[index]
             ref.tail = pieces[i + 1][0]
             refs.append(ref)
         return refs

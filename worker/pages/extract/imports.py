@@ -16,29 +16,46 @@ import. Set WEBSEARCH_WORKER_PLAIN_IMPORTS=1 to disable it.
 tests/pages/test_extract.py checks that the output is identical either way.
 """
 
+from __future__ import annotations
+
 import importlib
 import importlib.util
 import os
 import sys
 import types
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from importlib.machinery import ModuleSpec
+    from typing import Any, Callable, Iterable, TypeVar
+
+    T = TypeVar("T")
+
 # Imported by trafilatura's modules at start-up, called only on paths we do not take
 # (bytes decoding, URL handling, metadata, justext fallback, TEI output, downloads).
-TRAFILATURA_DEFERRED = ("courlan", "htmldate", "charset_normalizer", "justext", "justext.core",
-                        "justext.utils", "urllib3", "urllib3.response")
+TRAFILATURA_DEFERRED = (
+    "courlan",
+    "htmldate",
+    "charset_normalizer",
+    "justext",
+    "justext.core",
+    "justext.utils",
+    "urllib3",
+    "urllib3.response",
+)
 # readability-lxml: chardet only decodes bytes input (we pass a parsed tree);
 # urllib.request only serves its command-line main().
 READABILITY_DEFERRED = ("chardet", "urllib.request")
 
-_state = {"mode": None}
+_state: dict[str, str | None] = {"mode": None}
 
 
-def mode():
+def mode() -> str | None:
     """'deferred', 'plain' or None (not imported yet): how trafilatura was loaded."""
     return _state["mode"]
 
 
-def _real(modname):
+def _real(modname: str) -> types.ModuleType:
     mod = sys.modules.get(modname)
     if mod is None or getattr(mod, "__worker_standin__", False):
         if mod is not None:
@@ -75,20 +92,23 @@ class _LazyClassMeta(type):
         return issubclass(sub, cls._target())
 
 
-def _lazy_function(modname, name):
-    def call(*args, **kwargs):
+def _lazy_function(modname: str, name: str) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
         return getattr(_real(modname), name)(*args, **kwargs)
+
     call.__name__ = name
     call.__qualname__ = "%s.%s" % (modname, name)
     return call
 
 
-def _standin(modname):
+# The module objects built here get attributes ModuleType does not declare (a marker,
+# a module __getattr__ of PEP 562): the type: ignores below are for those.
+def _standin(modname: str) -> types.ModuleType:
     mod = types.ModuleType(modname)
-    mod.__worker_standin__ = True
+    mod.__worker_standin__ = True  # type: ignore[attr-defined]
     mod.__path__ = []  # lets "import a.b" find the stand-in for a.b in sys.modules
 
-    def __getattr__(name):
+    def __getattr__(name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         if name[:1].isupper() and not name.isupper():
@@ -97,37 +117,39 @@ def _standin(modname):
             return getattr(_real(modname), name)
         return _lazy_function(modname, name)
 
-    mod.__getattr__ = __getattr__
+    mod.__getattr__ = __getattr__  # type: ignore[method-assign]
     return mod
 
 
-def _lazy_package(spec):
+def _lazy_package(spec: ModuleSpec) -> types.ModuleType:
     """The trafilatura package object without running its __init__ until needed."""
+    origin, locations = spec.origin, spec.submodule_search_locations
+    assert origin is not None and locations is not None  # core() hands over only a package with a source file
     pkg = types.ModuleType(spec.name)
     pkg.__spec__ = spec
-    pkg.__path__ = list(spec.submodule_search_locations)
-    pkg.__file__ = spec.origin
+    pkg.__path__ = list(locations)
+    pkg.__file__ = origin
     pkg.__package__ = spec.name
     pkg.__loader__ = spec.loader
 
-    def __getattr__(name):
+    def __getattr__(name: str) -> Any:
         if name.startswith("__") or pkg.__dict__.get("__worker_initialised__"):
             raise AttributeError(name)
-        pkg.__worker_initialised__ = True
-        with open(spec.origin, encoding="utf-8") as f:
-            exec(compile(f.read(), spec.origin, "exec"), pkg.__dict__)
+        pkg.__worker_initialised__ = True  # type: ignore[attr-defined]
+        with open(origin, encoding="utf-8") as f:
+            exec(compile(f.read(), origin, "exec"), pkg.__dict__)
         try:
             return pkg.__dict__[name]
         except KeyError:
             raise AttributeError(name) from None
 
-    pkg.__getattr__ = __getattr__
+    pkg.__getattr__ = __getattr__  # type: ignore[method-assign]
     return pkg
 
 
-def _with_standins(names, load):
+def _with_standins(names: Iterable[str], load: Callable[[], T]) -> T:
     """Run load() with stand-ins for the modules in names that are not imported yet."""
-    installed = {}
+    installed: dict[str, tuple[types.ModuleType, types.ModuleType | None, str, object]] = {}
     try:
         for name in names:
             if name not in sys.modules:
@@ -155,7 +177,7 @@ def _with_standins(names, load):
 _MISSING = object()
 
 
-def core():
+def core() -> types.ModuleType:
     """The trafilatura.core module, imported as cheaply as is safe."""
     if "trafilatura.core" in sys.modules:
         if _state["mode"] is None:
@@ -168,10 +190,10 @@ def core():
     if spec is None or not spec.submodule_search_locations or not spec.origin:
         return _plain("trafilatura.core")
 
-    def load():
+    def load() -> types.ModuleType:
         sys.modules["trafilatura"] = _lazy_package(spec)
         for sub in ("core", "xml", "htmlprocessing", "utils"):
-            mod = importlib.import_module("trafilatura." + sub)
+            importlib.import_module("trafilatura." + sub)
         return sys.modules["trafilatura.core"]
 
     try:
@@ -184,14 +206,16 @@ def core():
     # what trafilatura's __init__ would have done: its warnings ("discarding data") are
     # not for our stderr unless the application configures logging
     import logging
+
     logging.getLogger("trafilatura").addHandler(logging.NullHandler())
     _state["mode"] = "deferred"
     return mod
 
 
-def readability():
+def readability() -> types.ModuleType:
     """The readability.readability module (readability-lxml), imported as cheaply as is safe."""
     import logging
+
     # readability logs a traceback at ERROR on pages it cannot parse; we fall back
     # instead, so keep it off stderr unless the application configures logging
     logging.getLogger("readability").addHandler(logging.NullHandler())
@@ -201,8 +225,7 @@ def readability():
         return importlib.import_module("readability.readability")
     before = set(sys.modules)
     try:
-        return _with_standins(READABILITY_DEFERRED,
-                              lambda: importlib.import_module("readability.readability"))
+        return _with_standins(READABILITY_DEFERRED, lambda: importlib.import_module("readability.readability"))
     except Exception:
         for name in set(sys.modules) - before:
             if name == "readability" or name.startswith("readability."):
@@ -210,7 +233,7 @@ def readability():
         return importlib.import_module("readability.readability")
 
 
-def _plain(name):
+def _plain(name: str) -> types.ModuleType:
     mod = importlib.import_module(name)
     _state["mode"] = "plain"
     return mod

@@ -6,7 +6,16 @@ no date is guessed from text or URLs. Pure functions; cheap (one pass over <meta
 <link> and JSON-LD scripts).
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 _DATE = re.compile(r"^\s*(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 _LANG = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
@@ -14,19 +23,57 @@ _TITLE_SPLIT = re.compile(r"\s+[|\u2013\u2014\u00b7•»:-]\s+")
 MAX_FIELD = 500
 
 _PUBLISHED_META = (
-    "article:published_time", "og:article:published_time", "datepublished", "date",
-    "pubdate", "publishdate", "publish-date", "publish_date", "dc.date", "dc.date.issued",
-    "dcterms.date", "dcterms.created", "dc.date.created", "sailthru.date", "parsely-pub-date",
-    "citation_publication_date", "citation_date", "article.published", "published_time",
+    "article:published_time",
+    "og:article:published_time",
+    "datepublished",
+    "date",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "publish_date",
+    "dc.date",
+    "dc.date.issued",
+    "dcterms.date",
+    "dcterms.created",
+    "dc.date.created",
+    "sailthru.date",
+    "parsely-pub-date",
+    "citation_publication_date",
+    "citation_date",
+    "article.published",
+    "published_time",
 )
-_AUTHOR_META = ("author", "article:author", "dc.creator", "dcterms.creator", "sailthru.author",
-                "parsely-author", "citation_author", "byl", "twitter:creator")
-_ARTICLE_TYPES = ("article", "newsarticle", "blogposting", "reportagenewsarticle", "techarticle",
-                  "scholarlyarticle", "webpage", "discussionforumposting", "qapage", "product",
-                  "analysisnewsarticle", "opinionnewsarticle", "review", "howto", "recipe")
+_AUTHOR_META = (
+    "author",
+    "article:author",
+    "dc.creator",
+    "dcterms.creator",
+    "sailthru.author",
+    "parsely-author",
+    "citation_author",
+    "byl",
+    "twitter:creator",
+)
+_ARTICLE_TYPES = (
+    "article",
+    "newsarticle",
+    "blogposting",
+    "reportagenewsarticle",
+    "techarticle",
+    "scholarlyarticle",
+    "webpage",
+    "discussionforumposting",
+    "qapage",
+    "product",
+    "analysisnewsarticle",
+    "opinionnewsarticle",
+    "review",
+    "howto",
+    "recipe",
+)
 
 
-def iso_date(value):
+def iso_date(value: Any) -> str | None:
     """'YYYY-MM-DD' from an ISO-like date string, or None (no other formats guessed)."""
     if not isinstance(value, str):
         return None
@@ -39,7 +86,7 @@ def iso_date(value):
     return "%04d-%02d-%02d" % (y, mo, d)
 
 
-def _clean(s):
+def _clean(s: Any) -> str | None:
     if not isinstance(s, str):
         return None
     s = " ".join(s.split())
@@ -48,9 +95,10 @@ def _clean(s):
     return s[:MAX_FIELD]
 
 
-def json_ld_objects(tree):
+def json_ld_objects(tree: HtmlElement) -> list[dict[str, Any]]:
     import json
-    out = []
+
+    out: list[dict[str, Any]] = []
     for script in tree.iterfind(".//script"):
         if (script.get("type") or "").strip().lower() != "application/ld+json":
             continue
@@ -79,14 +127,14 @@ def json_ld_objects(tree):
     return out
 
 
-def _ld_type(obj):
+def _ld_type(obj: dict[str, Any]) -> list[str]:
     t = obj.get("@type")
     if isinstance(t, list):
         return [str(x).lower() for x in t]
     return [str(t).lower()] if t else []
 
 
-def _ld_name(value):
+def _ld_name(value: Any) -> str | None:
     if isinstance(value, str):
         return _clean(value)
     if isinstance(value, dict):
@@ -97,11 +145,11 @@ def _ld_name(value):
     return None
 
 
-def page_metadata(tree, url=None):
+def page_metadata(tree: HtmlElement, url: str | None = None) -> dict[str, Any]:
     """Dict of title, author, published, site_name, language, canonical_url, description."""
-    meta = {}
+    meta: dict[str, str] = {}
     for m in tree.iterfind(".//meta"):
-        key = (m.get("property") or m.get("name") or m.get("itemprop") or m.get("http-equiv") or "")
+        key = m.get("property") or m.get("name") or m.get("itemprop") or m.get("http-equiv") or ""
         key = key.strip().lower()
         content = m.get("content")
         if key and content and key not in meta:
@@ -114,14 +162,14 @@ def page_metadata(tree, url=None):
         ld = []
     articles = [o for o in ld if any(t in _ARTICLE_TYPES for t in _ld_type(o))]
 
-    def first_ld(field, objs=None):
-        for o in (objs if objs is not None else articles):
+    def first_ld(field: str, objs: list[dict[str, Any]] | None = None) -> Any:
+        for o in objs if objs is not None else articles:
             v = o.get(field)
             if v:
                 return v
         return None
 
-    res = {}
+    res: dict[str, Any] = {}
     # title
     title = _clean(meta.get("og:title")) or _clean(meta.get("twitter:title")) or _clean(first_ld("headline"))
     if not title:
@@ -198,6 +246,7 @@ def page_metadata(tree, url=None):
     if canonical:
         if url:
             from urllib.parse import urljoin
+
             try:
                 canonical = urljoin(url, canonical)
             except ValueError:
@@ -206,16 +255,17 @@ def page_metadata(tree, url=None):
             canonical = None
     res["canonical_url"] = canonical
 
-    res["description"] = (_clean(meta.get("description")) or _clean(meta.get("og:description"))
-                          or _clean(meta.get("twitter:description")))
+    res["description"] = (
+        _clean(meta.get("description")) or _clean(meta.get("og:description")) or _clean(meta.get("twitter:description"))
+    )
     return res
 
 
-def _first(value):
+def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
 
-def product_facts(tree):
+def product_facts(tree: HtmlElement) -> tuple[str | None, str | None, str | None] | None:
     """(name, price, availability) of the page's schema.org Product, from JSON-LD, as
     strings ("129.00 USD", "in stock") or None each; None when the page states none."""
     for obj in json_ld_objects(tree):
@@ -237,8 +287,11 @@ def product_facts(tree):
                 price = ("%s %s" % (amount, currency)).strip()
             elif offer.get("lowPrice") not in (None, ""):
                 high = offer.get("highPrice")
-                price = ("%s–%s %s" % (offer["lowPrice"], high, currency) if high not in (None, "")
-                         else "%s %s" % (offer["lowPrice"], currency)).strip()
+                price = (
+                    "%s–%s %s" % (offer["lowPrice"], high, currency)
+                    if high not in (None, "")
+                    else "%s %s" % (offer["lowPrice"], currency)
+                ).strip()
             avail = offer.get("availability")
             if isinstance(avail, str) and avail.strip():
                 word = avail.rstrip("/").rsplit("/", 1)[-1]

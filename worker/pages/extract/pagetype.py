@@ -17,45 +17,97 @@ The kind with most points wins; with no evidence a page is an article, which is
 what the extractor did for every page before it knew kinds. Pure; no I/O.
 """
 
+from __future__ import annotations
+
 import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
 
 KINDS = ("article", "documentation", "forum", "product", "listing", "collection", "service")
 
 # schema.org type (lower case) -> (kind, points)
 LD_TYPES = {
-    "qapage": ("forum", 6), "discussionforumposting": ("forum", 6), "question": ("forum", 4),
-    "answer": ("forum", 2), "socialmediaposting": ("forum", 3),
-    "product": ("product", 5), "productgroup": ("product", 5), "offer": ("product", 1),
-    "aggregateoffer": ("product", 1), "individualproduct": ("product", 5), "productmodel": ("product", 4),
-    "collectionpage": ("collection", 4), "offercatalog": ("collection", 3),
-    "itemlist": ("listing", 2), "searchresultspage": ("listing", 5),
-    "techarticle": ("documentation", 5), "apireference": ("documentation", 6),
-    "softwaresourcecode": ("documentation", 2), "howto": ("documentation", 1),
-    "newsarticle": ("article", 5), "blogposting": ("article", 5), "article": ("article", 3),
-    "reportagenewsarticle": ("article", 5), "analysisnewsarticle": ("article", 5),
-    "opinionnewsarticle": ("article", 5), "scholarlyarticle": ("article", 4), "recipe": ("article", 3),
-    "service": ("service", 4), "professionalservice": ("service", 4), "localbusiness": ("service", 2),
-    "financialservice": ("service", 4), "legalservice": ("service", 4), "medicalbusiness": ("service", 2),
-    "homeandconstructionbusiness": ("service", 2), "faqpage": ("service", 1), "aboutpage": ("service", 2),
+    "qapage": ("forum", 6),
+    "discussionforumposting": ("forum", 6),
+    "question": ("forum", 4),
+    "answer": ("forum", 2),
+    "socialmediaposting": ("forum", 3),
+    "product": ("product", 5),
+    "productgroup": ("product", 5),
+    "offer": ("product", 1),
+    "aggregateoffer": ("product", 1),
+    "individualproduct": ("product", 5),
+    "productmodel": ("product", 4),
+    "collectionpage": ("collection", 4),
+    "offercatalog": ("collection", 3),
+    "itemlist": ("listing", 2),
+    "searchresultspage": ("listing", 5),
+    "techarticle": ("documentation", 5),
+    "apireference": ("documentation", 6),
+    "softwaresourcecode": ("documentation", 2),
+    "howto": ("documentation", 1),
+    "newsarticle": ("article", 5),
+    "blogposting": ("article", 5),
+    "article": ("article", 3),
+    "reportagenewsarticle": ("article", 5),
+    "analysisnewsarticle": ("article", 5),
+    "opinionnewsarticle": ("article", 5),
+    "scholarlyarticle": ("article", 4),
+    "recipe": ("article", 3),
+    "service": ("service", 4),
+    "professionalservice": ("service", 4),
+    "localbusiness": ("service", 2),
+    "financialservice": ("service", 4),
+    "legalservice": ("service", 4),
+    "medicalbusiness": ("service", 2),
+    "homeandconstructionbusiness": ("service", 2),
+    "faqpage": ("service", 1),
+    "aboutpage": ("service", 2),
     "contactpage": ("service", 2),
 }
 
-OG_TYPES = {"article": ("article", 2), "product": ("product", 4), "og:product": ("product", 4),
-            "product.item": ("product", 4), "product.group": ("collection", 3), "profile": ("service", 1)}
+OG_TYPES = {
+    "article": ("article", 2),
+    "product": ("product", 4),
+    "og:product": ("product", 4),
+    "product.item": ("product", 4),
+    "product.group": ("collection", 3),
+    "profile": ("service", 1),
+}
 
 # (regex over the lower-cased path, kind, points)
 URL_SHAPES = [
-    (r"/(docs?|documentation|reference|api|apis|manual|guides?|handbook|sdk|tutorials?|learn|kb|"
-     r"knowledge-?base|help-?center|wiki)(/|$)", "documentation", 3),
+    (
+        r"/(docs?|documentation|reference|api|apis|manual|guides?|handbook|sdk|tutorials?|learn|kb|"
+        r"knowledge-?base|help-?center|wiki)(/|$)",
+        "documentation",
+        3,
+    ),
     (r"\.(readthedocs|gitbook)\.io|/latest/|/stable/|/v\d+(\.\d+)*/", "documentation", 1),
-    (r"/(forums?|community|communities|discuss|discussions?|threads?|topics?|t|questions|q|answers|"
-     r"boards?|viewtopic|showthread)(/|\.php|$)", "forum", 3),
+    (
+        r"/(forums?|community|communities|discuss|discussions?|threads?|topics?|t|questions|q|answers|"
+        r"boards?|viewtopic|showthread)(/|\.php|$)",
+        "forum",
+        3,
+    ),
     (r"/(products?|p|dp|ip|item|items|gp/product|shop/p|buy)/", "product", 3),
     (r"/(collections?|category|categories|shop|store|catalog|browse|departments?|c)(/|$)", "collection", 3),
-    (r"/(search|results|jobs|careers|events|courses|tags?|archives?|authors?|page/\d+|blog/?$|news/?$)(/|$)",
-     "listing", 2),
-    (r"/(services?|solutions?|about(-us)?|pricing|features|contact(-us)?|what-we-do|industries|"
-     r"consulting|company)(/|$)", "service", 2),
+    (
+        r"/(search|results|jobs|careers|events|courses|tags?|archives?|authors?|page/\d+|blog/?$|news/?$)(/|$)",
+        "listing",
+        2,
+    ),
+    (
+        r"/(services?|solutions?|about(-us)?|pricing|features|contact(-us)?|what-we-do|industries|"
+        r"consulting|company)(/|$)",
+        "service",
+        2,
+    ),
     (r"/(19|20)\d\d/\d\d?/|/(blog|news|articles?|posts?|stories|story)/[^/]+", "article", 2),
 ]
 _URL_SHAPES = [(re.compile(rx), kind, pts) for rx, kind, pts in URL_SHAPES]
@@ -64,16 +116,16 @@ _PRICE = re.compile(r"(?:[$€£¥₹]\s?\d[\d,.]*|\d[\d,.]*\s?(?:€|USD|EUR|GB
 # Tags that entries, posts and cards are built of (paragraphs are prose, not entries).
 ENTRY_TAGS = frozenset(("article", "div", "li", "section"))
 _AUTHOR = re.compile(r"author|username|user-name|poster|byline|avatar", re.I)
-_CART = re.compile(r"add[\s_-]?to[\s_-]?(?:cart|bag|basket)|buy[\s_-]?now|in den warenkorb|ajouter au panier",
-                   re.I)
+_CART = re.compile(r"add[\s_-]?to[\s_-]?(?:cart|bag|basket)|buy[\s_-]?now|in den warenkorb|ajouter au panier", re.I)
 
 
-def _ld_types(tree):
+def _ld_types(tree: HtmlElement) -> list[str]:
     from .meta import json_ld_objects
-    out = []
+
+    out: list[str] = []
     for obj in json_ld_objects(tree):
         t = obj.get("@type")
-        for name in (t if isinstance(t, list) else [t]):
+        for name in t if isinstance(t, list) else [t]:
             if isinstance(name, str):
                 out.append(name.rsplit("/", 1)[-1].lower())
     for el in tree.iterfind(".//*[@itemtype]"):
@@ -84,12 +136,12 @@ def _ld_types(tree):
     return out
 
 
-def evidence(tree, url=None, og_type=None):
+def evidence(tree: HtmlElement, url: str | None = None, og_type: str | None = None) -> dict[str, int]:
     """{kind: points} for the page (pure)."""
     from urllib.parse import urlsplit
 
     score = dict.fromkeys(KINDS, 0)
-    seen = set()
+    seen: set[str] = set()
     for name in _ld_types(tree):
         if name in LD_TYPES and name not in seen:  # a type counts once, however often repeated
             seen.add(name)
@@ -118,28 +170,29 @@ def evidence(tree, url=None, og_type=None):
     return score
 
 
-def _signature(el):
+def _signature(el: HtmlElement) -> tuple[Any, str]:
     cls = (el.get("class") or "").split()
     return el.tag, cls[0] if cls else ""
 
 
-def _words(el):
+def _words(el: HtmlElement) -> int:
     from .region import word_count
+
     return word_count(el)
 
 
-def repeated_group(body):
+def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     """The largest run of alike siblings (same tag and first class) holding text, as a
     dict of facts a reader would use to name the page, or None.
 
     "Alike siblings" are how lists of posts, result entries and product cards are
     built, whatever the site.
     """
-    best = None
+    best: dict[str, Any] | None = None
     for parent in body.iter():
         if not isinstance(parent.tag, str) or len(parent) < 4:
             continue
-        groups = {}
+        groups: dict[tuple[Any, str], list[HtmlElement]] = {}
         for child in parent:
             if child.tag in ENTRY_TAGS:
                 groups.setdefault(_signature(child), []).append(child)
@@ -168,16 +221,24 @@ def repeated_group(body):
                     titled += 1
                 if _PRICE.search(" ".join(m.itertext())[:2000]):
                     priced += 1
-                if m.find(".//time") is not None or _AUTHOR.search(" ".join(
-                        filter(None, (d.get("class") for d in m.iter() if isinstance(d.tag, str))))[:3000]):
+                if m.find(".//time") is not None or _AUTHOR.search(
+                    " ".join(filter(None, (d.get("class") for d in m.iter() if isinstance(d.tag, str))))[:3000]
+                ):
                     dated += 1
             n = len(texty)
-            best = {"n": n, "words": total, "avg": total / n, "titled": titled / n, "priced": priced / n,
-                    "dated": dated / n, "tag": members[0].tag}
+            best = {
+                "n": n,
+                "words": total,
+                "avg": total / n,
+                "titled": titled / n,
+                "priced": priced / n,
+                "dated": dated / n,
+                "tag": members[0].tag,
+            }
     return best
 
 
-def _markup(tree, score):
+def _markup(tree: HtmlElement, score: dict[str, int]) -> None:
     """Points from the page's structure."""
     body = tree.find(".//body")
     if body is None:
@@ -186,10 +247,15 @@ def _markup(tree, score):
     code = len(body.findall(".//code"))
     if pre >= 2 or code >= 8:
         score["documentation"] += 2 if pre >= 4 else 1
-    buttons = " ".join(filter(None, (el.get("class") or el.get("id") or el.get("name") or el.get("value")
-                                     for el in body.iterfind(".//button"))))
-    buttons += " " + " ".join(filter(None, (el.get("name") or el.get("value") or el.get("class")
-                                           for el in body.iterfind(".//input"))))
+    buttons = " ".join(
+        filter(
+            None,
+            (el.get("class") or el.get("id") or el.get("name") or el.get("value") for el in body.iterfind(".//button")),
+        )
+    )
+    buttons += " " + " ".join(
+        filter(None, (el.get("name") or el.get("value") or el.get("class") for el in body.iterfind(".//input")))
+    )
     buttons += " " + " ".join(b.text_content() for b in body.findall(".//button")[:50])
     cart = bool(_CART.search(buttons))
     group = repeated_group(body)
@@ -205,8 +271,7 @@ def _markup(tree, score):
         score["product"] += 2
 
 
-def pick(score):
+def pick(score: dict[str, int]) -> str:
     """The kind with most points; article on a tie or with no evidence at all."""
     best = max(KINDS, key=lambda k: (score[k], k == "article"))
     return best if score[best] > 0 else "article"
-

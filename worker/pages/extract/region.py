@@ -20,23 +20,61 @@ class name is a hint, not a verdict.
 Pure functions over an lxml tree (which they copy); no I/O.
 """
 
+from __future__ import annotations
+
 import re
 
-NEVER_TEXT = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed", "canvas",
-              "button", "select", "option", "textarea", "input", "label", "dialog", "link", "meta", "head")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+NEVER_TEXT = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "button",
+    "select",
+    "option",
+    "textarea",
+    "input",
+    "label",
+    "dialog",
+    "link",
+    "meta",
+    "head",
+)
 LANDMARKS = ("nav", "header", "footer", "aside")
-LANDMARK_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
-                  "menu", "menubar", "toolbar"}
+LANDMARK_ROLES = {
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "toolbar",
+}
 # Class names and ids that name page chrome, when the word starts or ends the name
 # ("site-footer", "cookie-banner", "share-buttons"): a word in the middle of a
 # framework's long class name ("ast-default-menu-enable") says nothing.
-CHROME_WORDS = frozenset("""
+CHROME_WORDS = frozenset(
+    """
 nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr share sharing
 social newsletter subscribe signup related recommended suggested similar popular trending pagination
 pager skip
 advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar modal popup overlay
 toc login search searchbox
-""".split())
+""".split()
+)
 _NAME_PARTS = re.compile(r"[-_]+")
 _WORD = re.compile(r"\w+")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
@@ -50,7 +88,7 @@ MENU_LINK_WORDS = 4
 LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
 
 
-def word_count(el):
+def word_count(el: HtmlElement) -> int:
     """Whitespace-separated words of all the text below el."""
     try:
         return len("".join(el.itertext()).split())
@@ -58,7 +96,7 @@ def word_count(el):
         return 0
 
 
-def chrome_named(el):
+def chrome_named(el: HtmlElement) -> bool:
     """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
     for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
         parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
@@ -67,7 +105,7 @@ def chrome_named(el):
     return False
 
 
-def _drop(el):
+def _drop(el: HtmlElement) -> None:
     """Remove el and its content, keeping the text that followed it."""
     if el.getparent() is None:
         return
@@ -84,7 +122,7 @@ def _drop(el):
             parent.text = (parent.text or "") + tail
 
 
-def hidden(el):
+def hidden(el: HtmlElement) -> bool:
     """Whether el's own inline style hides it from a reader.
 
     Only the inline style: the [hidden] attribute and aria-hidden also mark collapsed
@@ -94,8 +132,9 @@ def hidden(el):
     return bool(style and HIDDEN_STYLE.search(style))
 
 
-def strip_never_text(root):
+def strip_never_text(root: HtmlElement) -> None:
     from lxml import etree
+
     # Some sites (Discourse, for one) serve their whole content to non-script readers
     # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
     for el in list(root.iter("noscript")):
@@ -109,7 +148,7 @@ def strip_never_text(root):
             _drop(el)
 
 
-def _is_menu(el):
+def _is_menu(el: HtmlElement) -> bool:
     """A list whose entries are nothing but short links (a sub-menu nested in an entry
     counts as links too: documentation sidebars are trees of them)."""
     items = [c for c in el if isinstance(c.tag, str)]
@@ -128,7 +167,7 @@ def _is_menu(el):
     return True
 
 
-def _is_link_bar(el):
+def _is_link_bar(el: HtmlElement) -> bool:
     """A short block that is nothing but several short links (a repository's tabs, a
     tag cloud, "Home / Docs / Blog")."""
     words = word_count(el)
@@ -142,11 +181,11 @@ def _is_link_bar(el):
     return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
 
 
-def prune_chrome(root, total=None):
+def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
     """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
     total = total if total is not None else max(1, word_count(root))
     limit = KEEP_SHARE * total
-    doomed = []
+    doomed: list[HtmlElement] = []
     for el in root.iter():
         if el is root or not isinstance(el.tag, str):
             continue
@@ -166,10 +205,11 @@ def prune_chrome(root, total=None):
         _drop(el)
 
 
-def main_region(tree, url=None):
+def main_region(tree: HtmlElement, url: str | None = None) -> HtmlElement | None:
     """A cleaned copy of the page's main region (an element), or None; links made
     absolute against url."""
     import copy
+
     body = tree.find(".//body")
     if body is None:
         body = tree
@@ -188,14 +228,15 @@ def main_region(tree, url=None):
     return root
 
 
-def absolute_links(root, url):
+def absolute_links(root: HtmlElement, url: str | None) -> None:
     """Make root's link targets absolute against url; drop in-page and script targets.
 
     lxml's make_links_absolute runs urljoin on every link (3 s on a page of 60,000
     links); most hrefs are already absolute or rooted, which string work settles.
     """
     from urllib.parse import urljoin, urlsplit
-    origin = scheme = None
+
+    origin = scheme = ""  # read only when url parsed, which sets them
     if url:
         try:
             parts = urlsplit(url)
@@ -226,7 +267,9 @@ POST_TEXT_PROPS = ("text", "articleBody", "commentText")
 POSTS_MIN_SHARE = 0.3  # the marked posts must hold this share of the region's words
 
 
-def posts(root):
+def posts(
+    root: HtmlElement,
+) -> tuple[HtmlElement | None, list[tuple[HtmlElement, str | None, str | None, bool]]] | None:
     """The thread in root as (title element or None, [(post element, author, date, accepted)]),
     from the posts' schema.org markup, or None when the page does not mark its posts."""
     marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
@@ -236,7 +279,7 @@ def posts(root):
     words = sum(word_count(el) for el in top)
     if words < POSTS_MIN_SHARE * max(1, word_count(root)):
         return None
-    out = []
+    out: list[tuple[HtmlElement, str | None, str | None, bool]] = []
     for el in top:
         scopes = [a for a in el.iterancestors() if a.get("itemscope") is not None]
         scope = scopes[0] if scopes else None
@@ -266,24 +309,27 @@ def posts(root):
     return title, out
 
 
-def _itemtype(el):
+def _itemtype(el: HtmlElement) -> str:
     return (el.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
 
 
-def _is_qa_comment(scope, outer):
+def _is_qa_comment(scope: HtmlElement, outer: HtmlElement) -> bool:
     """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
     not a post of the thread). A forum's replies are comments on the thread's first
     post (DiscussionForumPosting): those are posts."""
-    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") \
-        and _itemtype(outer) in ("Question", "Answer")
+    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") and _itemtype(outer) in (
+        "Question",
+        "Answer",
+    )
 
 
-def thread_root(root):
+def thread_root(root: HtmlElement) -> HtmlElement | None:
     """A new element holding the thread: its title, then each post under a line naming its
     author and date (and "accepted answer"), or None (see posts)."""
     import copy
 
     from lxml import etree
+
     found = posts(root)
     if found is None:
         return None
@@ -310,11 +356,13 @@ def thread_root(root):
 # What a product page carries besides the product: its reviews and ratings (review
 # widgets too), other products to buy, and size charts. Matched on any part of a class
 # name or id, camelCase split: these words name such blocks wherever they stand.
-PRODUCT_EXTRA_PARTS = frozenset("""
+PRODUCT_EXTRA_PARTS = frozenset(
+    """
 review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
 recommendations recommended recommendation related upsell upsells crosssell
 recently viewed similar carousel
-""".split())
+""".split()
+)
 # Only whole blocks of some length: a star rating inside the description is left alone
 # (removing small pieces makes trafilatura pick another block as the content).
 PRODUCT_EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
@@ -324,7 +372,7 @@ PRODUCT_BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the p
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
-def _product_extra(el):
+def _product_extra(el: HtmlElement) -> bool:
     if el.get("itemprop") in ("review", "aggregateRating"):
         return True
     for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
@@ -334,11 +382,11 @@ def _product_extra(el):
     return False
 
 
-def product_extras_text(tree):
+def product_extras_text(tree: HtmlElement) -> str:
     """The text of the blocks of a product page that are not the product (see
     PRODUCT_EXTRA_PARTS), whitespace-normalised and joined; never a block holding the
     page's <h1>."""
-    found = []
+    found: list[HtmlElement] = []
     for el in tree.iter(*PRODUCT_EXTRA_TAGS):
         if any(a in found for a in el.iterancestors()):
             continue
@@ -347,14 +395,17 @@ def product_extras_text(tree):
     return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
 
 
-def drop_blocks_within(body, text, min_chars=PRODUCT_BLOCK_CHARS, most=PRODUCT_DROP_MAX):
+def drop_blocks_within(
+    body: HtmlElement, text: str, min_chars: int = PRODUCT_BLOCK_CHARS, most: float = PRODUCT_DROP_MAX
+) -> None:
     """Remove the top-level blocks of body (trafilatura's result) whose whole text is
     found in text, unless they are more than ``most`` of body's text (then the page is
     not the product page it seemed). Filtering the result, not the page: pruning the
     page first makes trafilatura choose other, worse blocks as the content."""
     if not text:
         return
-    doomed, gone, total = [], 0, 0
+    doomed: list[HtmlElement] = []
+    gone = total = 0
     for el in body:
         own = " ".join("".join(el.itertext()).split())
         total += len(own)
@@ -373,20 +424,20 @@ def drop_blocks_within(body, text, min_chars=PRODUCT_BLOCK_CHARS, most=PRODUCT_D
 # card repeats ("Select size", "Full-time") stay: telling a button's label from a job's
 # terms is guesswork, and the benchmark scores both ways the same.
 ENTRY_MIN = 4
-ENTRY_MAX_WORDS = 120      # longer blocks are sections, not entries
-CARD_LINK_SHARE = 0.6      # a link holding this share of an entry's words is the whole card
+ENTRY_MAX_WORDS = 120  # longer blocks are sections, not entries
+CARD_LINK_SHARE = 0.6  # a link holding this share of an entry's words is the whole card
 ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table
 
 
-def _alike_runs(root):
+def _alike_runs(root: HtmlElement) -> list[list[HtmlElement]]:
     """Runs (lists) of alike sibling entries below root, outermost first; a run inside a
     member of another run is left out."""
-    runs = []
-    taken = set()
+    runs: list[list[HtmlElement]] = []
+    taken: set[HtmlElement] = set()
     for parent in root.iter():
         if not isinstance(parent.tag, str) or len(parent) < ENTRY_MIN or parent in taken:
             continue
-        groups = {}
+        groups: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             if isinstance(child.tag, str) and child.tag in ENTRY_TAGS:
                 cls = (child.get("class") or "").split()
@@ -401,18 +452,19 @@ def _alike_runs(root):
     return runs
 
 
-def _has_parts(el):
+def _has_parts(el: HtmlElement) -> bool:
     """Whether el holds lists, tables or code: then it is a section, not one entry."""
     return next(el.iterdescendants("ul", "ol", "table", "pre", "dl"), None) is not None
 
 
-def _pieces(el):
+def _pieces(el: HtmlElement) -> list[str]:
     """The element's text as it reads: one piece per line of its rendering."""
     from .render import render
+
     return [line.strip() for line in render(el, markdown=False).split("\n") if line.strip()]
 
 
-def _entry_title(el, pieces):
+def _entry_title(el: HtmlElement, pieces: list[str]) -> tuple[str | None, str | None]:
     """(text, href) of an entry's title: its first heading, else its longest link; when
     that link is the whole card, the card's first line."""
     for tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
@@ -431,17 +483,19 @@ def _entry_title(el, pieces):
     return " ".join("".join(a.itertext()).split()), a.get("href")
 
 
-def compact_entries(root):
+def compact_entries(root: HtmlElement) -> None:
     """Rewrite root's runs of entries as one line each (in place): the title, linked,
     then the entry's other lines."""
     from lxml import etree
+
     for run in _alike_runs(root):
         for m in run:
             ps = _pieces(m)
             title, href = _entry_title(m, ps)
             if title and any(title in p and title != p for p in ps):
                 title = None  # the title is inside a longer line (a card that is one link): keep the line
-            rest, kept = [], set()
+            rest: list[str] = []
+            kept: set[str] = set()
             for p in ps:
                 if p == title or p in kept:
                     continue

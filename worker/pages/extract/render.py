@@ -6,17 +6,87 @@ own converters). Iterative where depth could be hostile: deeply nested pages
 must not blow the recursion limit.
 """
 
+from __future__ import annotations
+
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
 BLOCK = {
-    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
-    "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
-    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li",
-    "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre", "section", "summary",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "xmp",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "plaintext",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "xmp",
 }
-SKIP = {"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg",
-        "iframe", "object", "embed", "canvas", "button", "select", "option", "textarea", "input"}
+SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "button",
+    "select",
+    "option",
+    "textarea",
+    "input",
+}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 400
 
@@ -29,7 +99,7 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 _LINE_START = re.compile(r"(#{1,6}(?=\s|$)|[>]|[-+*](?=\s|$)|\d{1,9}(?=[.)](?:\s|$))|[=-]+\s*$|`{3,}|~{3,})")
 
 
-def _tag(el):
+def _tag(el: HtmlElement) -> str | None:
     t = el.tag
     if not isinstance(t, str):
         return None  # comment, processing instruction, entity
@@ -38,28 +108,28 @@ def _tag(el):
     return t.lower()
 
 
-def _text(el):
+def _text(el: HtmlElement) -> str:
     """All text below el (lxml.html's text_content, for any lxml element)."""
     return "".join(t for t in el.itertext() if isinstance(t, str))
 
 
-def _squash(s):
+def _squash(s: str) -> str:
     return _WS.sub(" ", s)
 
 
 class _Out:
     """Collects inline text into blocks separated by blank lines."""
 
-    def __init__(self, markdown=False):
-        self.blocks = []
-        self.cur = []
+    def __init__(self, markdown: bool = False):
+        self.blocks: list[str] = []
+        self.cur: list[str] = []
         self.markdown = markdown
 
-    def text(self, s):
+    def text(self, s: str) -> None:
         if s:
             self.cur.append(s)
 
-    def flush(self, prefix=""):
+    def flush(self, prefix: str = "") -> None:
         line = _squash("".join(self.cur)).strip()
         self.cur = []
         if line and self.markdown:
@@ -67,21 +137,21 @@ class _Out:
         if line:
             self.blocks.append(prefix + line)
 
-    def block(self, s):
+    def block(self, s: str) -> None:
         self.flush()
         if s:
             self.blocks.append(s)
 
-    def result(self, sep):
+    def result(self, sep: str) -> str:
         self.flush()
         return sep.join(self.blocks)
 
 
-def _md_url(u):
+def _md_url(u: str | None) -> str:
     return (u or "").strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def md_escape(s):
+def md_escape(s: str) -> str:
     """Escape what CommonMark would read as markup in a piece of running text, and only that.
 
     ``snake_case_name`` and ``SEARCH_DONE`` stay as they are: an underscore between two
@@ -94,10 +164,10 @@ def md_escape(s):
     return _MD_RISKY.sub(_md_escape_one, s)
 
 
-def _md_escape_one(m):
+def _md_escape_one(m: re.Match[str]) -> str:
     s, i, c = m.string, m.start(), m.group(0)
     prev = s[i - 1] if i else ""
-    nxt = s[i + 1:i + 2]
+    nxt = s[i + 1 : i + 2]
     if c == "\\":
         return "\\\\" if (nxt in _ASCII_PUNCT or not nxt) else c
     if c == "_":
@@ -108,7 +178,7 @@ def _md_escape_one(m):
         return "\\`"
     if c == "[":
         close = s.find("]", i + 1)
-        after = s[close + 1:close + 2] if close >= 0 else ""
+        after = s[close + 1 : close + 2] if close >= 0 else ""
         return c if (close >= 0 and after and after not in "([:") else "\\["
     if c == "<":
         return "\\<" if (nxt.isalpha() or nxt in "/!?") else c
@@ -117,7 +187,7 @@ def _md_escape_one(m):
     return c
 
 
-def escape_line_start(line):
+def escape_line_start(line: str) -> str:
     """Escape a line's opening characters that would make it a heading, quote, list,
     rule or fence in CommonMark (the text after a list marker counts as a line start)."""
     m = _LINE_START.match(line)
@@ -132,7 +202,7 @@ def escape_line_start(line):
 _md_escape = md_escape
 
 
-def _walk_inline(el, markdown, out, depth):
+def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int) -> None:
     """Inline rendering of el's content (not el's own tail), into out."""
     # explicit stack of (kind, payload): "node" elements to open, "str" literal strings
     stack = [("children", el, depth)]
@@ -187,8 +257,16 @@ def _walk_inline(el, markdown, out, depth):
                 if code.strip():
                     tick = "``" if "`" in code else "`"
                     # space at the code's edges still separates it from the words around it
-                    out.append("%s%s%s%s%s" % (" " if code[:1].isspace() else "", tick, code.strip(), tick,
-                                               " " if code[-1:].isspace() else ""))
+                    out.append(
+                        "%s%s%s%s%s"
+                        % (
+                            " " if code[:1].isspace() else "",
+                            tick,
+                            code.strip(),
+                            tick,
+                            " " if code[-1:].isspace() else "",
+                        )
+                    )
                 continue
         if t in BLOCK:
             out.append(" ")
@@ -196,8 +274,8 @@ def _walk_inline(el, markdown, out, depth):
         stack.append(("children", n, d))
 
 
-def _inline(el, markdown):
-    out = []
+def _inline(el: HtmlElement, markdown: bool) -> str:
+    out: list[str] = []
     _walk_inline(el, markdown, out, 0)
     s = "".join(out)
     if markdown:
@@ -206,14 +284,14 @@ def _inline(el, markdown):
     return " ".join(_squash(part).strip() for part in s.split("\n") if part.strip())
 
 
-def _has_block_child(el):
+def _has_block_child(el: HtmlElement) -> bool:
     for d in el.iterdescendants():
         if _tag(d) in BLOCK:
             return True
     return False
 
 
-def _pre(el, markdown):
+def _pre(el: HtmlElement, markdown: bool) -> str:
     code = _text(el).strip("\n")
     if not code.strip():
         return ""
@@ -232,7 +310,7 @@ def _pre(el, markdown):
     return "%s%s\n%s\n%s" % (fence, lang, code, fence)
 
 
-def _table(el, markdown):
+def _table(el: HtmlElement, markdown: bool) -> str:
     rows = []
     for tr in el.iter("tr"):
         cells = [c for c in tr if _tag(c) in ("td", "th")]
@@ -254,7 +332,7 @@ def _table(el, markdown):
     return "\n".join(lines)
 
 
-def _list(el, markdown, depth):
+def _list(el: HtmlElement, markdown: bool, depth: int) -> str:
     ordered = _tag(el) == "ol"
     lines = []
     n = 0
@@ -282,14 +360,15 @@ def _list(el, markdown, depth):
     return "\n".join(lines)
 
 
-def _txt_el(parent, text):
+def _txt_el(parent: HtmlElement, text: str) -> HtmlElement:
     from lxml.html import Element
+
     span = Element("span")
     span.text = text
     return span
 
 
-def render(root, markdown=True):
+def render(root: HtmlElement, markdown: bool = True) -> str:
     """Render an lxml element tree as markdown (or plain text when markdown=False)."""
     out = _Out(markdown)
     # iterative walk: ("open", el, depth) and ("tail", text)
@@ -358,8 +437,9 @@ def render(root, markdown=True):
     return out.result("\n\n").strip()
 
 
-def render_children(el, markdown):
+def render_children(el: HtmlElement, markdown: bool) -> str:
     from lxml.html import Element
+
     wrapper = Element("div")
     wrapper.text = el.text
     for c in list(el):
@@ -367,6 +447,7 @@ def render_children(el, markdown):
     return render(wrapper, markdown)
 
 
-def _copy(el):
+def _copy(el: HtmlElement) -> HtmlElement:
     import copy
+
     return copy.deepcopy(el)

@@ -6,16 +6,22 @@ the vetted address itself.  A watchdog shuts the socket at the per-URL
 deadline, so a server that drips a byte a second cannot hold the call.
 """
 
+from __future__ import annotations
+
 import http.client
 import socket
 import threading
 import time
 import zlib
 
-from ... import __version__
-from ... import numbers
+from ... import __version__, numbers
 from ...errors import WorkerError
 from . import guard, proxy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    import ssl
+    from typing import Any, Callable, Literal
 
 USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
 # Markdown first: a site that serves its pages as markdown saves the extraction and
@@ -23,6 +29,7 @@ USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one requ
 ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
 HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
+
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_RETRY_AFTER = 30.0  # longest Retry-After we wait out within one call
 BOMB_RATIO = 200  # decoded/wire beyond this when over the cap: a compression bomb, not a page
@@ -30,9 +37,23 @@ CHUNK = 64 * 1024
 
 
 class Options:
-    def __init__(self, allow_private=False, max_bytes=DEFAULT_MAX_BYTES, connect_timeout=10.0, read_timeout=20.0,
-                 deadline=None, max_redirects=5, refuse=None, headers=None, trusted=None, keep_errors=False,
-                 accept=ACCEPT):
+    # set by worker.pages.download for its own reading; the client ignores it
+    llms_txt: bool
+
+    def __init__(
+        self,
+        allow_private: bool = False,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 20.0,
+        deadline: float | None = None,
+        max_redirects: int = 5,
+        refuse: Callable[[str, float | None], WorkerError | None] | None = None,
+        headers: Callable[[str], dict[str, str] | None] | None = None,
+        trusted: Callable[[str], bool] | None = None,
+        keep_errors: bool = False,
+        accept: str = ACCEPT,
+    ):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
         self.connect_timeout = connect_timeout
@@ -54,7 +75,23 @@ class Options:
 
 
 class Response:
-    def __init__(self, url, final_url, status, headers, body, truncated, wire_bytes, redirects):
+    # set by worker.pages.negotiate on the response it picks, and only there
+    source_markdown: bool
+    page_url: str
+    # set by worker.pages.sites.fetch on the page it read when its adapter could not answer
+    adapter_warnings: list[str]
+
+    def __init__(
+        self,
+        url: str,
+        final_url: str,
+        status: int,
+        headers: dict[str, str],
+        body: bytes,
+        truncated: bool,
+        wire_bytes: int,
+        redirects: list[str],
+    ):
         self.url = url
         self.final_url = final_url
         self.status = status
@@ -65,15 +102,15 @@ class Response:
         self.redirects = redirects
 
     @property
-    def content_type(self):
+    def content_type(self) -> str:
         return self.headers.get("content-type", "")
 
 
-_tls = {}
+_tls: dict[str, ssl.SSLContext] = {}
 _tls_lock = threading.Lock()
 
 
-def tls_context():
+def tls_context() -> ssl.SSLContext:
     """One default context per process (loading CA certs costs ~10 ms; ssl is imported only for https)."""
     with _tls_lock:
         ctx = _tls.get("ctx")
@@ -84,11 +121,11 @@ def tls_context():
         return ctx
 
 
-def _left(deadline):
+def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-def _bound(seconds, deadline, what="the request"):
+def _bound(seconds: float, deadline: float | None, what: str = "the request") -> float:
     left = _left(deadline)
     if left is None:
         return seconds
@@ -97,8 +134,8 @@ def _bound(seconds, deadline, what="the request"):
     return min(seconds, left)
 
 
-def _connect_any(addresses, port, timeout, deadline):
-    last = None
+def _connect_any(addresses: list[str], port: int, timeout: float, deadline: float | None) -> socket.socket:
+    last: OSError | None = None
     for addr in addresses:
         try:
             return socket.create_connection((addr, port), timeout=_bound(timeout, deadline, "connecting"))
@@ -110,27 +147,34 @@ def _connect_any(addresses, port, timeout, deadline):
 class _Direct(http.client.HTTPConnection):
     """HTTP to an already vetted address; Host stays the name."""
 
-    def __init__(self, host, port, addresses, timeout, deadline):
+    timeout: float  # http.client allows None; _open always passes a bound
+
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, deadline: float | None):
         super().__init__(host, port, timeout=timeout)
         self._addresses = addresses
         self._deadline = deadline
 
-    def connect(self):
+    def connect(self) -> None:
         self.sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
 
 
 class _DirectTLS(http.client.HTTPSConnection):
     """HTTPS to an already vetted address; SNI and certificate check use the name."""
 
-    def __init__(self, host, port, addresses, timeout, deadline):
-        super().__init__(host, port, timeout=timeout, context=tls_context())
+    timeout: float  # http.client allows None; _open always passes a bound
+
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, deadline: float | None):
+        context = tls_context()
+        super().__init__(host, port, timeout=timeout, context=context)
+        # our own reference: HTTPSConnection's _context is private to http.client
+        self._tls = context
         self._addresses = addresses
         self._deadline = deadline
 
-    def connect(self):
+    def connect(self) -> None:
         sock = _connect_any(self._addresses, self.port, self.timeout, self._deadline)
         try:
-            self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+            self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
         except BaseException:
             sock.close()
             raise
@@ -139,17 +183,17 @@ class _DirectTLS(http.client.HTTPSConnection):
 class _Watchdog:
     """Shut the connection's socket at the deadline so no blocking read outlives it."""
 
-    def __init__(self, conn, deadline):
+    def __init__(self, conn: http.client.HTTPConnection, deadline: float | None):
         self.fired = False
         self._conn = conn
-        self._timer = None
+        self._timer: threading.Timer | None = None
         left = _left(deadline)
         if left is not None:
             self._timer = threading.Timer(max(0.0, left), self._fire)
             self._timer.daemon = True
             self._timer.start()
 
-    def _fire(self):
+    def _fire(self) -> None:
         self.fired = True
         sock = getattr(self._conn, "sock", None)
         if sock is not None:
@@ -158,21 +202,27 @@ class _Watchdog:
             except OSError:
                 pass
 
-    def cancel(self):
+    def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
 
 
-def _open(url, opts):
+def _open(url: str, opts: Options) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse, _Watchdog]:
     """Validate, resolve, vet, connect and send the request; return (conn, response, watchdog)."""
     scheme, host, port, target = guard.check_url(url)
     via = proxy.proxy_for(scheme, host, port)
-    headers = {"User-Agent": USER_AGENT, "Accept": getattr(opts, "accept", None) or ACCEPT, "Accept-Encoding": "gzip, deflate",
-               "Accept-Language": "en-US,en;q=0.9,*;q=0.5", "Connection": "close"}
+    headers = {
+        "User-Agent": USER_AGENT,
+        "Accept": getattr(opts, "accept", None) or ACCEPT,
+        "Accept-Encoding": "gzip, deflate",
+        "Accept-Language": "en-US,en;q=0.9,*;q=0.5",
+        "Connection": "close",
+    }
     if opts.headers is not None:
         headers.update(opts.headers(url) or {})
     allow_private = opts.allow_private or bool(opts.trusted is not None and opts.trusted(url))
     timeout = _bound(opts.read_timeout, opts.deadline)
+    conn: http.client.HTTPConnection
     if via is None:
         addresses = guard.resolve(host, port, _bound(opts.connect_timeout, opts.deadline, "DNS lookup"))
         guard.vet_addresses(host, addresses, allow_private)
@@ -210,18 +260,23 @@ def _open(url, opts):
     return conn, response, dog
 
 
-def _map_error(exc, url, dog=None):
+def _map_error(exc: BaseException, url: str, dog: _Watchdog | None = None) -> BaseException:
     if isinstance(exc, WorkerError):
         return exc
     if dog is not None and dog.fired:
-        return WorkerError("timeout", "%s: no complete answer before the deadline" % url,
-                           hint="the server is slow; raise --timeout")
+        return WorkerError(
+            "timeout", "%s: no complete answer before the deadline" % url, hint="the server is slow; raise --timeout"
+        )
     if isinstance(exc, (socket.timeout, TimeoutError)):
-        return WorkerError("timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout")
+        return WorkerError(
+            "timeout", "%s: the server did not answer in time" % url, hint="the server is slow; raise --timeout"
+        )
     name = type(exc).__name__
     text = " ".join(str(exc).split())[:200]
     if "SSL" in name or "Certificate" in name:
-        return WorkerError("network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified")
+        return WorkerError(
+            "network", "%s: TLS failure: %s" % (url, text), hint="the site's certificate could not be verified"
+        )
     if isinstance(exc, socket.gaierror):
         return WorkerError("network", "%s: DNS lookup failed: %s" % (url, text))
     if isinstance(exc, (OSError, http.client.HTTPException)):
@@ -229,7 +284,7 @@ def _map_error(exc, url, dog=None):
     return exc
 
 
-def _decoder(encoding):
+def _decoder(encoding: str | None) -> zlib._Decompress | Literal["deflate"] | None:
     encoding = (encoding or "").strip().lower()
     if encoding in ("", "identity", "none"):
         return None
@@ -237,10 +292,14 @@ def _decoder(encoding):
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
     if encoding == "deflate":
         return "deflate"  # zlib-wrapped or raw: decided on the first bytes
-    raise WorkerError("unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding)
+    raise WorkerError(
+        "unsupported_content", "the server used content-encoding %r, which this client does not decode" % encoding
+    )
 
 
-def _read_body(response, opts, url, dog):
+def _read_body(
+    response: http.client.HTTPResponse, opts: Options, url: str, dog: _Watchdog | None
+) -> tuple[bytes, bool, int]:
     """Stream the body, decoding gzip/deflate incrementally; stop at the cap."""
     cap = opts.max_bytes
     decoder = _decoder(response.getheader("content-encoding"))
@@ -249,16 +308,23 @@ def _read_body(response, opts, url, dog):
     wire = 0
     truncated = False
     while True:
-        if _left(opts.deadline) is not None and _left(opts.deadline) <= 0:
-            raise WorkerError("timeout", "%s: the body did not arrive before the deadline" % url,
-                              hint="the server is slow; raise --timeout")
+        left = _left(opts.deadline)
+        if left is not None and left <= 0:
+            raise WorkerError(
+                "timeout",
+                "%s: the body did not arrive before the deadline" % url,
+                hint="the server is slow; raise --timeout",
+            )
         data = response.read1(CHUNK)  # at most one recv: the deadline is checked between reads
         if not data:
             break
         wire += len(data)
         if decoder == "deflate":
-            decoder = zlib.decompressobj(zlib.MAX_WBITS if (data[0] & 0x0F) == 8 and len(data) > 1
-                                         and ((data[0] << 8) | data[1]) % 31 == 0 else -zlib.MAX_WBITS)
+            decoder = zlib.decompressobj(
+                zlib.MAX_WBITS
+                if (data[0] & 0x0F) == 8 and len(data) > 1 and ((data[0] << 8) | data[1]) % 31 == 0
+                else -zlib.MAX_WBITS
+            )
         pending = b""
         if decoder is None:
             pieces = [data]
@@ -284,8 +350,11 @@ def _read_body(response, opts, url, dog):
     body = b"".join(out)
     if truncated:
         if decoder is not None and size > max(1, wire) * BOMB_RATIO:
-            raise WorkerError("too_large", "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
-                              "refused as a compression bomb" % (url, cap, wire))
+            raise WorkerError(
+                "too_large",
+                "%s: the compressed body expands past the %d-byte cap (%d bytes on the wire): "
+                "refused as a compression bomb" % (url, cap, wire),
+            )
         body = body[:cap]
     return body, truncated, wire
 
@@ -294,7 +363,16 @@ PEEK_BYTES = 256 * 1024  # an error page worth reading (challenge pages are a fe
 PEEK_SECONDS = 2.0
 
 
-def _peek(url, current, status, headers, response, opts, conn, redirects):
+def _peek(
+    url: str,
+    current: str,
+    status: int,
+    headers: dict[str, str],
+    response: http.client.HTTPResponse,
+    opts: Options,
+    conn: http.client.HTTPConnection,
+    redirects: list[str],
+) -> Response | None:
     """The start of an error response's body as a Response, or None when it does not come quickly."""
     import copy
 
@@ -311,14 +389,14 @@ def _peek(url, current, status, headers, response, opts, conn, redirects):
     return Response(url, current, status, headers, body, truncated, wire, redirects)
 
 
-def download(url, opts):
+def download(url: str, opts: Options) -> Response:
     """GET ``url`` following up to ``opts.max_redirects`` redirects, each hop guarded.
 
     Returns a Response; raises WorkerError (invalid_url, blocked_address,
     timeout, network, http_error, too_large, unsupported_content).
     """
     current = url
-    redirects = []
+    redirects: list[str] = []
     retried = False
     while True:
         conn, response, dog = _open(current, opts)
@@ -329,14 +407,21 @@ def download(url, opts):
                 from urllib.parse import urljoin
 
                 if len(redirects) >= opts.max_redirects:
-                    raise WorkerError("http_error", "%s: more than %d redirects" % (url, opts.max_redirects),
-                                      status=status, hint="open the last URL directly if it is right")
+                    raise WorkerError(
+                        "http_error",
+                        "%s: more than %d redirects" % (url, opts.max_redirects),
+                        status=status,
+                        hint="open the last URL directly if it is right",
+                    )
                 try:
                     current = urljoin(current, headers["location"].strip())
                 except ValueError:  # e.g. Location: http://[::1:80/x
-                    raise WorkerError("http_error", "%s redirected (HTTP %d) to an invalid URL: %r"
-                                      % (current, status, headers["location"][:200]), status=status,
-                                      hint="the server sent a broken Location header") from None
+                    raise WorkerError(
+                        "http_error",
+                        "%s redirected (HTTP %d) to an invalid URL: %r" % (current, status, headers["location"][:200]),
+                        status=status,
+                        hint="the server sent a broken Location header",
+                    ) from None
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
@@ -348,15 +433,20 @@ def download(url, opts):
                     continue
             if status >= 400 and not opts.keep_errors:
                 reason = (response.reason or "").strip()
-                extra = {"status": status}
+                extra: dict[str, Any] = {"status": status}
                 wait = numbers.retry_after(headers.get("retry-after"))
                 if wait is not None:
                     extra["retry_after"] = round(wait, 1)
-                err = WorkerError("http_error", "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
-                                  retryable=status in (408, 425, 429, 500, 502, 503, 504), **extra)
+                err = WorkerError(
+                    "http_error",
+                    "%s answered HTTP %d%s" % (current, status, (" " + reason) if reason else ""),
+                    retryable=status in (408, 425, 429, 500, 502, 503, 504),
+                    **extra,
+                )
                 # the error page rides along (not in the error's fields): a bot challenge or a
                 # login wall says so in its body, whatever the status
-                err.response = _peek(url, current, status, headers, response, opts, conn, redirects)
+                # WorkerError (worker/errors.py) knows nothing of pages: worker.pages.download reads this with getattr
+                err.response = _peek(url, current, status, headers, response, opts, conn, redirects)  # type: ignore[attr-defined]
                 raise err
             if opts.refuse is not None:
                 length = numbers.or_none(headers.get("content-length", ""), lo=0, hi=1 << 62, integer=True)

@@ -10,6 +10,8 @@ them; no caller can skip them):
   swap in another (DNS rebinding).
 """
 
+from __future__ import annotations
+
 import ipaddress
 import socket
 import threading
@@ -17,28 +19,59 @@ from urllib.parse import urlsplit
 
 from ...errors import WorkerError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
 ALLOWED_SCHEMES = ("http", "https")
 
 # Networks refused beyond what ipaddress flags as non-global.  Most are already
 # non-global; listing them keeps the rule readable and independent of the
 # Python version's ipaddress tables.
-_EXTRA_BLOCKED = tuple(ipaddress.ip_network(n) for n in (
-    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
-    "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
-    "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32",
-    "100::/64",
-))
+_EXTRA_BLOCKED = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+        "255.255.255.255/32",
+        "::/128",
+        "::1/128",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+        "2001:db8::/32",
+        "100::/64",
+    )
+)
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _V4_COMPAT = ipaddress.ip_network("::/96")
 # Cloud metadata endpoints, named so the error message can say so.
-METADATA = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
-                      ipaddress.ip_address("100.100.100.200")})
+METADATA = frozenset(
+    {
+        ipaddress.ip_address("169.254.169.254"),
+        ipaddress.ip_address("fd00:ec2::254"),
+        ipaddress.ip_address("100.100.100.200"),
+    }
+)
 
 
-def _embedded_v4(ip):
+def _embedded_v4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 form carries (mapped, 6to4, Teredo, NAT64, compatible)."""
-    if ip.version != 6:
+    if not isinstance(ip, ipaddress.IPv6Address):
         return None
     if ip.ipv4_mapped:
         return ip.ipv4_mapped
@@ -51,7 +84,7 @@ def _embedded_v4(ip):
     return None
 
 
-def blocked_reason(address):
+def blocked_reason(address: str | ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     """Why ``address`` (str or ip_address) may not be fetched, or None if it is public."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0] if isinstance(address, str) else address)
@@ -76,8 +109,8 @@ def blocked_reason(address):
     return None
 
 
-def check_url(url):
-    """Validate ``url`` for fetching; return its parts (scheme, host, port, target, netloc).
+def check_url(url: str) -> tuple[str, str, int, str]:
+    """Validate ``url`` for fetching; return its parts (scheme, host, port, target).
 
     Raises WorkerError("invalid_url") with a message saying what is wrong.
     """
@@ -88,8 +121,11 @@ def check_url(url):
         raise WorkerError("invalid_url", "the URL contains control characters: %r" % raw[:200])
     if any("\ud800" <= ch <= "\udfff" for ch in raw):
         # A byte that is not UTF-8 on the command line arrives as a lone surrogate.
-        raise WorkerError("invalid_url", "the URL is not valid UTF-8 text: %r" % raw[:200],
-                          hint="percent-encode bytes that are not UTF-8 (%XX)")
+        raise WorkerError(
+            "invalid_url",
+            "the URL is not valid UTF-8 text: %r" % raw[:200],
+            hint="percent-encode bytes that are not UTF-8 (%XX)",
+        )
     try:
         parts = urlsplit(raw)
     except ValueError as exc:  # e.g. "Invalid IPv6 URL" for http://[::1:80/x
@@ -98,14 +134,23 @@ def check_url(url):
     if not scheme or "://" not in raw:
         if scheme in ("javascript", "data", "mailto", "file", "about", "blob"):
             raise WorkerError("invalid_url", "%s: URLs cannot be fetched; only http and https" % scheme)
-        raise WorkerError("invalid_url", "not a URL: %r" % raw[:200],
-                          hint="pass a full URL with its scheme, e.g. https://%s" % raw.split()[0][:100])
+        raise WorkerError(
+            "invalid_url",
+            "not a URL: %r" % raw[:200],
+            hint="pass a full URL with its scheme, e.g. https://%s" % raw.split()[0][:100],
+        )
     if scheme not in ALLOWED_SCHEMES:
-        raise WorkerError("invalid_url", "%s: URLs cannot be fetched; only http and https" % scheme,
-                          hint="download the file another way, or give its http(s) address")
+        raise WorkerError(
+            "invalid_url",
+            "%s: URLs cannot be fetched; only http and https" % scheme,
+            hint="download the file another way, or give its http(s) address",
+        )
     if "@" in parts.netloc:
-        raise WorkerError("invalid_url", "credentials in URLs are refused",
-                          hint="remove the user:password@ part; the worker never sends credentials")
+        raise WorkerError(
+            "invalid_url",
+            "credentials in URLs are refused",
+            hint="remove the user:password@ part; the worker never sends credentials",
+        )
     host = parts.hostname
     if not host:
         raise WorkerError("invalid_url", "the URL has no host: %r" % raw[:200])
@@ -126,13 +171,13 @@ def check_url(url):
         except UnicodeError:
             raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200]) from None
         if not ascii_host or ascii_host.startswith(".") or ".." in ascii_host:
-            raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200])
+            raise WorkerError("invalid_url", "bad host name in URL: %r" % host[:200]) from None
     port = port or (443 if scheme == "https" else 80)
     target = _request_target(parts)
     return scheme, ascii_host.lower(), port, target
 
 
-def _request_target(parts):
+def _request_target(parts: SplitResult) -> str:
     """Path and query as sent on the request line: percent-encoded, no fragment."""
     from urllib.parse import quote
 
@@ -144,7 +189,7 @@ def _request_target(parts):
     return path
 
 
-def resolve(host, port, timeout):
+def resolve(host: str, port: int, timeout: float) -> list[str]:
     """All addresses for ``host`` (getaddrinfo on a helper thread so it obeys ``timeout``)."""
     try:
         ipaddress.ip_address(host)
@@ -153,9 +198,9 @@ def resolve(host, port, timeout):
         literal = False
     if literal:
         return [host]
-    box = {}
+    box: dict[str, Any] = {}
 
-    def lookup():
+    def lookup() -> None:
         try:
             box["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except Exception as exc:  # handed back to the caller
@@ -167,8 +212,9 @@ def resolve(host, port, timeout):
     if t.is_alive():
         raise WorkerError("timeout", "DNS lookup for %s took longer than %.1fs" % (host, timeout))
     if "error" in box:
-        raise WorkerError("network", "DNS lookup failed for %s: %s" % (host, box["error"]),
-                          hint="check the host name and the network")
+        raise WorkerError(
+            "network", "DNS lookup failed for %s: %s" % (host, box["error"]), hint="check the host name and the network"
+        )
     seen = []
     for info in box["infos"]:
         addr = info[4][0]
@@ -177,7 +223,7 @@ def resolve(host, port, timeout):
     return seen
 
 
-def vet_addresses(host, addresses, allow_private):
+def vet_addresses(host: str, addresses: list[str], allow_private: bool) -> list[str]:
     """Return the addresses to connect to, or raise blocked_address if any is not public."""
     if allow_private:
         return addresses
@@ -185,6 +231,9 @@ def vet_addresses(host, addresses, allow_private):
         reason = blocked_reason(addr)
         if reason:
             shown = host if host == addr else "%s (%s)" % (host, addr)
-            raise WorkerError("blocked_address", "refused to fetch %s: %s" % (shown, reason),
-                              hint="pass --allow-private (or set allowPrivate in the config) for local or intranet servers")
+            raise WorkerError(
+                "blocked_address",
+                "refused to fetch %s: %s" % (shown, reason),
+                hint="pass --allow-private (or set allowPrivate in the config) for local or intranet servers",
+            )
     return addresses

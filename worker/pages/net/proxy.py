@@ -5,18 +5,20 @@ imports): lower-case names win over upper-case; NO_PROXY is a comma list of
 host suffixes, ``*`` for all, and optional ``:port``.
 """
 
+from __future__ import annotations
+
 import os
 from urllib.parse import urlsplit
 
 
-def _env(name):
+def _env(name: str) -> str:
     value = os.environ.get(name.lower())
     if value is None:
         value = os.environ.get(name.upper())
     return (value or "").strip()
 
 
-def bypass(host, port):
+def bypass(host: str, port: int) -> bool:
     """Does NO_PROXY say to connect to ``host`` directly?"""
     host = host.lower().rstrip(".")
     for entry in _env("no_proxy").split(","):
@@ -34,7 +36,7 @@ def bypass(host, port):
     return False
 
 
-def proxy_for(scheme, host, port):
+def proxy_for(scheme: str, host: str, port: int) -> tuple[str, int, str | None] | None:
     """(proxy_host, proxy_port, proxy_auth_header or None) for this target, or None for direct."""
     raw = _env("%s_proxy" % scheme)
     if not raw or bypass(host, port):
@@ -46,8 +48,11 @@ def proxy_for(scheme, host, port):
         # Never fall back to a direct connection the user did not ask for.
         from ...errors import WorkerError
 
-        raise WorkerError("network", "unsupported proxy %s_PROXY=%s://...: only http:// proxies are supported"
-                          % (scheme.upper(), parts.scheme), hint="use an http:// proxy URL (CONNECT is used for https)")
+        raise WorkerError(
+            "network",
+            "unsupported proxy %s_PROXY=%s://...: only http:// proxies are supported" % (scheme.upper(), parts.scheme),
+            hint="use an http:// proxy URL (CONNECT is used for https)",
+        )
     auth = None
     if parts.username is not None:
         import base64

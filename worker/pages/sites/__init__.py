@@ -9,16 +9,39 @@ limit, a shape it does not know); a Fallback becomes an ordinary fetch of the
 page with the reason as a warning.
 """
 
+from __future__ import annotations
+
 from urllib.parse import urlsplit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any, Callable, Iterable, overload
+    from urllib.parse import SplitResult
+
+    from ...runtime import Call
+    from ..download import Spec
+    from ..net.client import Options, Response
+
+    # (text or None to keep the Doc's, format, metadata, extractor, warnings)
+    Rendered = tuple[str | None, str, dict[str, Any], str | None, list[str]]
+
 
 # host -> adapter name.  PyPI is absent on purpose: its pages live on a package
 # registry's own host, which the repository does not name; config "hosts" adds it.
 HOSTS = {
-    "github.com": "github", "www.github.com": "github", "gist.github.com": "github",
-    "stackoverflow.com": "stackexchange", "superuser.com": "stackexchange", "serverfault.com": "stackexchange",
-    "askubuntu.com": "stackexchange", "mathoverflow.net": "stackexchange",
-    "npmjs.com": "npm", "www.npmjs.com": "npm",
-    "arxiv.org": "arxiv", "www.arxiv.org": "arxiv", "export.arxiv.org": "arxiv",
+    "github.com": "github",
+    "www.github.com": "github",
+    "gist.github.com": "github",
+    "stackoverflow.com": "stackexchange",
+    "superuser.com": "stackexchange",
+    "serverfault.com": "stackexchange",
+    "askubuntu.com": "stackexchange",
+    "mathoverflow.net": "stackexchange",
+    "npmjs.com": "npm",
+    "www.npmjs.com": "npm",
+    "arxiv.org": "arxiv",
+    "www.arxiv.org": "arxiv",
+    "export.arxiv.org": "arxiv",
 }
 SUFFIXES = ((".stackexchange.com", "stackexchange"), (".stackoverflow.com", "stackexchange"))
 NAMES = ("github", "stackexchange", "pypi", "npm", "arxiv")
@@ -26,7 +49,7 @@ NAMES = ("github", "stackexchange", "pypi", "npm", "arxiv")
 FORMATS = ("markdown", "text")
 
 
-def _host_port(url):
+def _host_port(url: str) -> tuple[SplitResult, str, int | None] | tuple[None, None, None]:
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").rstrip(".").lower()
@@ -38,11 +61,12 @@ def _host_port(url):
     return parts, host, port
 
 
-def match(url, sites=None):
+def match(url: str, sites: dict[str, Any] | None = None) -> str | None:
     """The adapter name for ``url`` (or None), from the host table and the config's "hosts"."""
     parts, host, port = _host_port(url)
-    if parts is None:
+    if parts is None or host is None:
         return None
+    name: str | None
     sites = sites or {}
     for name in NAMES:
         extra = [h.strip().lower() for h in (sites.get(name) or {}).get("hosts") or ()]
@@ -63,8 +87,22 @@ class Fallback(Exception):
 class Doc:
     """An adapter's answer, shaped like a download so fetch.build_item can take it."""
 
-    def __init__(self, url, text, fmt="markdown", meta=None, title=None, extractor=None, status=200,
-                 content_type="application/json", nbytes=0, final_url=None, warnings=None, render=None, **fields):
+    def __init__(
+        self,
+        url: str,
+        text: str,
+        fmt: str = "markdown",
+        meta: dict[str, Any] | None = None,
+        title: str | None = None,
+        extractor: str | None = None,
+        status: int = 200,
+        content_type: str = "application/json",
+        nbytes: int = 0,
+        final_url: str | None = None,
+        warnings: list[str] | None = None,
+        render: Callable[[str], Rendered] | None = None,
+        **fields: Any,
+    ):
         self.url = url
         self.final_url = final_url or url
         self.status = status
@@ -72,7 +110,7 @@ class Doc:
         self.body = b"\0" * 0
         self.nbytes = nbytes
         self.truncated = False
-        self.redirects = []
+        self.redirects: list[str] = []
         self.text = text
         self.fmt = fmt
         self.title = title
@@ -84,7 +122,7 @@ class Doc:
         # calling thread (HTML extraction), done there by fetch.build_item.
         self.render = render
 
-    def document(self, fmt):
+    def document(self, fmt: str) -> tuple[str, str, dict[str, Any], str | None, list[str]]:
         if self.render is not None:
             text, fmt, meta, extractor, warnings = self.render(fmt)
             self.warnings.extend(warnings)
@@ -99,50 +137,67 @@ class Doc:
 class Context:
     """What an adapter may use: the guarded GET with the call's options, and its settings."""
 
-    def __init__(self, name, call, opts, settings, fmt):
+    def __init__(self, name: str, call: Call | None, opts: Options, settings: dict[str, Any] | None, fmt: str):
         self.name = name
         self.call = call
         self.opts = opts
         self.settings = settings or {}
         self.md = fmt == "markdown"
         self.fmt = fmt
-        self.meta = {}  # facts for the item's "meta" (token used, API calls...)
+        self.meta: dict[str, Any] = {}  # facts for the item's "meta" (token used, API calls...)
         self.requests = 0
-        self._auth = None
+        self._auth: tuple[dict[str, str], tuple[str, ...]] | None = None
 
-    def base(self, key, default=None):
+    # With a default, a base is a str: check_config keeps a configured one a string. (self is
+    # annotated because tests/test_quality.py's check sees a method under an "if" as a function.)
+    if TYPE_CHECKING:
+
+        @overload
+        def base(self: Context, key: str) -> str | None: ...
+        @overload
+        def base(self: Context, key: str, default: str) -> str: ...
+
+    def base(self, key: str, default: str | None = None) -> str | None:
         value = self.settings.get(key) or default
         return value.rstrip("/") if isinstance(value, str) else None
 
-    def configured(self, key):
+    def configured(self, key: str) -> bool:
         return isinstance(self.settings.get(key), str)
 
-    def auth(self, header, bases):
+    def auth(self, header: dict[str, str], bases: Iterable[str | None]) -> None:
         """Send ``header`` (a dict) on requests to ``bases`` only (never to a redirect elsewhere)."""
         self._auth = (header, tuple(b.rstrip("/") + "/" for b in bases if b))
 
-    def get(self, url, accept=None, max_bytes=None):
+    def get(self, url: str, accept: str | None = None, max_bytes: int | None = None) -> Response:
         """A guarded GET; returns the client Response, 4xx/5xx included (the adapter reads them)."""
         from .. import download
         from ..net import client
 
-        trusted = tuple(self.settings.get(k).rstrip("/") + "/" for k in ("apiBase", "rawBase", "htmlBase", "pdfBase")
-                        if isinstance(self.settings.get(k), str))
+        trusted = tuple(
+            self.settings[k].rstrip("/") + "/"
+            for k in ("apiBase", "rawBase", "htmlBase", "pdfBase")
+            if isinstance(self.settings.get(k), str)
+        )
         auth = self._auth
 
-        def headers(hop):
-            out = {"Accept": accept} if accept else {}
+        def headers(hop: str) -> dict[str, str]:
+            out: dict[str, str] = {"Accept": accept} if accept else {}
             if auth is not None and hop.startswith(auth[1]):
                 out.update(auth[0])
             return out
 
-        opts = client.Options(allow_private=self.opts.allow_private, max_bytes=max_bytes or self.opts.max_bytes,
-                              deadline=self.opts.deadline, headers=headers, keep_errors=True,
-                              trusted=lambda hop: bool(trusted) and hop.startswith(trusted))
+        opts = client.Options(
+            allow_private=self.opts.allow_private,
+            max_bytes=max_bytes or self.opts.max_bytes,
+            deadline=self.opts.deadline,
+            headers=headers,
+            keep_errors=True,
+            trusted=lambda hop: bool(trusted) and hop.startswith(trusted),
+        )
         self.requests += 1
         return download.download(url, self.call, opts)
 
-    def json(self, url, what):
+    def json(self, url: str, what: str) -> tuple[Response, Any]:
         """GET ``url`` and parse its JSON; a non-JSON body is a Fallback."""
         from ... import jsonio
 
@@ -155,19 +210,20 @@ class Context:
             raise Fallback("%s: %s did not answer JSON" % (self.name, what)) from None
 
 
-def settings_of(sites, name):
+def settings_of(sites: dict[str, Any] | None, name: str) -> dict[str, Any]:
     return dict((sites or {}).get(name) or {})
 
 
-def fetch(name, url, call, opts, spec):
+def fetch(name: str, url: str, call: Call | None, opts: Options, spec: Spec) -> Doc | Response:
     """A Doc for ``url`` from adapter ``name``, or the ordinary download with a warning."""
     from importlib import import_module
 
-    from .. import download
     from ...errors import WorkerError
+    from .. import download
 
     module = import_module(__name__ + "." + name)
     ctx = Context(name, call, opts, settings_of(spec.sites, name), spec.fmt)
+    reason: str | None
     try:
         doc = module.read(ctx, url, urlsplit(url.strip()))
     except Fallback as exc:
@@ -194,7 +250,7 @@ def fetch(name, url, call, opts, spec):
     return resp
 
 
-def check_config(value):
+def check_config(value: Any) -> str | None:
     """A problem with the "sites" setting, or None."""
     if not isinstance(value, dict):
         return '"sites" must be an object such as {"github": {"apiBase": "..."}}'
@@ -209,8 +265,11 @@ def check_config(value):
             if key.startswith(("$", "_")):
                 continue
             if key in ("apiBase", "rawBase", "htmlBase", "pdfBase"):
-                if not isinstance(item, str) or not item.startswith(("http://", "https://")) or any(
-                        ch.isspace() for ch in item):
+                if (
+                    not isinstance(item, str)
+                    or not item.startswith(("http://", "https://"))
+                    or any(ch.isspace() for ch in item)
+                ):
                     return '"sites": "%s": "%s" must be an http(s) URL' % (name, key)
             elif key == "hosts":
                 if not isinstance(item, list) or not all(isinstance(h, str) and h.strip() for h in item):
@@ -219,6 +278,8 @@ def check_config(value):
                 if not isinstance(item, bool):
                     return '"sites": "%s": "enabled" must be true or false' % name
             else:
-                return '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled)' % (
-                    name, key)
+                return (
+                    '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled)'
+                    % (name, key)
+                )
     return None

@@ -5,25 +5,91 @@ of HTML, so a stdlib parser does; the page extractor (lxml, trafilatura) is
 neither needed nor safe off the calling thread, where adapters run.
 """
 
+from __future__ import annotations
+
 from html.parser import HTMLParser
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+
 LANGUAGES = {
-    "py": "python", "pyi": "python", "js": "javascript", "mjs": "javascript", "cjs": "javascript",
-    "ts": "typescript", "tsx": "tsx", "jsx": "jsx", "rs": "rust", "go": "go", "c": "c", "h": "c",
-    "cc": "cpp", "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp", "java": "java", "kt": "kotlin",
-    "rb": "ruby", "php": "php", "cs": "csharp", "swift": "swift", "scala": "scala", "sh": "bash",
-    "bash": "bash", "zsh": "bash", "ps1": "powershell", "sql": "sql", "json": "json", "yaml": "yaml",
-    "yml": "yaml", "toml": "toml", "ini": "ini", "cfg": "ini", "xml": "xml", "html": "html", "css": "css",
-    "scss": "scss", "md": "markdown", "rst": "rst", "txt": "text", "lua": "lua", "r": "r", "m": "objectivec",
-    "pl": "perl", "hs": "haskell", "ex": "elixir", "exs": "elixir", "erl": "erlang", "clj": "clojure",
-    "dart": "dart", "zig": "zig", "nim": "nim", "vue": "vue", "svelte": "svelte", "proto": "protobuf",
-    "tf": "hcl", "gradle": "groovy", "groovy": "groovy", "jl": "julia", "ml": "ocaml", "fs": "fsharp",
+    "py": "python",
+    "pyi": "python",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "ts": "typescript",
+    "tsx": "tsx",
+    "jsx": "jsx",
+    "rs": "rust",
+    "go": "go",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "java": "java",
+    "kt": "kotlin",
+    "rb": "ruby",
+    "php": "php",
+    "cs": "csharp",
+    "swift": "swift",
+    "scala": "scala",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "ps1": "powershell",
+    "sql": "sql",
+    "json": "json",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "toml": "toml",
+    "ini": "ini",
+    "cfg": "ini",
+    "xml": "xml",
+    "html": "html",
+    "css": "css",
+    "scss": "scss",
+    "md": "markdown",
+    "rst": "rst",
+    "txt": "text",
+    "lua": "lua",
+    "r": "r",
+    "m": "objectivec",
+    "pl": "perl",
+    "hs": "haskell",
+    "ex": "elixir",
+    "exs": "elixir",
+    "erl": "erlang",
+    "clj": "clojure",
+    "dart": "dart",
+    "zig": "zig",
+    "nim": "nim",
+    "vue": "vue",
+    "svelte": "svelte",
+    "proto": "protobuf",
+    "tf": "hcl",
+    "gradle": "groovy",
+    "groovy": "groovy",
+    "jl": "julia",
+    "ml": "ocaml",
+    "fs": "fsharp",
 }
-NAMED = {"dockerfile": "dockerfile", "makefile": "makefile", "cmakelists.txt": "cmake", "gemfile": "ruby",
-         "rakefile": "ruby", "justfile": "just"}
+NAMED = {
+    "dockerfile": "dockerfile",
+    "makefile": "makefile",
+    "cmakelists.txt": "cmake",
+    "gemfile": "ruby",
+    "rakefile": "ruby",
+    "justfile": "just",
+}
 
 
-def language_of(path):
+def language_of(path: str) -> str | None:
     name = path.rsplit("/", 1)[-1].lower()
     if name in NAMED:
         return NAMED[name]
@@ -32,7 +98,7 @@ def language_of(path):
     return LANGUAGES.get(name.rsplit(".", 1)[-1])
 
 
-def fence(code, lang=None):
+def fence(code: str, lang: str | None = None) -> str:
     """``code`` in a fence longer than any backtick run inside it, so the code cannot close it."""
     longest, run = 0, 0
     for ch in code:
@@ -42,27 +108,27 @@ def fence(code, lang=None):
     return "%s%s\n%s\n%s" % (ticks, lang or "", code.rstrip("\n"), ticks)
 
 
-def heading(level, title, md):
+def heading(level: int, title: str, md: bool) -> str:
     return ("#" * level + " " + title) if md else title
 
 
-def code_block(code, lang, md):
+def code_block(code: str, lang: str | None, md: bool) -> str:
     return fence(code, lang) if md else code.rstrip("\n")
 
 
 class _ToMarkdown(HTMLParser):
     BLOCKS = {"p", "div", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr", "hr"}
 
-    def __init__(self, md):
+    def __init__(self, md: bool):
         super().__init__(convert_charrefs=True)
         self.md = md
-        self.out = []
-        self.pre = None  # text of the <pre> being read
-        self.lists = []
+        self.out: list[str] = []
+        self.pre: list[str] | None = None  # text of the <pre> being read
+        self.lists: list[list[Any]] = []  # [tag, items so far] of each open list
         self.quote = 0
-        self.href = []
+        self.href: list[str | None] = []
 
-    def _nl(self, n=2):
+    def _nl(self, n: int = 2) -> None:
         text = "".join(self.out)
         stripped = text.rstrip(" ")
         have = len(stripped) - len(stripped.rstrip("\n"))
@@ -88,7 +154,7 @@ class _ToMarkdown(HTMLParser):
         elif tag == "li":
             self._nl(1)
             depth = max(0, len(self.lists) - 1)
-            kind = self.lists[-1] if self.lists else ["ul", 0]
+            kind: list[Any] = self.lists[-1] if self.lists else ["ul", 0]
             kind[1] += 1
             self.out.append("  " * depth + ("%d. " % kind[1] if kind[0] == "ol" else "- "))
         elif tag == "blockquote":
@@ -157,7 +223,7 @@ class _ToMarkdown(HTMLParser):
         self.out.append(text)
 
 
-def html_to_text(fragment, md=True):
+def html_to_text(fragment: str | None, md: bool = True) -> str:
     """An API's HTML fragment as markdown (or plain text); code blocks kept verbatim."""
     parser = _ToMarkdown(md)
     parser.feed(fragment or "")
@@ -168,7 +234,7 @@ def html_to_text(fragment, md=True):
     return "".join(parser.out).strip("\n")
 
 
-def iso_date(seconds):
+def iso_date(seconds: Any) -> str | None:
     """A Unix time as an ISO 8601 UTC date-time, or None."""
     import time
 

@@ -4,26 +4,35 @@ The registry's host is not written in this repository: without
 "sites": {"npm": {"apiBase": ...}} the page is read as HTML, with a warning saying so.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from . import Context
+
 NAME = "npm"
 
 
-def _s(value):
+def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _url(value):
+def _url(value: Any) -> str:
     if isinstance(value, dict):
         value = value.get("url")
     value = _s(value)
     return value[4:] if value.startswith("git+") else value
 
 
-def package_text(doc, md):
+def package_text(doc: dict[str, Any], md: bool) -> tuple[str, str, str | None]:
     latest = _s((doc.get("dist-tags") or {}).get("latest"))
     version = (doc.get("versions") or {}).get(latest) or {}
     released = _s((doc.get("time") or {}).get(latest)) or None
@@ -32,32 +41,40 @@ def package_text(doc, md):
         lines += [_s(doc["description"]), ""]
     lic = version.get("license") or doc.get("license")
     lic = _s(lic.get("type")) if isinstance(lic, dict) else _s(lic)
-    lines += [("- " if md else "") + f for f in ("Latest version: %s" % latest, "Released: %s" % (released or "?"),
-                                                 "License: %s" % (lic or "?"))]
-    links = [("Homepage", _s(doc.get("homepage"))), ("Repository", _url(doc.get("repository"))),
-             ("Issues", _url(doc.get("bugs")))]
+    lines += [
+        ("- " if md else "") + f
+        for f in ("Latest version: %s" % latest, "Released: %s" % (released or "?"), "License: %s" % (lic or "?"))
+    ]
+    links = [
+        ("Homepage", _s(doc.get("homepage"))),
+        ("Repository", _url(doc.get("repository"))),
+        ("Issues", _url(doc.get("bugs"))),
+    ]
     links = [(k, v) for k, v in links if v]
     if links:
         lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, v) for k, v in links]
     for key, label in (("dependencies", "Dependencies"), ("peerDependencies", "Peer dependencies")):
-        deps = version.get(key) if isinstance(version.get(key), dict) else {}
+        deps = version[key] if isinstance(version.get(key), dict) else {}
         if deps or key == "dependencies":
             lines += ["", heading(2, label, md), ""] + (
-                ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"])
+                ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"]
+            )
     if _s(doc.get("readme")).strip():
         lines += ["", heading(2, "README", md), "", _s(doc["readme"]).strip()]
     return "\n".join(lines).strip() + "\n", latest, released
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     segs = [s for s in parts.path.split("/") if s]
     if len(segs) < 2 or segs[0] != "package":
         raise Fallback("npm: %s is not a package page" % url)
     name = "/".join(segs[1:3]) if segs[1].startswith("@") and len(segs) > 2 else segs[1]
     base = ctx.base("apiBase")
     if not base:
-        raise Fallback('npm: no registry configured (set "sites": {"npm": {"apiBase": "<registry URL>"}} '
-                       "in the config to read packages through the registry)")
+        raise Fallback(
+            'npm: no registry configured (set "sites": {"npm": {"apiBase": "<registry URL>"}} '
+            "in the config to read packages through the registry)"
+        )
     ctx.meta["api"] = base
     resp, doc = ctx.json("%s/%s" % (base, quote(name, safe="@")), "package %s" % name)
     if resp.status >= 400:
@@ -66,5 +83,11 @@ def read(ctx, url, parts):
         raise Fallback("npm: the registry's answer for %s has a shape this adapter does not know" % name)
     text, latest, released = package_text(doc, ctx.md)
     ctx.meta.update(kind="package", version=latest, released=released)
-    return Doc(url, text, fmt=ctx.fmt, title=_s(doc.get("name")), description=_s(doc.get("description")) or None,
-               published=released)
+    return Doc(
+        url,
+        text,
+        fmt=ctx.fmt,
+        title=_s(doc.get("name")),
+        description=_s(doc.get("description")) or None,
+        published=released,
+    )

@@ -5,32 +5,46 @@ The site's host is a package registry's, which this repository does not name:
 and the API is asked on the page's own host unless "apiBase" names another.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from . import Context
+
 NAME = "pypi"
 
 
-def _s(value):
+def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def package_text(info, released, md):
+def package_text(info: dict[str, Any], released: str | None, md: bool) -> str:
     lines = [heading(1, "%s %s" % (_s(info.get("name")), _s(info.get("version"))), md), ""]
     if info.get("summary"):
         lines += [_s(info["summary"]), ""]
     lic = _s(info.get("license_expression")) or _s(info.get("license"))
-    facts = ["Latest version: %s" % _s(info.get("version")), "Released: %s" % (released or "?"),
-             "License: %s" % (lic.splitlines()[0][:200] if lic else "?"),
-             "Requires Python: %s" % (_s(info.get("requires_python")) or "any")]
+    facts = [
+        "Latest version: %s" % _s(info.get("version")),
+        "Released: %s" % (released or "?"),
+        "License: %s" % (lic.splitlines()[0][:200] if lic else "?"),
+        "Requires Python: %s" % (_s(info.get("requires_python")) or "any"),
+    ]
     lines += [("- " if md else "") + f for f in facts]
-    urls = info.get("project_urls") if isinstance(info.get("project_urls"), dict) else {}
+    urls = info["project_urls"] if isinstance(info.get("project_urls"), dict) else {}
     if info.get("home_page") and "Homepage" not in urls:
         urls = dict(urls, Homepage=info["home_page"])
     if urls:
-        lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, _s(v)) for k, v in urls.items()]
+        lines += ["", heading(2, "Links", md), ""] + [
+            "%s%s: %s" % ("- " if md else "", k, _s(v)) for k, v in urls.items()
+        ]
     reqs = [r for r in info.get("requires_dist") or [] if isinstance(r, str)]
     lines += ["", heading(2, "Requirements", md), ""] + (["%s%s" % ("- " if md else "", r) for r in reqs] or ["(none)"])
     desc = _s(info.get("description")).strip()
@@ -39,7 +53,7 @@ def package_text(info, released, md):
     return "\n".join(lines).strip() + "\n"
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     segs = [s for s in parts.path.split("/") if s]
     if len(segs) < 2 or segs[0] != "project":
         raise Fallback("pypi: %s is not a project page" % url)
@@ -55,8 +69,18 @@ def read(ctx, url, parts):
     info = data["info"]
     files = [f for f in data.get("urls") or [] if isinstance(f, dict)]
     released = min((_s(f.get("upload_time_iso_8601")) for f in files if f.get("upload_time_iso_8601")), default=None)
-    ctx.meta.update(kind="package", version=_s(info.get("version")), released=released,
-                    requirements=len(info.get("requires_dist") or []))
-    return Doc(url, package_text(info, released, ctx.md), fmt=ctx.fmt, title=_s(info.get("name")),
-               description=_s(info.get("summary")) or None, published=released,
-               author=_s(info.get("author")) or None)
+    ctx.meta.update(
+        kind="package",
+        version=_s(info.get("version")),
+        released=released,
+        requirements=len(info.get("requires_dist") or []),
+    )
+    return Doc(
+        url,
+        package_text(info, released, ctx.md),
+        fmt=ctx.fmt,
+        title=_s(info.get("name")),
+        description=_s(info.get("summary")) or None,
+        published=released,
+        author=_s(info.get("author")) or None,
+    )

@@ -7,45 +7,60 @@ Answers come accepted first, then by score, each with score, author and date;
 post bodies are the API's HTML, turned to markdown with code blocks verbatim.
 """
 
+from __future__ import annotations
+
 from urllib.parse import quote
 
 from . import Doc, Fallback
 from .markup import heading, html_to_text, iso_date
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+    from urllib.parse import SplitResult
+
+    from ..net.client import Response
+    from . import Context
+
 NAME = "stackexchange"
 API = "https://api.stackexchange.com/2.3"
 MAX_PAGES = 10  # 100 answers a page
 # host -> the API's "site" parameter, where it is not the host's first label
-SITES = {"stackoverflow.com": "stackoverflow", "superuser.com": "superuser", "serverfault.com": "serverfault",
-         "askubuntu.com": "askubuntu", "mathoverflow.net": "mathoverflow"}
+SITES = {
+    "stackoverflow.com": "stackoverflow",
+    "superuser.com": "superuser",
+    "serverfault.com": "serverfault",
+    "askubuntu.com": "askubuntu",
+    "mathoverflow.net": "mathoverflow",
+}
 
 
-def site_param(host):
+def site_param(host: str) -> str:
     host = host.lower()
     if host.startswith("www."):
         host = host[4:]
     if host in SITES:
         return SITES[host]
     if host.endswith(".stackexchange.com"):
-        return host[:-len(".stackexchange.com")]
+        return host[: -len(".stackexchange.com")]
     if host.endswith(".stackoverflow.com"):  # meta.stackoverflow.com, pt.stackoverflow.com
-        return host[:-len(".com")]
+        return host[: -len(".com")]
     return host  # a configured host: the API accepts a site's domain as its parameter
 
 
-def _is_id(text):
+def _is_id(text: str) -> bool:
     # ASCII digits only ("²".isdigit() is true too), and short enough to be a post id.
     return text.isascii() and text.isdigit() and len(text) <= 15
 
 
-def question_id(path):
+def question_id(path: str) -> str | None:
     segs = [s for s in path.split("/") if s]
     if len(segs) >= 2 and segs[0] in ("questions", "q") and _is_id(segs[1]):
         return segs[1]
     return None
 
 
-def answer_id(path, fragment=""):
+def answer_id(path: str, fragment: str = "") -> str | None:
     """The answer a URL links to: /a/ID[/USER], /questions/ID/slug/ANSWERID[#ANSWERID], or #ANSWERID."""
     segs = [s for s in path.split("/") if s]
     if len(segs) >= 2 and segs[0] == "a" and _is_id(segs[1]):
@@ -57,17 +72,19 @@ def answer_id(path, fragment=""):
     return None
 
 
-def _why(resp, data, what):
+def _why(resp: Response, data: Any, what: str) -> Fallback:
     err = data if isinstance(data, dict) else {}
     name = err.get("error_name") or ""
     if resp.status == 429 or name == "throttle_violation" or err.get("error_id") == 502:
-        return Fallback("stackexchange: API throttled (%s)" % (err.get("error_message") or "HTTP %d" % resp.status)[:200])
+        return Fallback(
+            "stackexchange: API throttled (%s)" % (err.get("error_message") or "HTTP %d" % resp.status)[:200]
+        )
     if name:
         return Fallback("stackexchange: API error %s for %s" % (name, what))
     return Fallback("stackexchange: the API answered HTTP %d for %s" % (resp.status, what))
 
 
-def _get(ctx, url, what):
+def _get(ctx: Context, url: str, what: str) -> dict[str, Any]:
     resp, data = ctx.json(url, what)
     if resp.status >= 400 or not isinstance(data, dict) or "error_id" in data:
         raise _why(resp, data, what)
@@ -76,20 +93,21 @@ def _get(ctx, url, what):
     return data
 
 
-def ordered(answers):
+def ordered(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Accepted first, then by score (highest first), then oldest first."""
-    return sorted(answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0),
-                                          int(a.get("creation_date") or 0)))
+    return sorted(
+        answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0), int(a.get("creation_date") or 0))
+    )
 
 
-def _who(post):
-    owner = post.get("owner") if isinstance(post.get("owner"), dict) else {}
+def _who(post: dict[str, Any]) -> str:
+    owner = post["owner"] if isinstance(post.get("owner"), dict) else {}
     import html
 
     return html.unescape(str(owner.get("display_name") or "(unknown)"))
 
 
-def thread_text(q, answers, md, linked=None):
+def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, linked: str | None = None) -> str:
     import html
 
     title = html.unescape(str(q.get("title") or ""))
@@ -106,13 +124,21 @@ def thread_text(q, answers, md, linked=None):
         mark = "Accepted answer" if a.get("is_accepted") else "Answer"
         if a is link:
             mark = "Linked " + mark[0].lower() + mark[1:]
-        lines += ["", heading(3, "%s (score %s) by %s on %s" % (mark, a.get("score", 0), _who(a),
-                                                                iso_date(a.get("creation_date")) or "?"), md), "",
-                  html_to_text(a.get("body") or "", md)]
+        lines += [
+            "",
+            heading(
+                3,
+                "%s (score %s) by %s on %s"
+                % (mark, a.get("score", 0), _who(a), iso_date(a.get("creation_date")) or "?"),
+                md,
+            ),
+            "",
+            html_to_text(a.get("body") or "", md),
+        ]
     return "\n".join(lines).strip() + "\n"
 
 
-def read(ctx, url, parts):
+def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     qid, aid = question_id(parts.path), answer_id(parts.path, parts.fragment)
     if qid is None and aid is None:
         raise Fallback("stackexchange: %s is not a question or answer URL" % url)
@@ -129,10 +155,15 @@ def read(ctx, url, parts):
     if not data["items"] or not isinstance(data["items"][0], dict):
         raise Fallback("stackexchange: the API has no question %s on %s" % (qid, site))
     q = data["items"][0]
-    answers, page, cut = [], 1, False
+    answers: list[dict[str, Any]] = []
+    page, cut = 1, False
     while True:
-        got = _get(ctx, "%s/questions/%s/answers?site=%s&filter=withbody&sort=votes&order=desc&pagesize=100&page=%d"
-                   % (base, qid, site, page), "the answers of %s" % qid)
+        got = _get(
+            ctx,
+            "%s/questions/%s/answers?site=%s&filter=withbody&sort=votes&order=desc&pagesize=100&page=%d"
+            % (base, qid, site, page),
+            "the answers of %s" % qid,
+        )
         answers.extend(a for a in got["items"] if isinstance(a, dict))
         if not got.get("has_more"):
             break
@@ -141,8 +172,14 @@ def read(ctx, url, parts):
             cut = True
             break
     answers = ordered(answers)
-    ctx.meta.update(kind="question", site=site, answers=len(answers), score=q.get("score"),
-                    accepted=any(a.get("is_accepted") for a in answers), quota_remaining=data.get("quota_remaining"))
+    ctx.meta.update(
+        kind="question",
+        site=site,
+        answers=len(answers),
+        score=q.get("score"),
+        accepted=any(a.get("is_accepted") for a in answers),
+        quota_remaining=data.get("quota_remaining"),
+    )
     warnings = ["more answers than this adapter reads (%d shown)" % len(answers)] if cut else []
     final = q.get("link") if isinstance(q.get("link"), str) else None
     if aid is not None:
@@ -153,5 +190,13 @@ def read(ctx, url, parts):
             warnings.append("the linked answer %s is not among the answers read (deleted, or past the last page)" % aid)
     import html
 
-    return Doc(url, thread_text(q, answers, ctx.md, aid), fmt=ctx.fmt, title=html.unescape(str(q.get("title") or "")),
-               author=_who(q), published=iso_date(q.get("creation_date")), warnings=warnings, final_url=final)
+    return Doc(
+        url,
+        thread_text(q, answers, ctx.md, aid),
+        fmt=ctx.fmt,
+        title=html.unescape(str(q.get("title") or "")),
+        author=_who(q),
+        published=iso_date(q.get("creation_date")),
+        warnings=warnings,
+        final_url=final,
+    )
