@@ -49,7 +49,7 @@ def unannotated(source, filename="<source>"):
     out = []
     tree = ast.parse(source, filename)
 
-    def visit(node, in_function):
+    def visit(node, in_function, in_class):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 # nested helpers are private to their function; dunders other than
@@ -58,19 +58,19 @@ def unannotated(source, filename="<source>"):
                 if public and not in_function:
                     a = child.args
                     params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
-                    if params and params[0].arg in ("self", "cls") and isinstance(node, ast.ClassDef):
+                    if params and params[0].arg in ("self", "cls") and in_class:
                         params = params[1:]
                     missing = [p.arg for p in params if p.annotation is None]
                     if missing or (child.returns is None and child.name != "__init__"):
                         out.append("%s:%d %s" % (filename, child.lineno, child.name))
-                visit(child, True)
+                visit(child, True, False)
             elif isinstance(child, ast.ClassDef):
                 if not child.name.startswith("_") and not in_function:
-                    visit(child, False)
-            else:
-                visit(child, in_function)
+                    visit(child, False, True)
+            else:  # an if/try block keeps its owner: a method under `if TYPE_CHECKING:` is a method
+                visit(child, in_function, in_class)
 
-    visit(tree, False)
+    visit(tree, False, False)
     return out
 
 
@@ -84,6 +84,9 @@ def test_the_annotation_check_sees_what_is_missing():
            "    def m(self, x) -> None: ...\n"
            "    def _p(self, x): ...\n"
            "    def __repr__(self): ...\n"
+           "class D:\n"
+           "    if True:\n"
+           "        def n(self, x: int) -> None: ...\n"
            "class _Hidden:\n"
            "    def m(self, x): ...\n")
     assert [x.split(" ")[1] for x in unannotated(src)] == ["no_return", "no_param", "m"]
