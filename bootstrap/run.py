@@ -5,9 +5,11 @@
     python3 bootstrap/run.py fetch URL [URL...] [options]
     python3 bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]   (MCP server, hosts/mcp)
 
-First call: create the worker's venv, install requirements.txt into it, write
-the ready stamp (last), then hand over.  Later calls: read the stamp, compare it
-with requirements.txt, and ``execv`` the venv's interpreter: nothing else.
+First call: create the worker's venv, install requirements.lock into it (every
+file checked against its hash; bootstrap/lock.py writes the lock from
+requirements.txt), write the ready stamp (last), then hand over.  Later calls:
+compare the stamp with requirements.txt and the lock, and ``execv`` the venv's
+interpreter: nothing else.
 
 Bootstrap-only flags (before the command):
     --venv DIR      venv location (also $WEBSEARCH_WORKER_VENV; default <repo>/.venv)
@@ -23,6 +25,10 @@ import sys
 BOOTSTRAP_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAMP_NAME = "websearch-worker-ready.json"
+# A byte-for-byte copy of the lock the venv was installed from, written just
+# before the stamp: comparing it costs the fast path far less than hashing or
+# hex-encoding a lock of some 100 KB would.
+INSTALLED_LOCK = "websearch-worker-ready.lock"
 ENV_VENV = "WEBSEARCH_WORKER_VENV"
 FLAGS = ("--venv", "--check", "--python-path", "--reinstall")
 
@@ -66,11 +72,18 @@ def venv_python(venv):
 
 
 REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
+LOCK = os.path.join(ROOT, "requirements.lock")
+LOCK_INPUT_PREFIX = "# input sha256 "  # a lock's header line per file it was written from (bootstrap/lock.py)
 
 
 def read_requirements(path=REQUIREMENTS):
     with open(path, "rb") as f:
         return f.read().decode("utf-8")
+
+
+def read_inputs(requirements=REQUIREMENTS, lock=LOCK):
+    """(requirements text, lock text): what a ready venv was installed from."""
+    return read_requirements(requirements), read_requirements(lock)
 
 
 def stamp_key(requirements):
@@ -85,21 +98,25 @@ def stamp_key(requirements):
     return (BOOTSTRAP_VERSION.encode() + b"\0" + os.fsencode(ROOT) + b"\0" + requirements).hex()
 
 
-def fast_ready(venv, requirements_bytes):
+def fast_ready(venv, requirements_bytes, lock_bytes):
     """The fast path's readiness check, without importing json.
 
     json (and the re it pulls in) costs more than the rest of the fast path;
     a substring test of the raw stamp is enough because the key is hex.
     Anything unexpected is "not ready", and the slow path decides properly.
     """
+    with open(os.path.join(venv, INSTALLED_LOCK), "rb") as f:
+        if f.read() != lock_bytes:
+            return False
     with open(os.path.join(venv, STAMP_NAME), "rb") as f:
         raw = f.read()
     needle = b'"key": "' + stamp_key(requirements_bytes).encode() + b'"'
     return needle in raw and os.access(venv_python(venv), os.X_OK)
 
 
-def stamp_problem(venv, requirements):
-    """None if the venv is ready for these requirements, else why not (one line)."""
+def stamp_problem(venv, inputs):
+    """None if the venv is ready for these inputs (see read_inputs), else why not (one line)."""
+    requirements, lock = inputs
     try:
         with open(os.path.join(venv, STAMP_NAME), "rb") as f:
             raw = f.read().decode("utf-8")
@@ -119,6 +136,13 @@ def stamp_problem(venv, requirements):
         return "project moved"
     if stamp.get("key") != stamp_key(requirements):
         return "ready stamp outdated"
+    try:
+        with open(os.path.join(venv, INSTALLED_LOCK), "rb") as f:
+            installed = f.read()
+    except OSError:
+        installed = None
+    if installed != lock.encode("utf-8"):
+        return "requirements.lock changed"
     if not os.access(venv_python(venv), os.X_OK):
         return "venv interpreter missing"
     return None
@@ -263,68 +287,98 @@ def remove_venv(venv):
         return
     if os.path.islink(venv) or not os.path.isdir(venv):
         raise InstallError("refusing to replace %s: it is not a directory" % venv)
-    strange = [n for n in os.listdir(venv) if n not in VENV_ENTRIES and not n.startswith(STAMP_NAME)]
+    strange = [n for n in os.listdir(venv) if n not in VENV_ENTRIES and not n.startswith((STAMP_NAME, INSTALLED_LOCK))]
     if strange and not os.path.exists(os.path.join(venv, "pyvenv.cfg")):
         # --venv pointed at an existing directory of the user's: do not delete it.
         raise InstallError("refusing to replace %s: it is not empty and not a venv (no pyvenv.cfg)" % venv)
     shutil.rmtree(venv)
 
 
-def install(venv, req_file, fresh):
+def bundled_pip():
+    """The pip wheel this Python's ensurepip carries, or None (some distributions strip it)."""
+    import glob
+
+    wheels = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "ensurepip", "_bundled", "pip-*.whl")))
+    return wheels[-1] if wheels else None
+
+
+def install(venv, lock_file, fresh):
     """Build or update the venv; the caller holds the install lock."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     python = venv_python(venv)
     uv = find_uv()
+    wheel = None if uv else bundled_pip()
     if fresh or not os.access(python, os.X_OK):
         remove_venv(venv)
         log("creating venv at %s%s" % (venv, " with uv" if uv else ""))
         if uv:
             run([uv, "venv", "--quiet", "--python", sys.executable, venv], env)
+        elif wheel:
+            # ensurepip would install its old pip (and compile it) only for the
+            # upgrade below to replace it: seconds of a first install.
+            run([sys.executable, "-m", "venv", "--without-pip", venv], env)
         else:
             run([sys.executable, "-m", "venv", venv], env)
-    log("installing %s%s" % (os.path.basename(req_file), " with uv" if uv else " with pip"))
+    log("installing %s%s" % (os.path.basename(lock_file), " with uv" if uv else " with pip"))
     if uv:
-        run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-r", req_file], env)
+        run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--require-hashes", "--python", python,
+             "-r", lock_file], env)
     else:
-        # The pip bundled by ensurepip (23.2.1 on Python 3.11) cannot resolve
-        # trafilatura with readability-lxml; upgrade it first.
-        run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--upgrade", "pip"], env)
-        run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", req_file], env)
+        quiet = ["install", "--quiet", "--disable-pip-version-check"]
+        if os.access(os.path.join(venv, "bin", "pip"), os.X_OK):
+            pip = [python, "-m", "pip"]
+        elif wheel:
+            pip = [python, os.path.join(wheel, "pip")]  # pip runs from its own wheel, as ensurepip runs it
+        else:
+            run([python, "-m", "ensurepip"], env)
+            pip = [python, "-m", "pip"]
+        # The bundled pip (23.2.1 on Python 3.11) trips over extras that a locked
+        # install hands it (lxml[html_clean]) and is slower: a current pip first.
+        run(pip + quiet + ["--upgrade", "pip"], env)
+        # pip byte-compiles what it installs, so no compileall pass follows.
+        run([python, "-m", "pip"] + quiet + ["--require-hashes", "-r", lock_file], env)
     purelib = site_packages(python)
     # The worker runs from this checkout: a .pth file puts it on the venv's path.
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
         f.write(ROOT + "\n")
     # Byte-compile now: hosts that set PYTHONDONTWRITEBYTECODE would otherwise
-    # pay for compiling on every call.  uv --compile-bytecode did site-packages.
+    # pay for compiling on every call (site-packages: uv --compile-bytecode, or pip).
     log("compiling bytecode")
-    if not uv:
-        run([python, "-m", "compileall", "-q", "-j", "0", purelib], env)
     try:
         run([python, "-m", "compileall", "-q", os.path.join(ROOT, "worker")], env)
     except InstallError as exc:  # a read-only checkout still works, just slower
         log("could not byte-compile the worker package (%s); continuing" % exc)
 
 
-def write_stamp(venv, requirements):
+def _write_whole(path, data):
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)  # atomic: readers see the old file or the whole new one
+
+
+def write_stamp(venv, inputs):
+    """Mark the venv ready for these inputs (see read_inputs): the lock's copy, then the stamp."""
+    import hashlib
     import json
     import platform
 
+    requirements, lock = inputs
+    _write_whole(os.path.join(venv, INSTALLED_LOCK), lock.encode("utf-8"))
     stamp = {
         "key": stamp_key(requirements),
         "bootstrap": BOOTSTRAP_VERSION,
         "requirements": requirements,
+        "lock_sha256": hashlib.sha256(lock.encode("utf-8")).hexdigest(),
         "python": platform.python_version(),
         "python_executable": sys.executable,
         "root": ROOT,
     }
-    path = os.path.join(venv, STAMP_NAME)
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(stamp, f, separators=(", ", ": "))  # fast_ready looks for '"key": "<hex>"'
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)  # atomic: readers see no stamp or a whole one
+    # fast_ready looks for '"key": "<hex>"'
+    _write_whole(os.path.join(venv, STAMP_NAME), json.dumps(stamp, separators=(", ", ": ")).encode("utf-8"))
 
 
 def remove_stamp(venv):
@@ -361,15 +415,40 @@ def acquire_lock(venv, wait_seconds):
             time.sleep(0.2)
 
 
-def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None):
+def lock_inputs(lock):
+    """{path relative to the checkout: sha256 hex} of the files a lock's header says it was written from."""
+    out = {}
+    for line in lock.splitlines():
+        if line.startswith(LOCK_INPUT_PREFIX):
+            digest, _, path = line[len(LOCK_INPUT_PREFIX):].partition("  ")
+            out[path] = digest
+    return out
+
+
+def file_sha256(path):
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def stale_lock_inputs(lock):
+    """The files a lock's header names whose content changed since the lock was written."""
+    return [path for path, digest in lock_inputs(lock).items() if file_sha256(os.path.join(ROOT, path)) != digest]
+
+
+def ensure_ready(venv, reinstall=False, lock_file=LOCK, inputs=None):
     """Make the venv ready (installing under the lock); raise InstallError on final failure.
 
-    ``requirements`` is the text the stamp records (default: req_file's content).
+    ``inputs`` is what the stamp records (default: read_inputs() for requirements.txt and lock_file).
     """
     import time
 
-    if requirements is None:
-        requirements = read_requirements(req_file)
+    if inputs is None:
+        inputs = read_inputs(lock=lock_file)
     wait = env_number("WEBSEARCH_WORKER_LOCK_WAIT", 600.0, lo=0, hi=24 * 3600)
     attempts = env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True)
     backoff = env_number("WEBSEARCH_WORKER_INSTALL_BACKOFF", 2.0, lo=0, hi=60)
@@ -381,21 +460,28 @@ def ensure_ready(venv, reinstall=False, req_file=REQUIREMENTS, requirements=None
         raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
     _LOCK_FD[:] = [fd]
     try:
-        problem = stamp_problem(venv, requirements)
+        problem = stamp_problem(venv, inputs)
         if problem is None and not reinstall:
             return  # another call finished the install while we waited
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
-        incremental = not reinstall and problem in ("requirements.txt changed", "ready stamp outdated")
+        incremental = not reinstall and problem in ("requirements.txt changed", "requirements.lock changed",
+                                                    "ready stamp outdated")
         log("%sinstalling dependencies into %s (%s)"
             % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
+        stale = stale_lock_inputs(inputs[1])
+        if stale:
+            # Installed all the same: the lock is a whole, hash-checked set, and
+            # tests/test_lock.py fails until it is written again.
+            log("warning: %s was written from another %s; run python3 bootstrap/lock.py"
+                % (os.path.basename(lock_file), ", ".join(stale)))
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
             remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
             try:
                 # A venv that failed mid-install is rebuilt from scratch on retry.
-                install(venv, req_file, fresh=not incremental or attempt > 1)
-                write_stamp(venv, requirements)
+                install(venv, lock_file, fresh=not incremental or attempt > 1)
+                write_stamp(venv, inputs)
                 log("installed in %.1fs" % (time.monotonic() - started))
                 return
             except (InstallError, OSError) as exc:
@@ -487,11 +573,11 @@ def _main(argv):
                    retryable=False)
         return 2
     if opts.get("check"):
-        problem = stamp_problem(venv, read_requirements())
+        problem = stamp_problem(venv, read_inputs())
         sys.stdout.write("ready %s\n" % venv_python(venv) if problem is None else "not ready: %s\n" % problem)
         return 0 if problem is None else 1
     try:
-        if opts.get("reinstall") or stamp_problem(venv, read_requirements()) is not None:
+        if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
             ensure_ready(venv, reinstall=bool(opts.get("reinstall")))
     except InstallError as exc:
         tail = "\n".join(exc.output.strip().splitlines()[-15:])
@@ -529,8 +615,8 @@ if __name__ == "__main__":
     # Fast path: no bootstrap flags and a ready venv -> exec at once.
     if not (args and (args[0] in FLAGS or args[0].startswith("--venv="))):
         try:
-            with open(REQUIREMENTS, "rb") as req:
-                if fast_ready(venv_dir, req.read()):
+            with open(REQUIREMENTS, "rb") as req, open(LOCK, "rb") as lock:
+                if fast_ready(venv_dir, req.read(), lock.read()):
                     exec_worker(venv_dir, args)
         except OSError:
             pass  # fall through to the slow path, which checks properly and installs

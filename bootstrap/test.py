@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the whole test suite from a fresh clone:  python3 bootstrap/test.py [pytest args]
 
-Builds (once) a dev venv at .venv-dev with requirements-dev.txt, using the same
+Builds (once) a dev venv at .venv-dev from requirements-dev.lock, using the same
 installer, lock and ready stamp as bootstrap/run.py, then runs pytest in it, and
 the pi host's Node tests when Node and hosts/pi are present.
 Standard library only.
@@ -16,14 +16,17 @@ import run as bootstrap  # noqa: E402
 
 ROOT = bootstrap.ROOT
 DEV_REQUIREMENTS = os.path.join(ROOT, "requirements-dev.txt")
+DEV_LOCK = os.path.join(ROOT, "requirements-dev.lock")
 
 
 def main(argv):
     venv = os.environ.get("WEBSEARCH_WORKER_DEV_VENV") or os.path.join(ROOT, ".venv-dev")
-    key = bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS)
-    if bootstrap.stamp_problem(venv, key) is not None:
+    # Both requirement files: the dev one pulls in requirements.txt with -r.
+    inputs = (bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS),
+              bootstrap.read_requirements(DEV_LOCK))
+    if bootstrap.stamp_problem(venv, inputs) is not None:
         try:
-            bootstrap.ensure_ready(venv, req_file=DEV_REQUIREMENTS, requirements=key)
+            bootstrap.ensure_ready(venv, lock_file=DEV_LOCK, inputs=inputs)
         except bootstrap.InstallError as exc:
             sys.stderr.write("could not build the dev venv: %s\n%s\n" % (exc, exc.output[-3000:]))
             return 1

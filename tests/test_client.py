@@ -108,7 +108,7 @@ def test_through_the_bootstrap(tmp_path, web, env):
         import run as bootstrap
     finally:
         sys.path.pop(0)
-    bootstrap.write_stamp(str(venv), bootstrap.read_requirements())
+    bootstrap.write_stamp(str(venv), bootstrap.read_inputs())
     argv = client.command(["fetch", "x"], venv=str(venv))
     assert argv[:4] == [sys.executable, client.BOOTSTRAP, "--venv", str(venv)]
     payload = client.fetch([web.url + "/notes.md", web.url + "/missing"], venv=str(venv), env=env, allow_private=True)
