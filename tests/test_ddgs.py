@@ -13,6 +13,9 @@ import pytest
 
 from conftest import run_worker, worker_env
 
+# Recorded engine pages parsed by ddgs' own engines: they hold for the locked ddgs only.
+pytestmark = pytest.mark.upstream("ddgs", "primp")
+
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ddgs")
 DDG = "html.duckduckgo.com"
 BRAVE = "search.brave.com"

@@ -300,6 +300,7 @@ def _run_fixtures_in_subprocess(plain):
     return json.loads(proc.stdout)
 
 
+@pytest.mark.upstream("trafilatura", "readability-lxml")  # extract_imports.py stands in for what they import
 def test_deferred_imports_give_identical_output():
     deferred = _run_fixtures_in_subprocess(plain=False)
     plain = _run_fixtures_in_subprocess(plain=True)
@@ -309,6 +310,7 @@ def test_deferred_imports_give_identical_output():
     assert deferred["out"] == plain["out"]
 
 
+@pytest.mark.upstream("trafilatura", "readability-lxml")
 def test_deferred_imports_leave_real_modules_usable():
     code = ("from worker.extract import extract\n"
             "extract('<p>' + 'word ' * 200 + '</p>')\n"
@@ -575,6 +577,7 @@ def test_a_products_name_price_and_availability_come_first_from_its_data():
     assert text.splitlines()[0] == "Trail pack 25 green · in stock"  # the page says its price already
 
 
+@pytest.mark.upstream("trafilatura", "lxml")  # _load_html copies trafilatura's parser settings
 def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
     import threading
 

@@ -108,6 +108,7 @@ def ddg_news_body(vqd="4-98765"):
     ]})
 
 
+@pytest.mark.upstream("ddgs", "primp")
 def test_ddgs_news_through_the_real_engine(proxy, tmp_path):
     proxy.reset()
     proxy.route(DDG_NEWS_HOST, body=ddg_news_body(), headers={"Content-Type": "application/json"})

@@ -109,6 +109,7 @@ def run(args, env):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.upstream("ddgs")  # ddgs' own parser is the oracle
 @SETTINGS
 @given(title=hostile_text, snippet=hostile_text, path=hostile_text, query=hostile_text)
 def test_hostile_result_page_and_query(proxy, penv, title, snippet, path, query):
