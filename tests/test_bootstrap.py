@@ -29,6 +29,8 @@ import pytest
 from conftest import ROOT
 from worker import protocol
 
+pytestmark = pytest.mark.slow  # real venvs, built by pip and uv
+
 STAMP = "websearch-worker-ready.json"
 UV = shutil.which("uv", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
 

@@ -11,6 +11,8 @@ import pytest
 from fakes.stall_server import StallServer
 from worker import client
 
+pytestmark = pytest.mark.slow  # worker processes, one through the bootstrap
+
 PAGE = b"# Client notes\n\nThe worker client fetched this page.\n"
 
 

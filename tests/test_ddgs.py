@@ -13,8 +13,9 @@ import pytest
 
 from conftest import run_worker, worker_env
 
-# Recorded engine pages parsed by ddgs' own engines: they hold for the locked ddgs only.
-pytestmark = pytest.mark.upstream("ddgs", "primp")
+# Worker processes through a TLS proxy (slow); recorded engine pages parsed by ddgs' own engines, which
+# hold for the locked ddgs only.
+pytestmark = [pytest.mark.slow, pytest.mark.upstream("ddgs", "primp")]
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ddgs")
 DDG = "html.duckduckgo.com"

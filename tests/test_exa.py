@@ -11,8 +11,8 @@ import pytest
 from conftest import ROOT, run_worker
 from fakes import exa_server
 
-# The fast import mirrors exa-py's own imports (exa_import.py), and every call goes through exa-py.
-pytestmark = pytest.mark.upstream("exa-py")
+# Fresh processes importing exa-py (slow); the fast import mirrors exa-py's own imports (exa_import.py).
+pytestmark = [pytest.mark.slow, pytest.mark.upstream("exa-py")]
 
 CANARY = "exa-canary-5d1e0b77-NEVER-PRINT"
 

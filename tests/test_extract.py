@@ -218,6 +218,7 @@ def test_published_from_json_ld_and_meta():
     "<table>" * 2000, "<script>alert(1)</script>", "<!-- only a comment -->",
     b"<p>bytes input \xc3\xa9</p>", None, 42, "<html><body><p>\ud800 lone surrogate</p></body></html>",
 ])
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_garbage_never_raises(junk, fmt):
     r = extract(junk, url="https://example.com/", fmt=fmt)
@@ -300,6 +301,7 @@ def _run_fixtures_in_subprocess(plain):
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.upstream("trafilatura", "readability-lxml")  # extract_imports.py stands in for what they import
 def test_deferred_imports_give_identical_output():
     deferred = _run_fixtures_in_subprocess(plain=False)
@@ -310,6 +312,7 @@ def test_deferred_imports_give_identical_output():
     assert deferred["out"] == plain["out"]
 
 
+@pytest.mark.slow
 @pytest.mark.upstream("trafilatura", "readability-lxml")
 def test_deferred_imports_leave_real_modules_usable():
     code = ("from worker.extract import extract\n"
@@ -327,6 +330,7 @@ def test_deferred_imports_leave_real_modules_usable():
     assert proc.stdout.strip() == "ok", proc.stderr
 
 
+@pytest.mark.slow
 def test_no_stray_output_on_stderr():
     code = ("from worker.extract import extract\n"
             "for h in ('', '<html></html>', '<p>x</p>', 'plain', '<div>' * 3000):\n"
@@ -375,6 +379,7 @@ def test_a_failing_stage_prints_its_traceback_in_debug_mode(monkeypatch, capsys)
     assert any("'trafilatura' failed (ValueError)" in w for w in r["warnings"])
 
 
+@pytest.mark.slow
 def test_stage_warnings_reach_the_fetched_item(tmp_path):
     """Through a real worker process: a stage broken by a sitecustomize module."""
     from conftest import run_worker, worker_env

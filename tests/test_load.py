@@ -29,6 +29,8 @@ from conftest import ROOT, worker_env
 from fakes.count_server import CountServer
 from worker import cache, protocol
 
+pytestmark = pytest.mark.slow  # hundreds of worker processes and signals
+
 FAKE_TYPE = "tests.fakes.slow_provider:SlowProvider"
 OTHER_TYPE = "tests.fakes.slow_provider:OtherSlowProvider"
 

@@ -20,6 +20,8 @@ from conftest import ROOT, worker_env
 from fakes.stall_server import StallServer
 from worker import cli, tools
 
+pytestmark = pytest.mark.slow  # an MCP server and its worker processes in each test
+
 PY = sys.executable  # the dev venv: the worker and the SDK are importable
 
 

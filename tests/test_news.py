@@ -8,6 +8,8 @@ import pytest
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
 
+pytestmark = pytest.mark.slow  # a worker process in each test
+
 DDG_NEWS_HOST = "duckduckgo.com"
 
 

@@ -135,6 +135,7 @@ def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
                 assert TOKEN.encode() not in fh.read(), name
 
 
+@pytest.mark.slow
 def test_github_rate_limit_falls_back_to_the_html_page(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -150,6 +151,7 @@ def test_github_rate_limit_falls_back_to_the_html_page(tmp_path, srv):
     assert "HTML page" in warning
 
 
+@pytest.mark.slow
 def test_no_adapters_reads_the_html(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -162,6 +164,7 @@ def test_no_adapters_reads_the_html(tmp_path, srv):
     assert it["extractor"] == "adapter:github"  # and without the flag, the same URL is the adapter's
 
 
+@pytest.mark.slow
 def test_unknown_github_page_falls_back(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -172,6 +175,7 @@ def test_unknown_github_page_falls_back(tmp_path, srv):
 
 # ------------------------------------------------------------------ Stack Exchange
 
+@pytest.mark.slow
 def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_path, srv):
     env = make_env(tmp_path, srv)
     r, it = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list")
@@ -256,6 +260,7 @@ def test_arxiv_pdf_url_without_html_or_pdf_gives_the_abstract(tmp_path, srv):
     assert any("only the abstract" in w for w in it["warnings"])
 
 
+@pytest.mark.slow
 def test_arxiv_paper_text_from_its_pdf_when_there_is_no_html(tmp_path, srv):
     from fakes.http_server import minimal_pdf
     env = make_env(tmp_path, srv)
@@ -286,6 +291,7 @@ def test_bad_sites_config_is_a_config_error(tmp_path):
     assert r.payload["error"]["code"] == "config" and "gitlab" in r.payload["error"]["message"]
 
 
+@pytest.mark.slow
 def test_an_ordinary_fetch_imports_no_adapter(tmp_path, srv):
     env = make_env(tmp_path, srv)
     proc = subprocess.run([sys.executable, "-I", "-X", "importtime", "-m", "worker", "fetch", "--allow-private",
