@@ -335,16 +335,20 @@ def install(venv, lock_file, fresh):
             pip = [python, "-m", "pip"]
         # The bundled pip (23.2.1 on Python 3.11) trips over extras that a locked
         # install hands it (lxml[html_clean]) and is slower: a current pip first.
-        run(pip + quiet + ["--upgrade", "pip"], env)
-        # pip byte-compiles what it installs, so no compileall pass follows.
-        run([python, "-m", "pip"] + quiet + ["--require-hashes", "-r", lock_file], env)
+        run(pip + quiet + ["--no-compile", "--upgrade", "pip"], env)
+        # pip compiles one file at a time; compileall below uses every core.
+        run([python, "-m", "pip"] + quiet + ["--no-compile", "--require-hashes", "-r", lock_file], env)
     purelib = site_packages(python)
     # The worker runs from this checkout: a .pth file puts it on the venv's path.
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
         f.write(ROOT + "\n")
     # Byte-compile now: hosts that set PYTHONDONTWRITEBYTECODE would otherwise
-    # pay for compiling on every call (site-packages: uv --compile-bytecode, or pip).
+    # pay for compiling on every call.  uv --compile-bytecode did site-packages;
+    # pip itself is left out (the worker never imports it; pip's next run compiles
+    # what it uses).
     log("compiling bytecode")
+    if not uv:
+        run([python, "-m", "compileall", "-q", "-j", "0", "-x", r"[/\\]pip[/\\]", purelib], env)
     try:
         run([python, "-m", "compileall", "-q", os.path.join(ROOT, "worker")], env)
     except InstallError as exc:  # a read-only checkout still works, just slower
