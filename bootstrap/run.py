@@ -336,8 +336,10 @@ def install(venv, lock_file, fresh):
         # The bundled pip (23.2.1 on Python 3.11) trips over extras that a locked
         # install hands it (lxml[html_clean]) and is slower: a current pip first.
         run(pip + quiet + ["--no-compile", "--upgrade", "pip"], env)
-        # pip compiles one file at a time; compileall below uses every core.
-        run([python, "-m", "pip"] + quiet + ["--no-compile", "--require-hashes", "-r", lock_file], env)
+        # pip compiles one file at a time; compileall below uses every core.  The
+        # lock already holds every dependency (bootstrap/lock.py resolves them for
+        # all platforms; tests/test_lock.py checks), so pip's resolver is skipped.
+        run([python, "-m", "pip"] + quiet + ["--no-compile", "--no-deps", "--require-hashes", "-r", lock_file], env)
     purelib = site_packages(python)
     # The worker runs from this checkout: a .pth file puts it on the venv's path.
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:

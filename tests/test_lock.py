@@ -86,6 +86,28 @@ def test_dev_lock_pins_what_users_get():
         assert sorted(dev[key]) == sorted(runtime[key]), key
 
 
+@pytest.mark.parametrize("lock", sorted(LOCKS), ids=os.path.basename)
+def test_every_dependency_of_a_locked_package_is_locked(lock):
+    """pip installs the lock with --no-deps: a dependency missing from it would be missing from the venv."""
+    pinned = locks.pins(lock)
+    missing, seen = set(), set()
+    todo = [(name, ()) for name in pinned]
+    while todo:
+        name, extras = todo.pop()
+        if (name, extras) in seen:
+            continue
+        seen.add((name, extras))
+        for text in importlib.metadata.requires(name) or []:
+            req = Requirement(text)
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in ("",) + extras):
+                if canonicalize_name(req.name) not in pinned:
+                    missing.add("%s (for %s)" % (req.name, name))
+                elif req.extras:  # lxml[html_clean] needs lxml-html-clean too
+                    todo.append((canonicalize_name(req.name), tuple(sorted(req.extras))))
+    assert not missing, missing
+    assert ("lxml", ("html-clean",)) in seen or ("lxml", ("html_clean",)) in seen  # extras were followed
+
+
 def test_the_dev_venv_holds_the_locked_versions():
     """What the tests run against is the dev lock; a venv built otherwise says so here first."""
     wrong = {}
