@@ -10,6 +10,21 @@ sys.path.insert(0, ROOT)
 from worker import protocol  # noqa: E402
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    """A test marked upstream(dist, ...) watches those distributions' internals: it fails at once, saying so,
+    when the installed versions are not the locked ones (a new release would fail it for no fault of ours)."""
+    marks = list(item.iter_markers("upstream"))
+    if marks:
+        import locks
+
+        for mark in marks:
+            for dist in mark.args:
+                problem = locks.version_problem(dist)
+                if problem:
+                    pytest.fail(problem, pytrace=False)
+
+
 class Result:
     def __init__(self, proc, stdout, stderr):
         self.returncode = proc.returncode

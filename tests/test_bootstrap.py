@@ -1,10 +1,11 @@
 """bootstrap/run.py building real venvs, hermetically.
 
 Each test repo is a copy of bootstrap/run.py beside a stand-in worker package
-(it imports a dependency from the venv and prints a SEARCH_OK block) and a
-requirements.txt naming tiny wheels this file builds with zipfile.  pip and uv
-are pointed at that wheel directory only (no index, no user config), so the
-installs are real and need no registry.
+(it imports a dependency from the venv and prints a SEARCH_OK block), a
+requirements.txt naming tiny wheels this file builds with zipfile, and the
+requirements.lock that pins them by hash.  pip and uv are pointed at that wheel
+directory only (no index, no user config), so the installs are real and need
+no registry.
 
 venv + pip costs seconds, so tests share venvs where the behaviour under test
 allows it; the uv path (about a second per venv) carries the tests that need
@@ -27,6 +28,8 @@ import pytest
 
 from conftest import ROOT
 from worker import protocol
+
+pytestmark = pytest.mark.slow  # real venvs, built by pip and uv
 
 STAMP = "websearch-worker-ready.json"
 UV = shutil.which("uv", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
@@ -67,23 +70,56 @@ def build_wheel(wheeldir, name, version, value):
     return path
 
 
+def bundled_pip():
+    sys.path.insert(0, os.path.join(ROOT, "bootstrap"))
+    try:
+        import run
+    finally:
+        sys.path.pop(0)
+    return run.bundled_pip()
+
+
 @pytest.fixture(scope="module")
 def wheeldir(tmp_path_factory):
     d = tmp_path_factory.mktemp("wheels")
     build_wheel(d, "wsw_dummy", "1.0", "dummy-ok")
     build_wheel(d, "wsw_extra", "1.0", "extra-ok")
+    if bundled_pip():  # the bootstrap's pip step installs a pip into a venv made without one
+        shutil.copy(bundled_pip(), str(d))
     return d
 
 
-def make_repo(path, requirements="wsw_dummy==1.0\n"):
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def lock_text(wheeldir, requirements):
+    """What bootstrap/lock.py would write for these `name==version` lines, hashes of the wheels built here."""
+    out = ["# input sha256 %s  requirements.txt" % hashlib.sha256(requirements.encode()).hexdigest()]
+    for line in requirements.splitlines():
+        name, _, version = line.partition("==")
+        wheel = os.path.join(str(wheeldir), "%s-%s-py3-none-any.whl" % (name.replace("-", "_"), version))
+        digest = sha256_file(wheel) if os.path.exists(wheel) else "0" * 64
+        out.append("%s \\\n    --hash=sha256:%s" % (line, digest))
+    return "\n".join(out) + "\n"
+
+
+def write_requirements(repo, wheeldir, requirements):
+    write(os.path.join(repo, "requirements.txt"), requirements)
+    write(os.path.join(repo, "requirements.lock"), lock_text(wheeldir, requirements))
+
+
+def make_repo(path, wheeldir, requirements="wsw_dummy==1.0\n"):
     os.makedirs(os.path.join(path, "bootstrap"))
     os.makedirs(os.path.join(path, "worker"))
-    shutil.copy(os.path.join(ROOT, "bootstrap", "run.py"), os.path.join(path, "bootstrap", "run.py"))
+    for name in ("run.py", "lock.py"):
+        shutil.copy(os.path.join(ROOT, "bootstrap", name), os.path.join(path, "bootstrap", name))
     with open(os.path.join(path, "worker", "__init__.py"), "w") as f:
         f.write("")
     with open(os.path.join(path, "worker", "__main__.py"), "w") as f:
         f.write(STANDIN_MAIN)
-    write(os.path.join(path, "requirements.txt"), requirements)
+    write_requirements(str(path), wheeldir, requirements)
     return str(path)
 
 
@@ -148,7 +184,7 @@ def newest_mtime(venv, skip):
 @pytest.fixture(scope="module")
 def pip_repo(tmp_path_factory, wheeldir):
     tmp = tmp_path_factory.mktemp("piprepo")
-    repo = make_repo(tmp / "repo")
+    repo = make_repo(tmp / "repo", wheeldir)
     env = boot_env(tmp, wheeldir)
     rc, out, err = boot(repo, ["search", "first", "call"], env)
     return {"repo": repo, "env": env, "venv": os.path.join(repo, ".venv"), "first": (rc, out, err)}
@@ -177,10 +213,16 @@ def test_pip_stamp_is_whole_and_written_last(pip_repo):
     assert stamp["python"] == "%d.%d.%d" % sys.version_info[:3]
     assert stamp["bootstrap"]
     assert bytes.fromhex(stamp["key"]).endswith(stamp["requirements"].encode())
+    # The lock it was installed from, byte for byte, beside the stamp.
+    lock = os.path.join(pip_repo["repo"], "requirements.lock")
+    installed = os.path.join(venv, "websearch-worker-ready.lock")
+    with open(lock, "rb") as a, open(installed, "rb") as b:
+        assert a.read() == b.read()
+    assert stamp["lock_sha256"] == sha256_file(lock)
     stamp_path = os.path.join(venv, STAMP)
     # Nothing in the venv is newer than the stamp, and no temp stamp was left.
     assert newest_mtime(venv, stamp_path) <= os.stat(stamp_path).st_mtime_ns
-    assert [n for n in os.listdir(venv) if n.startswith(STAMP)] == [STAMP]
+    assert [n for n in os.listdir(venv) if n.startswith("websearch-worker-ready")] == ["websearch-worker-ready.lock", STAMP]
 
 
 def test_pip_install_compiled_bytecode_despite_dontwritebytecode(pip_repo):
@@ -235,10 +277,9 @@ def test_pip_half_built_venv_is_never_ready(pip_repo):
     assert boot(repo, ["--check"], env)[0] == 0
 
 
-def test_pip_changed_requirements_reinstall(pip_repo):
+def test_pip_changed_requirements_reinstall(pip_repo, wheeldir):
     repo, env, venv = pip_repo["repo"], pip_repo["env"], pip_repo["venv"]
-    req = os.path.join(repo, "requirements.txt")
-    write(req, "wsw_dummy==1.0\nwsw_extra==1.0\n")
+    write_requirements(repo, wheeldir, "wsw_dummy==1.0\nwsw_extra==1.0\n")
     rc, out, _ = boot(repo, ["--check"], env)
     assert rc == 1 and "requirements.txt changed" in out
     rc, out, err = boot(repo, ["search", "x"], env)
@@ -246,7 +287,24 @@ def test_pip_changed_requirements_reinstall(pip_repo):
     assert protocol.parse(out)["extra"] == "extra-ok"
     assert installs(err) == 1 and "(requirements.txt changed)" in err
     assert "creating venv" not in err  # a once-ready venv is updated in place
+    assert "warning" not in err  # the lock was written from this requirements.txt
     assert read_stamp(venv)["requirements"] == "wsw_dummy==1.0\nwsw_extra==1.0\n"
+
+
+def test_pip_changed_lock_alone_reinstalls(pip_repo, wheeldir):
+    """A lock written again (a pin moved) with requirements.txt unchanged: the venv follows the lock."""
+    repo, env, venv = pip_repo["repo"], pip_repo["env"], pip_repo["venv"]
+    build_wheel(wheeldir, "wsw_extra", "1.1", "extra-1.1")
+    lock = lock_text(wheeldir, "wsw_dummy==1.0\nwsw_extra==1.1\n").splitlines()
+    lock[0] = "# input sha256 %s  requirements.txt" % sha256_file(os.path.join(repo, "requirements.txt"))
+    write(os.path.join(repo, "requirements.lock"), "\n".join(lock) + "\n")
+    rc, out, _ = boot(repo, ["--check"], env)
+    assert rc == 1 and out.strip() == "not ready: requirements.lock changed"
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 0, err
+    assert protocol.parse(out)["extra"] == "extra-1.1"
+    assert installs(err) == 1 and "(requirements.lock changed)" in err and "creating venv" not in err
+    assert boot(repo, ["search", "y"], env)[2] == ""  # and the fast path knows it
 
 
 # ---------------------------------------------------------------------------
@@ -254,7 +312,7 @@ def test_pip_changed_requirements_reinstall(pip_repo):
 
 
 def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo", requirements="wsw_dummy==1.0\nwsw-no-such-package==9.9\n")
+    repo = make_repo(tmp_path / "repo", wheeldir, requirements="wsw_dummy==1.0\nwsw-no-such-package==9.9\n")
     env = boot_env(tmp_path, wheeldir, uv=bool(UV), WEBSEARCH_WORKER_INSTALL_ATTEMPTS="2")
     started = time.monotonic()
     rc, out, err = boot(repo, ["search", "x"], env)
@@ -271,7 +329,7 @@ def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldi
     # The next call tries again (and, with the requirement fixed, succeeds).
     rc, out, err = boot(repo, ["search", "x"], dict(env, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1"))
     assert rc == 1 and installs(err) == 1 and protocol.parse(out)["error"]["code"] == "bootstrap_failed"
-    write(os.path.join(repo, "requirements.txt"), "wsw_dummy==1.0\n")
+    write_requirements(repo, wheeldir, "wsw_dummy==1.0\n")
     rc, out, err = boot(repo, ["search", "x"], env)
     assert rc == 0 and protocol.parse(out)["dummy"] == "dummy-ok", err
 
@@ -290,7 +348,7 @@ def _start_install(repo, env):
 
 
 def test_sigterm_during_install_leaves_no_ready_venv(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     env = boot_env(tmp_path, wheeldir)  # pip path
     proc = _start_install(repo, env)
     try:
@@ -313,7 +371,7 @@ def test_sigterm_during_install_leaves_no_ready_venv(tmp_path, wheeldir):
 
 
 def test_never_deletes_a_directory_that_is_not_a_venv(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "notes.txt").write_text("keep me")
@@ -332,7 +390,7 @@ needs_uv = pytest.mark.skipif(UV is None, reason="uv is not installed (it is in 
 
 @needs_uv
 def test_uv_install_venv_flag_and_reinstall(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     venv = str(tmp_path / "elsewhere" / "venv")
     env = boot_env(tmp_path, wheeldir, uv=True, WEBSEARCH_WORKER_VENV=venv)
     rc, out, err = boot(repo, ["search", "x"], env)
@@ -357,7 +415,7 @@ def test_uv_install_venv_flag_and_reinstall(tmp_path, wheeldir):
 
 @needs_uv
 def test_uv_five_racing_first_calls_install_once(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     env = boot_env(tmp_path, wheeldir, uv=True)
     venv = os.path.join(repo, ".venv")
     stamp_path = os.path.join(venv, STAMP)
@@ -391,10 +449,64 @@ def test_uv_five_racing_first_calls_install_once(tmp_path, wheeldir):
 
 
 @needs_uv
+def test_a_file_whose_hash_is_not_in_the_lock_is_not_installed(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo", wheeldir)
+    lock = os.path.join(repo, "requirements.lock")
+    with open(lock) as f:
+        text = f.read()
+    write(lock, text.replace(sha256_file(os.path.join(str(wheeldir), "wsw_dummy-1.0-py3-none-any.whl")), "1" * 64))
+    env = boot_env(tmp_path, wheeldir, uv=True, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1")
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 1, err
+    e = protocol.parse(out)["error"]
+    assert e["code"] == "bootstrap_failed" and "hash" in e["detail"].lower(), e
+    assert boot(repo, ["--check"], env)[0] == 1
+
+
+@needs_uv
+def test_a_lock_written_from_other_requirements_is_installed_with_a_warning(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo", wheeldir)
+    write(os.path.join(repo, "requirements.txt"), "wsw_dummy==1.0\nwsw_extra==1.0\n")  # lock.py not run
+    rc, out, err = boot(repo, ["search", "x"], boot_env(tmp_path, wheeldir, uv=True))
+    assert rc == 0, err
+    assert "extra" not in protocol.parse(out)  # the lock is what gets installed
+    assert "warning: requirements.lock was written from another requirements.txt; run python3 bootstrap/lock.py" in err
+
+
+@needs_uv
+def test_lock_py_writes_a_hashed_lock_the_bootstrap_installs(tmp_path, wheeldir):
+    repo = make_repo(tmp_path / "repo", wheeldir)
+    write(os.path.join(repo, "requirements.txt"), "# why each is here\nwsw_dummy>=1.0\nwsw_extra==1.0  # a comment\n")
+    os.unlink(os.path.join(repo, "requirements.lock"))
+    env = boot_env(tmp_path, wheeldir, uv=True)
+    lock_py = [sys.executable, os.path.join(repo, "bootstrap", "lock.py")]
+    proc = subprocess.run(lock_py, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    with open(os.path.join(repo, "requirements.lock")) as f:
+        lock = f.read()
+    assert "# input sha256 %s  requirements.txt\n" % sha256_file(os.path.join(repo, "requirements.txt")) in lock
+    for name in ("wsw_dummy", "wsw_extra"):
+        digest = sha256_file(os.path.join(str(wheeldir), "%s-1.0-py3-none-any.whl" % name))
+        assert "--hash=sha256:%s" % digest in lock
+    # Where the files came from stays on this machine.
+    assert str(wheeldir) not in lock and "://" not in lock
+    assert not [line for line in lock.splitlines() if line.startswith("-")]
+    assert not [n for n in os.listdir(repo) if n.startswith(".requirements.lock")]  # no temp file left
+    assert subprocess.run(lock_py + ["--check"], env=env, capture_output=True, timeout=60).returncode == 0
+    rc, out, err = boot(repo, ["search", "x"], env)
+    assert rc == 0 and protocol.parse(out)["extra"] == "extra-ok", err
+    assert "warning" not in err
+    # An edited requirements.txt makes the lock stale until lock.py runs again.
+    write(os.path.join(repo, "requirements.txt"), "wsw_dummy>=1.0\n")
+    proc = subprocess.run(lock_py + ["--check"], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "requirements.lock was written from another requirements.txt" in proc.stderr
+
+
+@needs_uv
 def test_lock_wait_is_bounded(tmp_path, wheeldir):
     import fcntl
 
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     venv = os.path.join(repo, ".venv")
     env = boot_env(tmp_path, wheeldir, uv=True, WEBSEARCH_WORKER_LOCK_WAIT="0.5")
     fd = os.open(venv + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -448,7 +560,7 @@ def _alive(pid):
 def test_sigkilled_bootstrap_takes_its_installer_with_it(tmp_path, wheeldir):
     """SIGKILL cannot be handled, so the installer must die by itself (PR_SET_PDEATHSIG) and the next call
     must not build the venv under a live installer."""
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     env = boot_env(tmp_path, wheeldir)  # pip path: `python -m venv` + ensurepip take seconds
     proc = _start_install(repo, env)
     try:
@@ -473,7 +585,7 @@ def test_sigkilled_bootstrap_takes_its_installer_with_it(tmp_path, wheeldir):
 
 
 def test_bad_install_settings_and_venv_file_are_blocks_not_tracebacks(tmp_path, wheeldir):
-    repo = make_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", wheeldir)
     for name, value in (("WEBSEARCH_WORKER_LOCK_WAIT", "abc"), ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "\u00b2"),
                         ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "9" * 400), ("WEBSEARCH_WORKER_LOCK_WAIT", "inf")):
         env = boot_env(tmp_path, wheeldir, **{name: value})

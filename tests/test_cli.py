@@ -54,6 +54,7 @@ def _argparse_only(argv):
     return vars(ns)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=9))
 def test_fast_parser_agrees_with_argparse(argv):
@@ -111,6 +112,7 @@ def plausible_lines(draw):
     return head + [command] + words + tail
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(plausible_lines())
 def test_fast_parser_agrees_with_argparse_on_plausible_lines(argv):
@@ -119,6 +121,7 @@ def test_fast_parser_agrees_with_argparse_on_plausible_lines(argv):
         assert vars(fast) == _argparse_only(argv), argv
 
 
+@pytest.mark.slow
 def test_fast_parser_takes_every_plain_line():
     import random
 

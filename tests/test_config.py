@@ -147,6 +147,7 @@ def test_custom_provider_class_answers(env, tmp_path):
     assert r.payload["provider"] == "mine", r
 
 
+@pytest.mark.slow
 def test_shorthand_defines_exa_and_auto_picks_it(env, tmp_path):
     server = exa_server.start()
     try:
@@ -159,6 +160,7 @@ def test_shorthand_defines_exa_and_auto_picks_it(env, tmp_path):
         server.shutdown()
 
 
+@pytest.mark.slow
 def test_key_in_file_wins_over_env_and_source_reported(env, tmp_path):
     server = exa_server.start()
     try:
@@ -179,6 +181,7 @@ def test_key_in_file_wins_over_env_and_source_reported(env, tmp_path):
         server.shutdown()
 
 
+@pytest.mark.slow
 def test_several_providers_of_one_type_and_default(env, tmp_path):
     a, b = exa_server.start(key="key-a"), exa_server.start(key="key-b")
     try:
@@ -200,6 +203,7 @@ def test_several_providers_of_one_type_and_default(env, tmp_path):
         b.shutdown()
 
 
+@pytest.mark.slow
 def test_auto_skips_keyless_and_type_name_uses_env_builtin(env, tmp_path):
     server = exa_server.start()
     try:
@@ -222,6 +226,7 @@ def test_auto_skips_keyless_and_type_name_uses_env_builtin(env, tmp_path):
         server.shutdown()
 
 
+@pytest.mark.slow
 def test_permission_warning(env, tmp_path):
     # the provider points at a closed local port: the call fails fast with a network error
     path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY,

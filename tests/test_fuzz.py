@@ -21,6 +21,8 @@ from invariants import check
 from worker import cli, config, numbers
 from worker.errors import WorkerError
 
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples per test
+
 sys.path.insert(0, os.path.join(ROOT, "bootstrap"))
 import run as bootstrap  # noqa: E402
 

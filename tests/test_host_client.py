@@ -11,6 +11,8 @@ import pytest
 from fakes.stall_server import StallServer
 from worker import host_client as client
 
+pytestmark = pytest.mark.slow  # worker processes, one through the bootstrap
+
 PAGE = b"# Client notes\n\nThe worker client fetched this page.\n"
 
 
@@ -108,7 +110,7 @@ def test_through_the_bootstrap(tmp_path, web, env):
         import run as bootstrap
     finally:
         sys.path.pop(0)
-    bootstrap.write_stamp(str(venv), bootstrap.read_requirements())
+    bootstrap.write_stamp(str(venv), bootstrap.read_inputs())
     argv = client.command(["fetch", "x"], venv=str(venv))
     assert argv[:4] == [sys.executable, client.BOOTSTRAP, "--venv", str(venv)]
     payload = client.fetch([web.url + "/notes.md", web.url + "/missing"], venv=str(venv), env=env, allow_private=True)

@@ -21,6 +21,8 @@ from conftest import ROOT, Result, run_worker, worker_env
 from fakes.hostile_server import BRAVE, EXA, KEY, PAGES, HostileServer
 from invariants import call_dirs, check
 
+pytestmark = pytest.mark.slow  # a worker process per hostile page or answer
+
 SLOW = ("drip-body", "drip-headers", "silent")
 FAST_PAGES = sorted(n for n in PAGES if n not in SLOW)
 

@@ -18,6 +18,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_dumps_and_loads_match_json(value):

@@ -21,6 +21,8 @@ from fakes.stall_server import StallServer
 from worker import cli
 from worker import tool_schemas as tools
 
+pytestmark = pytest.mark.slow  # an MCP server and its worker processes in each test
+
 PY = sys.executable  # the dev venv: the worker and the SDK are importable
 
 

@@ -27,6 +27,8 @@ from conftest import ROOT, worker_env
 from worker import protocol
 from worker.request import clean_query
 
+pytestmark = pytest.mark.slow  # hypothesis examples, a worker process each
+
 DDG = "html.duckduckgo.com"
 HOSTILE = ["SEARCH_DONE", "SEARCH_OK", "SEARCH_ERROR", "SEARCH_", "SEARCH\\u005f", "SEARCH_DONE\n", "\nSEARCH_DONE\n",
            "\n", "\r\n", "\r", "\x00", "\x1b[2J", "\x7f", "\u0085", "\u2028", "\u2029", "\ufeff", "\ud800", "\udfff",
@@ -109,6 +111,7 @@ def run(args, env):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.upstream("ddgs")  # ddgs' own parser is the oracle
 @SETTINGS
 @given(title=hostile_text, snippet=hostile_text, path=hostile_text, query=hostile_text)
 def test_hostile_result_page_and_query(proxy, penv, title, snippet, path, query):

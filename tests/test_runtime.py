@@ -81,6 +81,7 @@ def test_signal_during_blocked_network_call(hanging, signum, name):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_sigterm_while_worker_threads_are_busy(tmp_path):
     """os._exit, not sys.exit: busy non-daemon threads cannot hold the exit back."""
     env = worker_env(tmp_path)
@@ -125,6 +126,7 @@ def test_keep_temp_keeps_the_directory(hanging):
     assert os.path.join(env["WEBSEARCH_WORKER_TMPDIR"], kept[0]) in err  # told where it is
 
 
+@pytest.mark.slow
 def test_stale_temp_dir_of_dead_pid_is_swept(hanging):
     proxy, env = hanging
     base = env["WEBSEARCH_WORKER_TMPDIR"]
@@ -147,6 +149,7 @@ def test_stale_temp_dir_of_dead_pid_is_swept(hanging):
     assert call_dirs(env) == [os.path.basename(alive)]
 
 
+@pytest.mark.slow
 def test_timeout_bounds_the_whole_call(hanging):
     proxy, env = hanging
     started = time.monotonic()

@@ -103,7 +103,7 @@ class Workers:
         if self._ready:
             return python, None
         boot = _bootstrap_module()
-        problem = boot.stamp_problem(venv, boot.read_requirements())
+        problem = boot.stamp_problem(venv, boot.read_inputs())
         if problem is None:
             self._ready = True
             return python, None

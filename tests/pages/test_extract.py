@@ -218,6 +218,7 @@ def test_published_from_json_ld_and_meta():
     "<table>" * 2000, "<script>alert(1)</script>", "<!-- only a comment -->",
     b"<p>bytes input \xc3\xa9</p>", None, 42, "<html><body><p>\ud800 lone surrogate</p></body></html>",
 ])
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_garbage_never_raises(junk, fmt):
     r = extract(junk, url="https://example.com/", fmt=fmt)
@@ -300,6 +301,8 @@ def _run_fixtures_in_subprocess(plain):
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
+@pytest.mark.upstream("trafilatura", "readability-lxml")  # extract_imports.py stands in for what they import
 def test_deferred_imports_give_identical_output():
     deferred = _run_fixtures_in_subprocess(plain=False)
     plain = _run_fixtures_in_subprocess(plain=True)
@@ -309,6 +312,8 @@ def test_deferred_imports_give_identical_output():
     assert deferred["out"] == plain["out"]
 
 
+@pytest.mark.slow
+@pytest.mark.upstream("trafilatura", "readability-lxml")
 def test_deferred_imports_leave_real_modules_usable():
     code = ("from worker.pages.extract.core import extract\n"
             "extract('<p>' + 'word ' * 200 + '</p>')\n"
@@ -325,6 +330,7 @@ def test_deferred_imports_leave_real_modules_usable():
     assert proc.stdout.strip() == "ok", proc.stderr
 
 
+@pytest.mark.slow
 def test_no_stray_output_on_stderr():
     code = ("from worker.pages.extract.core import extract\n"
             "for h in ('', '<html></html>', '<p>x</p>', 'plain', '<div>' * 3000):\n"
@@ -373,6 +379,7 @@ def test_a_failing_stage_prints_its_traceback_in_debug_mode(monkeypatch, capsys)
     assert any("'trafilatura' failed (ValueError)" in w for w in r["warnings"])
 
 
+@pytest.mark.slow
 def test_stage_warnings_reach_the_fetched_item(tmp_path):
     """Through a real worker process: a stage broken by a sitecustomize module."""
     from conftest import run_worker, worker_env
@@ -575,6 +582,7 @@ def test_a_products_name_price_and_availability_come_first_from_its_data():
     assert text.splitlines()[0] == "Trail pack 25 green · in stock"  # the page says its price already
 
 
+@pytest.mark.upstream("trafilatura", "lxml")  # _load_html copies trafilatura's parser settings
 def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
     import threading
 

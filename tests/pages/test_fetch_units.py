@@ -95,6 +95,7 @@ words = st.lists(st.text(alphabet="abcdefghij\u00e9\u4e2d", min_size=1, max_size
 seps = st.sampled_from([" ", " ", " ", "\n", "\n\n", ". "])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(words=words, data=st.data(), max_chars=st.integers(20, 400))
 def test_window_never_cuts_mid_word_and_paging_loses_nothing(words, data, max_chars):

@@ -124,6 +124,7 @@ def _shared_pages():
     return [pytest.param(r["id"], r["url"], id="wcxb-%s-%s" % (r["page_type"], r["id"])) for r in picked]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page_id,url", _shared_pages())
 def test_real_pages_read_the_same_in_markdown_and_text(page_id, url):
     from fakes import corpus_server as cs
@@ -162,6 +163,7 @@ def page(draw):
     return "<html><body><article>%s%s%s</article></body></html>" % (filler, "".join(blocks), filler)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(page())
 def test_generated_pages_read_the_same_in_markdown_and_text(html):

@@ -270,6 +270,7 @@ def test_github_token_never_follows_a_redirect_to_another_origin(tmp_path, srv):
                 assert TOKEN.encode() not in fh.read(), name
 
 
+@pytest.mark.slow
 def test_github_rate_limit_falls_back_to_the_html_page(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -285,6 +286,7 @@ def test_github_rate_limit_falls_back_to_the_html_page(tmp_path, srv):
     assert "HTML page" in warning
 
 
+@pytest.mark.slow
 def test_no_adapters_reads_the_html(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -297,6 +299,7 @@ def test_no_adapters_reads_the_html(tmp_path, srv):
     assert it["extractor"] == "adapter:github"  # and without the flag, the same URL is the adapter's
 
 
+@pytest.mark.slow
 def test_unknown_github_page_falls_back(tmp_path, srv):
     host = srv.base.split("//")[1]
     env = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
@@ -307,6 +310,7 @@ def test_unknown_github_page_falls_back(tmp_path, srv):
 
 # ------------------------------------------------------------------ Stack Exchange
 
+@pytest.mark.slow
 def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_path, srv):
     env = make_env(tmp_path, srv)
     r, it = fetch_item(env, "https://stackoverflow.com/questions/123/flatten-a-list")
@@ -422,6 +426,7 @@ def test_arxiv_pdf_url_without_html_or_pdf_gives_the_abstract(tmp_path, srv):
     assert any("only the abstract" in w for w in it["warnings"])
 
 
+@pytest.mark.slow
 def test_arxiv_paper_text_from_its_pdf_when_there_is_no_html(tmp_path, srv):
     from fakes.http_server import minimal_pdf
     env = make_env(tmp_path, srv)
@@ -452,6 +457,7 @@ def test_bad_sites_config_is_a_config_error(tmp_path):
     assert r.payload["error"]["code"] == "config" and "gitlab" in r.payload["error"]["message"]
 
 
+@pytest.mark.slow
 def test_an_ordinary_fetch_imports_no_adapter(tmp_path, srv):
     env = make_env(tmp_path, srv)
     proc = subprocess.run([sys.executable, "-I", "-X", "importtime", "-m", "worker", "fetch", "--allow-private",

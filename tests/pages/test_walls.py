@@ -26,6 +26,7 @@ def fetch_items(env, *args):
 
 # ------------------------------------------------------------------ point 1: walls
 
+@pytest.mark.slow
 def test_every_vendor_challenge_is_blocked_with_its_vendor(web, env):
     names = sorted(CHALLENGES)
     got = fetch_items(env, *[web.url("/challenge/" + n) for n in names])
@@ -38,6 +39,7 @@ def test_every_vendor_challenge_is_blocked_with_its_vendor(web, env):
         assert err["status"] == status and err["retryable"] is False and err["hint"]
 
 
+@pytest.mark.slow
 def test_pages_that_mention_or_embed_wall_markup_are_pages(web, env):
     names = sorted(NOT_WALLS)
     for name, it in zip(names, fetch_items(env, *[web.url("/notwall/" + n) for n in names])):
@@ -81,6 +83,7 @@ def test_plain_404_stays_an_http_error(web, env):
 
 # ------------------------------------------------------------------ point 2: shells
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["markdown", "text", "html"])
 def test_shells_are_read_from_their_data_or_reported(web, env, fmt):
     names = sorted(SHELLS)
@@ -103,6 +106,7 @@ def test_shells_are_read_from_their_data_or_reported(web, env, fmt):
 INVISIBLE_CHARS = ("\u200b", "\u2060", "\ufeff", "\u202e", "\u202c", "\u2066", "\u2069")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["markdown", "text", "html"])
 def test_injection_corpus_payloads_never_reach_the_output(web, env, fmt):
     kinds = sorted(INJECTIONS) + sorted(CHAR_INJECTIONS)
@@ -123,6 +127,7 @@ def test_injection_corpus_payloads_never_reach_the_output(web, env, fmt):
     assert "ignore the noise" in by_kind["zero-width"]["content"]
 
 
+@pytest.mark.slow
 def test_clean_page_and_collapsed_tabs_keep_everything(web, env):
     clean, tabs = fetch_items(env, web.url("/clean"), web.url("/tabs"))
     assert clean["hidden_removed_chars"] == 0 and not clean.get("warnings")
@@ -151,12 +156,14 @@ def test_markdown_answer_is_used_as_is(web, env):
     assert web.accepts("/md/negotiate")[-1] == "text/markdown, text/html;q=0.9, */*;q=0.8"
 
 
+@pytest.mark.slow
 def test_empty_markdown_and_406_fall_back_to_html(web, env):
     for it in fetch_items(env, web.url("/md/empty"), web.url("/md/406")):
         assert it["ok"] and it["extractor"] != "source-markdown" and VISIBLE in it["content"], it
     assert "text/markdown" not in web.accepts("/md/406")[-1]
 
 
+@pytest.mark.slow
 def test_markdown_alternate_is_followed_and_a_broken_one_ignored(web, env):
     alt, broken = fetch_items(env, web.url("/md/alt"), web.url("/md/alt-broken"))
     assert alt["extractor"] == "source-markdown" and "## Why it matters" in alt["content"]
@@ -169,6 +176,7 @@ def test_data_uris_are_described_not_inlined(web, env):
     assert "![chart]([data: image/png, 41 KB])" in it["content"] and "AAAA" not in it["content"]
 
 
+@pytest.mark.slow
 def test_llms_txt_when_asked(web, env):
     with_flag, = fetch_items(env, "--llms-txt", web.url("/docs-page"))
     assert with_flag["extractor"] == "source-markdown" and "# Glacier network" in with_flag["content"]

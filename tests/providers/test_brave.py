@@ -151,6 +151,7 @@ def test_missing_key_is_config_error(fake):
     assert e.value.code == "config" and "BRAVE_API_KEY" in e.value.hint
 
 
+@pytest.mark.slow
 def test_timeout(fake):
     p = _provider(fake, timeout=0.5)
     with pytest.raises(WorkerError) as e:
@@ -183,6 +184,7 @@ def _config(tmp_path, fake, **entry):
     return str(path)
 
 
+@pytest.mark.slow
 def test_worker_search_with_brave(fake, env, tmp_path):
     cfg = _config(tmp_path, fake)
     r = run_worker(["search", "full query", "--provider", "brave", "--config", cfg, "--recency", "week"], env)
@@ -203,6 +205,7 @@ def test_worker_brave_key_from_environment(fake, env, tmp_path):
     assert r.payload["meta"]["key_source"].startswith("env") and KEY not in r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_worker_output_text_is_the_text_field(fake, env, tmp_path):
     cfg = _config(tmp_path, fake)
     args = ["search", "full query", "--provider", "brave", "--config", cfg, "--no-cache"]
@@ -236,6 +239,7 @@ def test_worker_brave_401_never_leaks_the_key(fake, env, tmp_path):
                     assert canary.encode() not in fh.read(), name
 
 
+@pytest.mark.slow
 def test_free_plan_interval_spaces_requests_across_processes(fake, env, tmp_path):
     """Two calls started together reach Brave at least ~1 s apart (options.minInterval defaults to 1 s)."""
     import subprocess

@@ -13,6 +13,10 @@ import pytest
 
 from conftest import ROOT, run_worker, worker_env
 
+# Worker processes through a TLS proxy (slow); recorded engine pages parsed by ddgs' own engines, which
+# hold for the locked ddgs only.
+pytestmark = [pytest.mark.slow, pytest.mark.upstream("ddgs", "primp")]
+
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "ddgs")
 DDG = "html.duckduckgo.com"
 BRAVE = "search.brave.com"

@@ -11,6 +11,9 @@ import pytest
 from conftest import ROOT, run_worker
 from fakes import exa_server
 
+# Fresh processes importing exa-py (slow); the fast import mirrors exa-py's own imports (exa_import.py).
+pytestmark = [pytest.mark.slow, pytest.mark.upstream("exa-py")]
+
 CANARY = "exa-canary-5d1e0b77-NEVER-PRINT"
 
 

@@ -8,6 +8,8 @@ import pytest
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
 
+pytestmark = pytest.mark.slow  # a worker process in each test
+
 DDG_NEWS_HOST = "duckduckgo.com"
 
 
@@ -108,6 +110,7 @@ def ddg_news_body(vqd="4-98765"):
     ]})
 
 
+@pytest.mark.upstream("ddgs", "primp")
 def test_ddgs_news_through_the_real_engine(proxy, tmp_path):
     proxy.reset()
     proxy.route(DDG_NEWS_HOST, body=ddg_news_body(), headers={"Content-Type": "application/json"})

@@ -178,6 +178,7 @@ def collect(procs):
     return out
 
 
+@pytest.mark.slow
 def test_breaker_across_concurrent_processes_opens_skips_probes_closes(tmp_path, exa, brave):
     env = worker_env(tmp_path)
     cfg = config(tmp_path, exa, brave)
@@ -220,6 +221,7 @@ def test_breaker_across_concurrent_processes_opens_skips_probes_closes(tmp_path,
     assert r.payload["provider"] == "exa-main" and r.payload["meta"]["skipped_providers"] == [], r
 
 
+@pytest.mark.slow
 def test_breaker_off_asks_every_time(tmp_path, exa, brave):
     env = worker_env(tmp_path)
     path = config(tmp_path, exa, brave)
@@ -234,6 +236,7 @@ def test_breaker_off_asks_every_time(tmp_path, exa, brave):
     assert not os.path.exists(os.path.join(env["XDG_CACHE_HOME"], "websearch-worker", breaker.DB_NAME))
 
 
+@pytest.mark.slow
 def test_every_provider_cooling_down_fails_fast_with_retry_after(tmp_path, exa, brave):
     env = worker_env(tmp_path)
     cfg = config(tmp_path, exa, brave, threshold=1, cooldown=60)
@@ -261,6 +264,7 @@ def fixture_page(name):
         return f.read()
 
 
+@pytest.mark.slow
 def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_path):
     proxy.reset()
     proxy.route(DDG, status=202, body="<html>anomaly detected: please complete the challenge</html>")
@@ -287,6 +291,7 @@ def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_pa
     assert len(proxy.requests_for(DDG)) == 3
 
 
+@pytest.mark.slow
 def test_every_ddgs_engine_blocked_hands_over_to_brave(proxy, tmp_path):
     proxy.reset()
     proxy.route(DDG, status=202, body="<html>anomaly detected</html>")

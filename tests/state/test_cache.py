@@ -215,6 +215,7 @@ def fake_env(tmp_path, server, **options):
     return worker_env(tmp_path, {"WEBSEARCH_CONFIG": str(cfg)})
 
 
+@pytest.mark.slow
 def test_worker_search_hit_miss_refresh_no_cache(tmp_path, server):
     env = fake_env(tmp_path, server)
     first = run_worker(["search", "cache me", "--provider", "fake"], env)
@@ -237,6 +238,7 @@ def test_worker_search_hit_miss_refresh_no_cache(tmp_path, server):
     assert server.stats.total == 4
 
 
+@pytest.mark.slow
 def test_worker_text_output_is_rebuilt_for_a_hit(tmp_path, server):
     env = fake_env(tmp_path, server)
     run_worker(["search", "texty", "--provider", "fake"], env)
@@ -244,6 +246,7 @@ def test_worker_text_output_is_rebuilt_for_a_hit(tmp_path, server):
     assert short.payload["meta"]["cached"] is True and len(short.payload["text"]) <= 200
 
 
+@pytest.mark.slow
 def test_worker_cache_dir_and_ttl_options(tmp_path, server):
     env = fake_env(tmp_path, server)
     where = tmp_path / "elsewhere"
@@ -256,6 +259,7 @@ def test_worker_cache_dir_and_ttl_options(tmp_path, server):
     assert r.payload["meta"]["cached"] is False
 
 
+@pytest.mark.slow
 def test_worker_corrupt_cache_is_a_warning_not_a_failure(tmp_path, server):
     env = fake_env(tmp_path, server)
     d = tmp_path / "cache" / "websearch-worker"
@@ -267,6 +271,7 @@ def test_worker_corrupt_cache_is_a_warning_not_a_failure(tmp_path, server):
     assert run_worker(["search", "corrupt", "--provider", "fake"], env).payload["meta"]["cached"] is True
 
 
+@pytest.mark.slow
 def test_worker_never_caches_failures(tmp_path):
     env = worker_env(tmp_path)
     cfg = tmp_path / "cfg.json"

@@ -30,6 +30,8 @@ from fakes.count_server import CountServer
 from worker import protocol
 from worker.state import cache
 
+pytestmark = pytest.mark.slow  # hundreds of worker processes and signals
+
 FAKE_TYPE = "tests.fakes.slow_provider:SlowProvider"
 OTHER_TYPE = "tests.fakes.slow_provider:OtherSlowProvider"
 

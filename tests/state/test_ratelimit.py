@@ -14,6 +14,8 @@ from worker.state import ratelimit
 from worker.errors import WorkerError
 from worker.runtime import Call
 
+pytestmark = pytest.mark.slow  # processes contending for the same slots
+
 HOLDER = r"""
 import sys, time
 from worker.state import ratelimit

@@ -14,6 +14,8 @@ import pytest
 from conftest import run_worker
 from fakes import corpus_server as cs
 
+pytestmark = pytest.mark.slow  # 50-page batches through worker processes
+
 PRIV = "--allow-private"
 # Fields that differ between two correct answers for the same page.
 VOLATILE = ("cached", "cache_age_s")

@@ -13,6 +13,8 @@ from fakes.brave_server import KEY, FakeBrave
 from worker.tools.enrich import _fetch_bounded, excerpt
 from worker.errors import WorkerError
 
+pytestmark = pytest.mark.slow  # worker processes that wait out source deadlines
+
 # Plain-text pages: enrichment is about the fetch pipeline's rules (timeouts, errors, bounds),
 # not about HTML extraction, which tests/tools/test_fetch.py covers.
 FAST = ("The fast page answers at once with a real body.\n\n"

@@ -10,6 +10,8 @@ import pytest
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
 
+pytestmark = pytest.mark.slow  # fake provider servers and a worker process in each test
+
 
 @pytest.fixture
 def exa():

@@ -70,6 +70,7 @@ def test_docs_page_keeps_code_and_tables(web, env):
     assert "Built with Sphinx" not in c
 
 
+@pytest.mark.slow
 def test_formats_text_html_raw(web, env):
     url = web.url("/article")
     text = items(fetch(env, url, PRIV, "--format", "text"))[0]
@@ -80,6 +81,7 @@ def test_formats_text_html_raw(web, env):
     assert raw["format"] == "raw" and raw["content"].startswith("<!DOCTYPE html>") and "cookie-banner" in raw["content"]
 
 
+@pytest.mark.slow
 def test_legacy_charsets_have_no_mojibake(web, env):
     paths = ["/cp1252", "/cp1252-meta", "/cp1252-bare", "/sjis", "/sjis-meta", "/sjis-bare", "/gb18030", "/gb18030-bare"]
     r = fetch(env, *[web.url(p) for p in paths], PRIV, "--format", "text")
@@ -92,6 +94,7 @@ def test_legacy_charsets_have_no_mojibake(web, env):
         assert "\ufffd" not in got, path
 
 
+@pytest.mark.slow
 def test_content_types(web, env):
     paths = ["/plain", "/readme.md", "/data.json", "/feed.xml", "/report.pdf", "/download", "/xhtml", "/gzip", "/deflate",
              "/image.png", "/mystery"]
@@ -116,6 +119,7 @@ def test_content_types(web, env):
 
 # ------------------------------------------------------------------ long pages
 
+@pytest.mark.slow
 def test_long_page_windows_continue_where_the_last_stopped(web, env):
     url = web.url("/long?n=300")
     first = items(fetch(env, url, PRIV, "--max-chars", "3000"))[0]
@@ -135,6 +139,7 @@ def test_long_page_windows_continue_where_the_last_stopped(web, env):
     assert "Chapter 4" in jump["content"][:40]
 
 
+@pytest.mark.slow
 def test_default_max_chars_is_20000(web, env):
     it = items(fetch(env, web.url("/long?n=400"), PRIV))[0]
     assert it["truncated"] and 10000 < len(it["content"]) <= 20000
@@ -190,6 +195,7 @@ def test_redirect_from_public_host_to_private_address_is_blocked(web, tmp_path):
         assert addr in it["error"]["message"]
 
 
+@pytest.mark.slow
 def test_slow_drip_cannot_hold_the_call_past_timeout(web, env):
     start = time.monotonic()
     r = fetch(env, web.url("/drip?every=0.2"), web.url("/drip-headers?every=0.2", host=1), web.url("/plain", host=2), PRIV,
@@ -209,6 +215,7 @@ def test_huge_body_is_cut_at_the_cap(web, env):
     assert any("cap" in w for w in it["warnings"])
 
 
+@pytest.mark.slow
 def test_gzip_bomb_is_refused(web, env):
     r = fetch(env, web.url("/bomb?mb=50"), PRIV)
     assert r.returncode == 1 and r.payload["error"]["code"] == "too_large", r
@@ -221,6 +228,7 @@ def test_http_errors_carry_status(web, env):
     assert r.payload["error"]["results"][1]["error"]["retryable"] is True
 
 
+@pytest.mark.slow
 def test_429_and_503_honour_retry_after_once(web, env):
     web.counts.pop("/429/once", None)
     web.counts.pop("/503/once", None)
@@ -257,6 +265,7 @@ def test_batch_mixed_success_keeps_input_order(web, env):
     assert r.payload["meta"]["ok"] == 2 and r.payload["meta"]["failed"] == 3
 
 
+@pytest.mark.slow
 def test_concurrency_is_bounded_and_parallel(web, env):
     # URLs spread over ten loopback hosts: per-host politeness (a couple of requests per host)
     # is a separate limit; this measures the batch's own --concurrency.
@@ -316,6 +325,7 @@ def tls_web(tmp_path_factory):
     w.stop()
 
 
+@pytest.mark.slow
 def test_https_connects_to_the_vetted_address_with_the_name_for_sni(tls_web, tmp_path):
     env = worker_env(tmp_path, {"SSL_CERT_FILE": tls_web.ca_file})
     url = "https://localhost:%d/docs" % tls_web.port
@@ -328,6 +338,7 @@ def test_https_connects_to_the_vetted_address_with_the_name_for_sni(tls_web, tmp
     assert r.payload["error"]["code"] == "network" and "TLS" in r.payload["error"]["message"], r
 
 
+@pytest.mark.slow
 def test_https_through_a_connect_proxy(tmp_path):
     from fakes.http_server import DOCS
     from fakes.tls_proxy import TlsProxy
@@ -349,6 +360,7 @@ def test_https_through_a_connect_proxy(tmp_path):
         proxy.close()
 
 
+@pytest.mark.slow
 def test_allow_private_config_setting(web, tmp_path):
     env = worker_env(tmp_path)
     cfg = tmp_path / "web-search.json"

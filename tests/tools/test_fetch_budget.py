@@ -10,6 +10,8 @@ import pytest
 from conftest import ROOT, run_worker
 from fakes.http_server import FakeWeb
 
+pytestmark = pytest.mark.slow  # multi-megabyte pages and whole deadlines
+
 PRIV = "--allow-private"
 
 

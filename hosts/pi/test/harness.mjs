@@ -47,7 +47,7 @@ export function readyVenv(name, { directBroken = false } = {}) {
 	const guard = directBroken ? '[ -n "$WEBSEARCH_WORKER_PROG" ] || { echo "broken interpreter" >&2; exit 3; }\n' : "";
 	writeFileSync(join(venv, "bin", "python"), `#!/bin/sh\n${guard}exec "${DEV_PYTHON}" "$@"\n`);
 	chmodSync(join(venv, "bin", "python"), 0o755);
-	execFileSync(DEV_PYTHON, ["-c", "import sys; sys.path.insert(0, sys.argv[1]); import run; run.write_stamp(sys.argv[2], run.read_requirements())", join(ROOT, "bootstrap"), venv]);
+	execFileSync(DEV_PYTHON, ["-c", "import sys; sys.path.insert(0, sys.argv[1]); import run; run.write_stamp(sys.argv[2], run.read_inputs())", join(ROOT, "bootstrap"), venv]);
 	return venv;
 }
 
