@@ -7,6 +7,8 @@ Options that belong to one provider (Exa, Brave) are declared here too so that
 
 import sys
 
+from .errors import UsageError
+
 
 def _import_argparse():
     """argparse without gettext: argparse imports gettext (and with it locale) only to
@@ -15,6 +17,7 @@ def _import_argparse():
     anywhere in the process gets the real module."""
     if "argparse" in sys.modules or "gettext" in sys.modules:
         import argparse
+
         return argparse
     stub = type(sys)("gettext")
     stub.gettext = lambda message: message
@@ -26,7 +29,6 @@ def _import_argparse():
         del sys.modules["gettext"]
     return argparse
 
-from .errors import UsageError
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ examples:
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
 """
+
 
 def sub_examples(prog, command):
     """The epilog of ``PROG COMMAND --help``: that command's examples, written with the top-level prog.
@@ -131,22 +134,46 @@ def _common(p, *, top, suppress):
     """
     d = (lambda v: v) if top else (lambda v: suppress)
     g = p.add_argument_group("common options")
-    g.add_argument("--config", metavar="PATH", default=d(None),
-                   help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)")
-    g.add_argument("--provider", metavar="NAME", default=d(None),
-                   help="provider name from the config, or a type: ddgs, exa, brave, local, auto")
-    g.add_argument("--timeout", type=_positive_float, metavar="SECONDS", default=d(60.0),
-                   help="bound for the whole call (default 60)")
-    g.add_argument("--output", choices=OUTPUTS, default=d("protocol"),
-                   help="protocol block (default) or readable text for people")
-    g.add_argument("--keep-temp", action="store_true", default=d(False),
-                   help="keep the call's temp directory for debugging")
-    g.add_argument("--allow-private", action="store_true", default=d(False),
-                   help="allow private, loopback and link-local addresses (local docs servers, tests)")
+    g.add_argument(
+        "--config",
+        metavar="PATH",
+        default=d(None),
+        help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)",
+    )
+    g.add_argument(
+        "--provider",
+        metavar="NAME",
+        default=d(None),
+        help="provider name from the config, or a type: ddgs, exa, brave, local, auto",
+    )
+    g.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        default=d(60.0),
+        help="bound for the whole call (default 60)",
+    )
+    g.add_argument(
+        "--output", choices=OUTPUTS, default=d("protocol"), help="protocol block (default) or readable text for people"
+    )
+    g.add_argument(
+        "--keep-temp", action="store_true", default=d(False), help="keep the call's temp directory for debugging"
+    )
+    g.add_argument(
+        "--allow-private",
+        action="store_true",
+        default=d(False),
+        help="allow private, loopback and link-local addresses (local docs servers, tests)",
+    )
     g.add_argument("--no-cache", action="store_true", default=d(False), help="neither read nor write the cache")
     g.add_argument("--refresh", action="store_true", default=d(False), help="skip reading the cache, still write it")
-    g.add_argument("--cache-ttl", type=_int(0, MAX_CACHE_TTL), metavar="SECONDS", default=d(None),
-                   help="cache lifetime (default 300)")
+    g.add_argument(
+        "--cache-ttl",
+        type=_int(0, MAX_CACHE_TTL),
+        metavar="SECONDS",
+        default=d(None),
+        help="cache lifetime (default 300)",
+    )
     g.add_argument("--cache-dir", metavar="DIR", default=d(None), help="cache directory")
 
 
@@ -175,22 +202,38 @@ def build_parser(prog="websearch-worker", only=None):
 def _search_options(s, suppress):
     s.add_argument("query", nargs="+", help="the search query")
     _common(s, top=False, suppress=suppress)
-    s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None,
-                   help="alias of --output for search")
+    s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None, help="alias of --output for search")
     s.add_argument("--limit", type=_int(), default=None, help="number of results (default 5; ddgs 1-50)")
     s.add_argument("--page", type=_int(1, 100), default=1, help="result page (default 1)")
     s.add_argument("--region", default=None, help="region such as us-en, de-de (ddgs)")
     s.add_argument("--safesearch", choices=SAFESEARCH, default=None)
     s.add_argument("--recency", choices=RECENCY, default=None, help="only results from the last day/week/month/year")
-    s.add_argument("--news", action="store_true", default=False,
-                   help="news articles (with published and source): ddgs news, Brave news, Exa category news")
+    s.add_argument(
+        "--news",
+        action="store_true",
+        default=False,
+        help="news articles (with published and source): ddgs news, Brave news, Exa category news",
+    )
     s.add_argument("--vertical", choices=VERTICALS, default=None, help="web (default) or news (= --news)")
-    s.add_argument("--include-domain", action="append", default=[], metavar="DOMAIN",
-                   help="only results from this domain (repeatable)")
-    s.add_argument("--exclude-domain", action="append", default=[], metavar="DOMAIN",
-                   help="no results from this domain (repeatable)")
-    s.add_argument("--backend", default=None,
-                   help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)")
+    s.add_argument(
+        "--include-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="only results from this domain (repeatable)",
+    )
+    s.add_argument(
+        "--exclude-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="no results from this domain (repeatable)",
+    )
+    s.add_argument(
+        "--backend",
+        default=None,
+        help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)",
+    )
     s.add_argument("--max-chars", type=_int(200), default=None, help="bound for the payload's text field")
     ex = s.add_argument_group("exa options")
     ex.add_argument("--type", dest="search_type", default=None, help="auto, neural, keyword, fast, deep, ...")
@@ -218,19 +261,31 @@ def _search_options(s, suppress):
     en.add_argument("--source-timeout", type=_positive_float, default=6.0)
 
 
-
 def _fetch_options(f, suppress):
     f.add_argument("urls", nargs="+", metavar="URL")
     _common(f, top=False, suppress=suppress)
-    f.add_argument("--format", choices=FETCH_FORMATS, dest="fetch_format", default="markdown",
-                   help="content format (default markdown)")
+    f.add_argument(
+        "--format",
+        choices=FETCH_FORMATS,
+        dest="fetch_format",
+        default="markdown",
+        help="content format (default markdown)",
+    )
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
-    f.add_argument("--no-adapters", action="store_true", default=False,
-                   help="read GitHub, Stack Exchange, PyPI, npm and arXiv pages as HTML, not through their APIs")
-    f.add_argument("--llms-txt", action="store_true", default=False,
-                   help="read the site's /llms.txt first (the page when it has none)")
+    f.add_argument(
+        "--no-adapters",
+        action="store_true",
+        default=False,
+        help="read GitHub, Stack Exchange, PyPI, npm and arXiv pages as HTML, not through their APIs",
+    )
+    f.add_argument(
+        "--llms-txt",
+        action="store_true",
+        default=False,
+        help="read the site's /llms.txt first (the page when it has none)",
+    )
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False)
     fx.add_argument("--summary", action="store_true", default=False)
@@ -380,7 +435,7 @@ def _fast_parse(argv):
         if token == "--":
             if run_ended and positional:
                 raise _Decline
-            positional.extend(argv[i + 1:])
+            positional.extend(argv[i + 1 :])
             break
         if token.startswith("-") and token != "-":
             if positional:
@@ -420,8 +475,10 @@ def parse_args(argv, prog="websearch-worker"):
         args.query = " ".join(args.query).strip()
         if args.news:
             if args.vertical not in (None, "news"):
-                raise UsageError("--news and --vertical %s contradict each other" % args.vertical,
-                                 hint="give one of them: --news, or --vertical web|news")
+                raise UsageError(
+                    "--news and --vertical %s contradict each other" % args.vertical,
+                    hint="give one of them: --news, or --vertical web|news",
+                )
             args.vertical = "news"
         if args.vertical == "web":
             args.vertical = None  # the default: one cache key for "--vertical web" and nothing

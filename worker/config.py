@@ -35,12 +35,22 @@ SETTINGS = {
     "cacheMaxBytes": ("count", "cache size bound in bytes"),
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
     "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
-    "breaker": ("breaker", "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing"),
-    "sites": ("sites", '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)'),
+    "breaker": (
+        "breaker",
+        "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing",
+    ),
+    "sites": (
+        "sites",
+        '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)',
+    ),
 }
 # The breaker's settings: name -> (kind, low, high).
-BREAKER_RULES = {"threshold": ("int", 1, 1000), "window": ("number", 0.001, 24 * 3600),
-                 "cooldown": ("number", 0.001, 24 * 3600), "probe": ("number", 0.001, 3600)}
+BREAKER_RULES = {
+    "threshold": ("int", 1, 1000),
+    "window": ("number", 0.001, 24 * 3600),
+    "cooldown": ("number", 0.001, 24 * 3600),
+    "probe": ("number", 0.001, 3600),
+}
 
 ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
@@ -49,32 +59,41 @@ COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40}
 # Provider options the builtin providers read: name -> (kind, low, high).
 OPTION_RULES = dict(
     {key: ("int", 1, 1000000) for key in INT_OPTIONS},
-    minInterval=("number", 0, 3600), timeout=("number", 0.001, 24 * 3600), concurrency=("int", 1, 64),
-    backends=("backends", None, None), region=("str", None, None), country=("str", None, None),
-    searchLang=("str", None, None), safesearch=("str", None, None), extraSnippets=("bool", None, None),
+    minInterval=("number", 0, 3600),
+    timeout=("number", 0.001, 24 * 3600),
+    concurrency=("int", 1, 64),
+    backends=("backends", None, None),
+    region=("str", None, None),
+    country=("str", None, None),
+    searchLang=("str", None, None),
+    safesearch=("str", None, None),
+    extraSnippets=("bool", None, None),
 )
 OPTION_EXAMPLES = {"int": "5", "number": "1.0", "bool": "true", "str": '"us-en"', "backends": '["duckduckgo", "brave"]'}
 
-EXAMPLE_LIST = ('{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
-                '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}')
+EXAMPLE_LIST = (
+    '{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
+    '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}'
+)
 EXAMPLE_SHORTHAND = '{"apiKey": "YOUR_EXA_KEY"}'
 EXAMPLE_ENTRY = '{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY"}'
 
 
 class Config:
     def __init__(self, path=None, providers=None, default=None, settings=None, order=None, loaded=False):
-        self.path = path                    # the file consulted (it may not exist)
-        self.loaded = loaded                # did the file exist and parse?
-        self.providers = providers or {}    # name -> ProviderSpec, builtins included
-        self.default = default              # the file's defaultProvider, or None
-        self.settings = settings or {}      # top-level non-provider settings
+        self.path = path  # the file consulted (it may not exist)
+        self.loaded = loaded  # did the file exist and parse?
+        self.providers = providers or {}  # name -> ProviderSpec, builtins included
+        self.default = default  # the file's defaultProvider, or None
+        self.settings = settings or {}  # top-level non-provider settings
         self.order = order or list(self.providers)  # candidates for --provider auto, in order
 
 
 def _error(path, problem, example=EXAMPLE_LIST, hint=None):
     where = "config file %s" % path if path else "provider selection"
-    return WorkerError("config", "%s: %s" % (where, problem),
-                       hint=hint or "a minimal valid config: %s" % example, file=path)
+    return WorkerError(
+        "config", "%s: %s" % (where, problem), hint=hint or "a minimal valid config: %s" % example, file=path
+    )
 
 
 def _short(value):
@@ -83,6 +102,7 @@ def _short(value):
 
 
 # -- loading ----------------------------------------------------------------
+
 
 def config_path(request=None):
     """(path, explicit): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG, then the default."""
@@ -102,19 +122,28 @@ def read_text(path, explicit):
     try:
         data = read_capped(path)
     except TooLarge:
-        raise _error(path, "is larger than %d bytes; a config file is a few lines of JSON" % MAX_OPTION_FILE,
-                     hint="name the right file with --config; a minimal valid config: %s" % EXAMPLE_SHORTHAND) from None
+        raise _error(
+            path,
+            "is larger than %d bytes; a config file is a few lines of JSON" % MAX_OPTION_FILE,
+            hint="name the right file with --config; a minimal valid config: %s" % EXAMPLE_SHORTHAND,
+        ) from None
     except FileNotFoundError:
         if explicit:
-            raise _error(path, "no such file (named by --config)",
-                         hint="create it, or drop --config to use %s; a minimal valid config: %s"
-                              % (DEFAULT_PATH, EXAMPLE_SHORTHAND)) from None
+            raise _error(
+                path,
+                "no such file (named by --config)",
+                hint="create it, or drop --config to use %s; a minimal valid config: %s"
+                % (DEFAULT_PATH, EXAMPLE_SHORTHAND),
+            ) from None
         return None
     except IsADirectoryError:
         raise _error(path, "is a directory, not a JSON file") from None
     except OSError as exc:
-        raise _error(path, "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
-                     hint="check its permissions (chmod 600 %s)" % path) from None
+        raise _error(
+            path,
+            "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
+            hint="check its permissions (chmod 600 %s)" % path,
+        ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -143,7 +172,9 @@ def _check_setting(path, key, value):
 
         problem = sites.check_config(value)
         if problem:
-            raise _error(path, problem, example='{"sites": {"github": {"apiBase": "https://github.example.com/api/v3"}}}')
+            raise _error(
+                path, problem, example='{"sites": {"github": {"apiBase": "https://github.example.com/api/v3"}}}'
+            )
         return None
     ok = {
         "bool": isinstance(value, bool),
@@ -151,20 +182,30 @@ def _check_setting(path, key, value):
         "count": _number_ok(value, 0, COUNT_BOUNDS.get(key), integer=True),
     }[kind]
     if not ok:
-        want = {"bool": "true or false", "str": "a non-empty string without NUL characters",
-                "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0)}[kind]
-        raise _error(path, '"%s" must be %s, got %s' % (key, want, _short(value)),
-                     example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]))
+        want = {
+            "bool": "true or false",
+            "str": "a non-empty string without NUL characters",
+            "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0),
+        }[kind]
+        raise _error(
+            path,
+            '"%s" must be %s, got %s' % (key, want, _short(value)),
+            example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]),
+        )
 
 
 def _check_names(path, key, value):
     example = '{"%s": ["exa-main", "brave", "ddgs"]}' % key
     if not isinstance(value, list) or not value or len(value) > 20:
-        raise _error(path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example)
+        raise _error(
+            path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example
+        )
     seen = set()
     for name in value:
         if not isinstance(name, str) or not name.strip() or name.strip() == "auto":
-            raise _error(path, '"%s" must list provider names (not "auto"), got %s' % (key, _short(name)), example=example)
+            raise _error(
+                path, '"%s" must list provider names (not "auto"), got %s' % (key, _short(name)), example=example
+            )
         if name.strip() in seen:
             raise _error(path, '"%s" names %r twice' % (key, name.strip()), example=example)
         seen.add(name.strip())
@@ -181,13 +222,17 @@ def _check_breaker(path, value):
         if rule is None:
             if _is_comment(key):
                 continue
-            raise _error(path, '"breaker" has unknown key "%s" (accepted: %s)' % (key, ", ".join(BREAKER_RULES)),
-                         example=example)
+            raise _error(
+                path, '"breaker" has unknown key "%s" (accepted: %s)' % (key, ", ".join(BREAKER_RULES)), example=example
+            )
         kind, lo, hi = rule
         if not _number_ok(item, lo, hi, integer=kind == "int"):
-            raise _error(path, '"breaker": "%s" must be %s from %g to %g, got %s'
-                         % (key, "a whole number" if kind == "int" else "a number of seconds", lo, hi, _short(item)),
-                         example=example)
+            raise _error(
+                path,
+                '"breaker": "%s" must be %s from %g to %g, got %s'
+                % (key, "a whole number" if kind == "int" else "a number of seconds", lo, hi, _short(item)),
+                example=example,
+            )
 
 
 def _number_ok(value, lo, hi, integer=False):
@@ -222,15 +267,22 @@ def _check_options(path, where, name, ptype, options):
         else:  # backends
             if isinstance(value, str):
                 value = [part for part in value.split(",")]
-            ok = (isinstance(value, list) and bool(value) and len(value) <= 20
-                  and all(isinstance(v, str) and v.strip() and "," not in v for v in value))
+            ok = (
+                isinstance(value, list)
+                and bool(value)
+                and len(value) <= 20
+                and all(isinstance(v, str) and v.strip() and "," not in v for v in value)
+            )
             want = 'a list of engine names such as ["duckduckgo", "brave"]'
             if ok:
                 out[key] = [v.strip() for v in value]
         if not ok:
-            raise _error(path, '%s: option "%s" must be %s, got %s' % (where, key, want, _short(options[key])),
-                         example='{"name": "%s", "type": "%s", "options": {"%s": %s}}'
-                                 % (name, ptype, key, OPTION_EXAMPLES[kind]))
+            raise _error(
+                path,
+                '%s: option "%s" must be %s, got %s' % (where, key, want, _short(options[key])),
+                example='{"name": "%s", "type": "%s", "options": {"%s": %s}}'
+                % (name, ptype, key, OPTION_EXAMPLES[kind]),
+            )
     return out
 
 
@@ -252,9 +304,12 @@ def parse_config(path, data, environ=None):
     allowed = set(SETTINGS) | ({"apiKey", "baseUrl", "options"} if shorthand else {"providers", "defaultProvider"})
     unknown = [k for k in data if k not in allowed and not _is_comment(k)]
     if unknown:
-        raise _error(path, "unknown key %s at the top level (accepted: %s)"
-                     % (", ".join('"%s"' % k for k in unknown), ", ".join(sorted(allowed))),
-                     example=EXAMPLE_SHORTHAND if shorthand else EXAMPLE_LIST)
+        raise _error(
+            path,
+            "unknown key %s at the top level (accepted: %s)"
+            % (", ".join('"%s"' % k for k in unknown), ", ".join(sorted(allowed))),
+            example=EXAMPLE_SHORTHAND if shorthand else EXAMPLE_LIST,
+        )
 
     if shorthand:
         entries = [dict({k: data[k] for k in ("apiKey", "baseUrl", "options") if k in data}, name="exa", type="exa")]
@@ -274,8 +329,11 @@ def parse_config(path, data, environ=None):
     for index, entry in enumerate(entries):
         spec = parse_entry(path, index, entry, environ)
         if spec.name in configured:
-            raise _error(path, "duplicate provider name %r (entries %d and %d); names must be unique"
-                         % (spec.name, list(configured).index(spec.name) + 1, index + 1))
+            raise _error(
+                path,
+                "duplicate provider name %r (entries %d and %d); names must be unique"
+                % (spec.name, list(configured).index(spec.name) + 1, index + 1),
+            )
         configured[spec.name] = spec
 
     providers = builtin_specs(environ)
@@ -284,25 +342,37 @@ def parse_config(path, data, environ=None):
 
     for name in settings.get("fallback") or []:
         if name.strip() not in providers:
-            raise _error(path, '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
-                         % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTINS)),
-                         example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+            raise _error(
+                path,
+                '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
+                % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTINS)),
+                example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+            )
     if "fallback" in settings:
         settings["fallback"] = [n.strip() for n in settings["fallback"]]
     if default is not None:
         if not isinstance(default, str) or not default.strip():
             raise _error(path, '"defaultProvider" must be a provider name (a string), got %s' % _short(default))
         if default != "auto" and default not in providers:
-            raise _error(path, '"defaultProvider" is %r, which is not in "providers" (configured: %s)'
-                         % (default, ", ".join(configured) or "none"))
+            raise _error(
+                path,
+                '"defaultProvider" is %r, which is not in "providers" (configured: %s)'
+                % (default, ", ".join(configured) or "none"),
+            )
     return Config(path=path, providers=providers, default=default, settings=settings, order=order, loaded=True)
 
 
 def _json_type(value):
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def parse_entry(path, index, entry, environ):
@@ -315,31 +385,56 @@ def parse_entry(path, index, entry, environ):
     name = name.strip()
     where = "provider %r" % name
     if name == "auto":
-        raise _error(path, '%s: "auto" is reserved for automatic selection; pick another name' % where, example=EXAMPLE_ENTRY)
+        raise _error(
+            path, '%s: "auto" is reserved for automatic selection; pick another name' % where, example=EXAMPLE_ENTRY
+        )
     unknown = [k for k in entry if k not in ENTRY_KEYS and not _is_comment(k)]
     if unknown:
-        raise _error(path, "%s has unknown key %s (accepted: %s)"
-                     % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            "%s has unknown key %s (accepted: %s)"
+            % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)),
+            example=EXAMPLE_ENTRY,
+        )
     ptype = entry.get("type", name if name in BUILTINS else None)
     if not isinstance(ptype, str) or not ptype.strip():
-        raise _error(path, '%s needs a "type": one of %s, or "module:Class" for your own provider'
-                     % (where, ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            '%s needs a "type": one of %s, or "module:Class" for your own provider' % (where, ", ".join(BUILTINS)),
+            example=EXAMPLE_ENTRY,
+        )
     ptype = ptype.strip()
     if ptype not in BUILTINS and not _is_class_ref(ptype):
-        raise _error(path, '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
-                     % (where, _short(ptype), ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
+            % (where, _short(ptype), ", ".join(BUILTINS)),
+            example=EXAMPLE_ENTRY,
+        )
     base_url = entry.get("baseUrl")
     if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
-        raise _error(path, '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
-                     example='{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY", "baseUrl": "https://api.exa.ai"}')
+        raise _error(
+            path,
+            '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
+            example='{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY", "baseUrl": "https://api.exa.ai"}',
+        )
     options = entry.get("options", {})
     if not isinstance(options, dict):
-        raise _error(path, '%s: "options" must be an object, got %s' % (where, _json_type(options)),
-                     example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}')
+        raise _error(
+            path,
+            '%s: "options" must be an object, got %s' % (where, _json_type(options)),
+            example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}',
+        )
     options = _check_options(path, where, name, ptype, options)
     key, source = resolve_key(path, where, ptype, entry, environ)
-    return ProviderSpec(name, ptype, api_key=key, key_source=source,
-                        base_url=base_url.rstrip("/") if base_url else None, options=options)
+    return ProviderSpec(
+        name,
+        ptype,
+        api_key=key,
+        key_source=source,
+        base_url=base_url.rstrip("/") if base_url else None,
+        options=options,
+    )
 
 
 def _key_env(ptype):
@@ -349,8 +444,13 @@ def _key_env(ptype):
 
 def _is_class_ref(ptype):
     module, sep, attr = ptype.partition(":")
-    return bool(sep and module and attr and all(p.isidentifier() for p in module.split("."))
-                and all(p.isidentifier() for p in attr.split(".")))
+    return bool(
+        sep
+        and module
+        and attr
+        and all(p.isidentifier() for p in module.split("."))
+        and all(p.isidentifier() for p in attr.split("."))
+    )
 
 
 def resolve_key(path, where, ptype, entry, environ):
@@ -362,8 +462,11 @@ def resolve_key(path, where, ptype, entry, environ):
         return redact.register(key.strip()), "config"
     env_name = entry.get("apiKeyEnv")
     if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
-        raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
-                     example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
+        raise _error(
+            path,
+            '%s: "apiKeyEnv" must name an environment variable' % where,
+            example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}',
+        )
     env_name = env_name or _key_env(ptype)
     if env_name and (environ.get(env_name) or "").strip():
         return redact.register(environ[env_name].strip()), "env:%s" % env_name
@@ -390,9 +493,16 @@ def warn_if_exposed(path, cfg):
     except OSError:
         return
     if mode & 0o044:
-        sys.stderr.write("websearch-worker: warning: %s holds API keys and is readable by %s (mode %03o); "
-                         "run: chmod 600 %s\n" % (path, "group and others" if mode & 0o004 and mode & 0o040
-                                                   else "others" if mode & 0o004 else "group", mode & 0o777, path))
+        sys.stderr.write(
+            "websearch-worker: warning: %s holds API keys and is readable by %s (mode %03o); "
+            "run: chmod 600 %s\n"
+            % (
+                path,
+                "group and others" if mode & 0o004 and mode & 0o040 else "others" if mode & 0o004 else "group",
+                mode & 0o777,
+                path,
+            )
+        )
         sys.stderr.flush()
 
 
@@ -407,6 +517,7 @@ def load(request=None):
 
 
 # -- selection --------------------------------------------------------------
+
 
 def tools_of(cfg, spec):
     """The tools ``spec`` answers; imports a user's own class (a config error if that fails)."""
@@ -430,14 +541,20 @@ def provider_class(cfg, spec):
     try:
         cls = load_class(spec.type)
     except Exception as exc:  # ImportError, AttributeError, or the module's own failure
-        raise _error(cfg.path, "provider %r: type %r cannot be imported (%s: %s)"
-                     % (spec.name, spec.type, type(exc).__name__, " ".join(str(exc).split())[:200]),
-                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
-                     hint="the module must be importable by the worker's Python (installed in its venv or on "
-                          "PYTHONPATH) and define a subclass of worker.providers.base.Provider") from None
+        raise _error(
+            cfg.path,
+            "provider %r: type %r cannot be imported (%s: %s)"
+            % (spec.name, spec.type, type(exc).__name__, " ".join(str(exc).split())[:200]),
+            example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
+            hint="the module must be importable by the worker's Python (installed in its venv or on "
+            "PYTHONPATH) and define a subclass of worker.providers.base.Provider",
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
-        raise _error(cfg.path, "provider %r: %r is not a subclass of worker.providers.base.Provider" % (spec.name, spec.type),
-                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}')
+        raise _error(
+            cfg.path,
+            "provider %r: %r is not a subclass of worker.providers.base.Provider" % (spec.name, spec.type),
+            example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
+        )
     return cls
 
 
@@ -450,10 +567,14 @@ def _missing_key(cfg, spec):
     where = ("none in %s" % cfg.path) if cfg.loaded else "no config file (%s)" % cfg.path
     env_part = " and %s is not set" % env_name if env_name else ""
     example = '{"providers": [{"name": "%s", "type": "%s", "apiKey": "YOUR_KEY"}]}' % (spec.name, spec.type)
-    return WorkerError("config", "provider %r (%s) needs an API key: %s%s" % (spec.name, spec.type, where, env_part),
-                       hint=("export %s=... or add \"apiKey\" to its entry; a minimal valid config: %s"
-                             % (env_name, example)) if env_name else "add \"apiKey\" to its entry: %s" % example,
-                       file=cfg.path)
+    return WorkerError(
+        "config",
+        "provider %r (%s) needs an API key: %s%s" % (spec.name, spec.type, where, env_part),
+        hint=('export %s=... or add "apiKey" to its entry; a minimal valid config: %s' % (env_name, example))
+        if env_name
+        else 'add "apiKey" to its entry: %s' % example,
+        file=cfg.path,
+    )
 
 
 def select(config, tool, requested=None):
@@ -477,10 +598,12 @@ def select(config, tool, requested=None):
         return _auto(cfg, tool)
     spec = cfg.providers.get(name)
     if spec is None:
-        raise WorkerError("config", "unknown provider %r; configured: %s%s"
-                          % (name, ", ".join(cfg.providers), ", auto"),
-                          hint=("define it in %s, e.g. %s" % (cfg.path, EXAMPLE_ENTRY)) if cfg.path else None,
-                          file=cfg.path)
+        raise WorkerError(
+            "config",
+            "unknown provider %r; configured: %s%s" % (name, ", ".join(cfg.providers), ", auto"),
+            hint=("define it in %s, e.g. %s" % (cfg.path, EXAMPLE_ENTRY)) if cfg.path else None,
+            file=cfg.path,
+        )
     tools_of(cfg, spec)  # a user's own class must import and be a Provider
     if not available(cfg, spec):
         raise _missing_key(cfg, spec)
@@ -502,6 +625,7 @@ def _auto(cfg, tool):
 
 
 # -- the search chain -------------------------------------------------------------
+
 
 def verticals_of(cfg, spec):
     """The search verticals ``spec`` answers; a user's own class says so in ``verticals``."""
@@ -528,9 +652,12 @@ def search_chain(cfg, requested=None, vertical="web"):
     if name is not None and name != "auto":
         spec = select(cfg, "search", name)
         if vertical not in verticals_of(cfg, spec):
-            raise WorkerError("invalid_argument", "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
-                              hint="use a provider that does (%s), or --provider auto"
-                                   % ", ".join(n for n, b in BUILTINS.items() if "search" in b.tools and vertical in b.verticals))
+            raise WorkerError(
+                "invalid_argument",
+                "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
+                hint="use a provider that does (%s), or --provider auto"
+                % ", ".join(n for n, b in BUILTINS.items() if "search" in b.tools and vertical in b.verticals),
+            )
         return [(spec, None)], True, False
     listed = cfg.settings.get("fallback")
     names = []
@@ -548,8 +675,11 @@ def search_chain(cfg, requested=None, vertical="web"):
         spec = cfg.providers[n]
         if "search" not in tools_of(cfg, spec):
             if listed and n in listed:
-                raise _error(cfg.path, '"fallback" names %r (%s), which cannot search' % (n, spec.type),
-                             example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+                raise _error(
+                    cfg.path,
+                    '"fallback" names %r (%s), which cannot search' % (n, spec.type),
+                    example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                )
             continue
         if vertical not in verticals_of(cfg, spec):
             continue
@@ -560,9 +690,12 @@ def search_chain(cfg, requested=None, vertical="web"):
         out.append((spec, None))
     if not out:
         if listed:
-            raise _error(cfg.path, 'no provider in "fallback" has %s search' % vertical,
-                         example='{"fallback": ["exa-main", "brave", "ddgs"]}',
-                         hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider')
+            raise _error(
+                cfg.path,
+                'no provider in "fallback" has %s search' % vertical,
+                example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider',
+            )
         out.append((cfg.providers[SEARCH_FALLBACK], None))
     elif not any(err is None for _, err in out) and not listed:
         out.append((cfg.providers[SEARCH_FALLBACK], None))

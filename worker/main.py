@@ -16,8 +16,9 @@ def _error_block(exc):
         if isinstance(exc, WorkerError):
             return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra)
     except (TypeError, ValueError, RecursionError) as bad:  # an extra field the encoder refuses: keep the code
-        return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable,
-                                     detail="error fields dropped: %s" % _one_line(bad))
+        return protocol.render_error(
+            exc.code, exc.message, exc.hint, exc.retryable, detail="error fields dropped: %s" % _one_line(bad)
+        )
     # Anything unexpected: a clear line, the detail on stderr, never a traceback on stdout.
     return protocol.render_error(
         "internal",

@@ -26,8 +26,18 @@ EXTRACTOR_FORMATS = ("markdown", "text", "html")
 class Spec:
     """What to do with each URL (everything but the URL)."""
 
-    def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False, llms_txt=False):
+    def __init__(
+        self,
+        fmt="markdown",
+        max_chars=DEFAULT_MAX_CHARS,
+        start_index=0,
+        per_url_timeout=None,
+        allow_private=False,
+        max_bytes=DEFAULT_MAX_BYTES,
+        sites=None,
+        adapters=False,
+        llms_txt=False,
+    ):
         self.llms_txt = llms_txt
         self.fmt = fmt
         self.max_chars = max_chars
@@ -43,12 +53,10 @@ def download(url, call, opts):
     """GET one URL with every safety rule (``worker.pages.net.client``); the seam for cache/politeness wrappers."""
     from urllib.parse import urlsplit
 
-    from ..state import ratelimit
-
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
-    from .net import client
-
+    from ..state import ratelimit
     from . import negotiate
+    from .net import client
 
     def get(target, accept):
         try:
@@ -83,7 +91,8 @@ def _wall_or(exc, url):
     try:
         html, _, _ = content.decode(page.body, page.content_type, "html")
         wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
-            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split()))
+            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split())
+        )
     except Exception:  # a page we cannot read leaves the HTTP error as it was
         return exc
     if not wall or wall["reason"] == "paywall":
@@ -114,7 +123,9 @@ def _options(call, spec, reserve):
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
     max_bytes = spec.max_bytes
     opts = client.Options(
-        allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
+        allow_private=spec.allow_private,
+        max_bytes=max_bytes,
+        deadline=deadline,
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
     )
     opts.llms_txt = getattr(spec, "llms_txt", False)
@@ -129,8 +140,11 @@ def error_item(url, exc):
     if isinstance(exc, WorkerError):
         err = exc.to_dict(ITEM_ERROR_FIELDS)
     else:
-        err = error_object("internal", "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
-                           fields=ITEM_ERROR_FIELDS)
+        err = error_object(
+            "internal",
+            "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+            fields=ITEM_ERROR_FIELDS,
+        )
     return {"url": url, "ok": False, "error": err}
 
 
@@ -145,8 +159,11 @@ def document(resp, fmt):
     warnings = []
     if kind == "pdf":
         if resp.truncated:
-            raise WorkerError("too_large", "the PDF is larger than the %d-byte cap" % len(resp.body),
-                              hint="a PDF cannot be read in part; download it another way")
+            raise WorkerError(
+                "too_large",
+                "the PDF is larger than the %d-byte cap" % len(resp.body),
+                hint="a PDF cannot be read in part; download it another way",
+            )
         text, meta = content.pdf_text(resp.body)
         if not text.strip():
             warnings.append("the PDF has no text layer (scanned images?)")
@@ -204,15 +221,29 @@ def build_item(url, resp, spec):
             if isinstance(meta.get(key), str):
                 meta[key] = clean_text(meta[key])
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
-    item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
-            "content_type": resp.content_type or None, "bytes": getattr(resp, "nbytes", None) or len(resp.body)}
+    item = {
+        "url": url,
+        "ok": True,
+        "final_url": resp.final_url,
+        "status": resp.status,
+        "content_type": resp.content_type or None,
+        "bytes": getattr(resp, "nbytes", None) or len(resp.body),
+    }
     for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
         item[key] = meta.get(key)
-    item.update({
-        "format": fmt, "content": piece, "total_chars": len(text), "start_index": min(spec.start_index, len(text)),
-        "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
-        "page_type": meta.get("page_type"),
-    })
+    item.update(
+        {
+            "format": fmt,
+            "content": piece,
+            "total_chars": len(text),
+            "start_index": min(spec.start_index, len(text)),
+            "truncated": truncated,
+            "next_start_index": nxt,
+            "outline": window.outline(text, fmt),
+            "extractor": extractor,
+            "page_type": meta.get("page_type"),
+        }
+    )
     if meta.get("page_data"):
         item["page_data"] = meta["page_data"]
     if "hidden_removed_chars" in meta:
@@ -263,8 +294,15 @@ def _reserve(call):
 
 
 def _timeout_item(url):
-    return error_item(url, WorkerError("timeout", "not finished before the call's --timeout",
-                                       hint="raise --timeout, or fetch fewer URLs per call", retryable=True))
+    return error_item(
+        url,
+        WorkerError(
+            "timeout",
+            "not finished before the call's --timeout",
+            hint="raise --timeout, or fetch fewer URLs per call",
+            retryable=True,
+        ),
+    )
 
 
 def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
@@ -291,6 +329,7 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
         return items
     if spec.fmt in EXTRACTOR_FORMATS:
         from .extract.core import prepare
+
         prepare()
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
@@ -307,8 +346,10 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
             except BaseException as exc:  # the URL's own failure: its item
                 done.put((i, None, exc))
 
-    threads = [threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
-               for n in range(max(1, min(concurrency, len(urls))))]
+    threads = [
+        threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
+        for n in range(max(1, min(concurrency, len(urls))))
+    ]
     for t in threads:
         t.start()
     # Stop waiting a little before the call's deadline, so the answer still goes out.
@@ -325,9 +366,25 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
     return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
 
 
-def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,
-               concurrency=DEFAULT_CONCURRENCY, max_bytes=DEFAULT_MAX_BYTES):
+def fetch_many(
+    urls,
+    call,
+    *,
+    fmt="text",
+    max_chars=600,
+    start_index=0,
+    per_url_timeout=None,
+    allow_private=False,
+    concurrency=DEFAULT_CONCURRENCY,
+    max_bytes=DEFAULT_MAX_BYTES,
+):
     """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
-    spec = Spec(fmt=fmt, max_chars=max_chars, start_index=start_index, per_url_timeout=per_url_timeout,
-                allow_private=allow_private, max_bytes=max_bytes)
+    spec = Spec(
+        fmt=fmt,
+        max_chars=max_chars,
+        start_index=start_index,
+        per_url_timeout=per_url_timeout,
+        allow_private=allow_private,
+        max_bytes=max_bytes,
+    )
     return fetch_all(urls, call, spec, concurrency)

@@ -38,8 +38,13 @@ MAX_RETRY_AFTER = 31 * 24 * 3600  # Brave's longest window is a month; a larger 
 
 # Brave's parameter names -> the option a user types, for 422 messages.
 FIELD_OPTIONS = {
-    "q": "the query", "count": "--limit", "offset": "--page", "freshness": "--recency",
-    "country": "--country", "search_lang": "--search-lang", "safesearch": "--safesearch",
+    "q": "the query",
+    "count": "--limit",
+    "offset": "--page",
+    "freshness": "--recency",
+    "country": "--country",
+    "search_lang": "--search-lang",
+    "safesearch": "--safesearch",
 }
 
 _TAG = re.compile(r"<[^>]{0,200}>")
@@ -57,18 +62,25 @@ def build_params(request, options=None):
     news = request.vertical == "news"
     q = site_operators(request.query, request.include_domain or [], request.exclude_domain or [])
     if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
-        raise WorkerError("invalid_query",
-                          "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"
-                          % (MAX_QUERY_CHARS, MAX_QUERY_WORDS, len(q), len(q.split())),
-                          hint="shorten the query or use fewer --include-domain/--exclude-domain filters")
+        raise WorkerError(
+            "invalid_query",
+            "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"
+            % (MAX_QUERY_CHARS, MAX_QUERY_WORDS, len(q), len(q.split())),
+            hint="shorten the query or use fewer --include-domain/--exclude-domain filters",
+        )
     page = request.page or 1
     if page - 1 > MAX_OFFSET:
-        raise WorkerError("invalid_argument", "Brave serves at most %d pages; --page %d is out of range" % (MAX_OFFSET + 1, page),
-                          hint="use --page 1 to %d" % (MAX_OFFSET + 1), field="offset")
+        raise WorkerError(
+            "invalid_argument",
+            "Brave serves at most %d pages; --page %d is out of range" % (MAX_OFFSET + 1, page),
+            hint="use --page 1 to %d" % (MAX_OFFSET + 1),
+            field="offset",
+        )
     params = {
         "q": q,
-        "count": clamp_count(request.limit, options.get("defaultSearchLimit", DEFAULT_COUNT),
-                             MAX_NEWS_COUNT if news else MAX_COUNT),
+        "count": clamp_count(
+            request.limit, options.get("defaultSearchLimit", DEFAULT_COUNT), MAX_NEWS_COUNT if news else MAX_COUNT
+        ),
         "offset": page - 1,
     }
     if not news:  # the news endpoint takes neither
@@ -116,8 +128,9 @@ def _usable(items):
         if not url:
             skipped += 1
             continue
-        pairs.append((item, {"title": _plain(item.get("title")), "url": url,
-                             "snippet": _plain(item.get("description"))}))
+        pairs.append(
+            (item, {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))})
+        )
     return pairs, skipped
 
 
@@ -249,8 +262,12 @@ class BraveProvider(KeyedApi):
         fields = _invalid_fields(err) if status == 422 else []
         if fields:
             exc.extra["field"] = fields[0][0]
-            parts = ["%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m) if m else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
-                     for f, m in fields[:5]]
+            parts = [
+                "%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m)
+                if m
+                else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
+                for f, m in fields[:5]
+            ]
             exc.message = "Brave rejected the request: invalid %s" % "; ".join(parts)
             exc.hint = "fix the named option and try again"
         return exc

@@ -118,9 +118,12 @@ class DdgsProvider(Provider):
         engines = ENGINES.get("news" if vertical == "news" else "text", {})
         unknown = [n for n in names if n not in engines]
         if unknown or not names:
-            raise WorkerError("invalid_argument", "unknown ddgs %sbackend %s" % ("news " if vertical == "news" else "",
-                                                                                 ", ".join(map(repr, unknown or [backend]))),
-                              hint="available: %s" % ", ".join(sorted(engines)))
+            raise WorkerError(
+                "invalid_argument",
+                "unknown ddgs %sbackend %s"
+                % ("news " if vertical == "news" else "", ", ".join(map(repr, unknown or [backend]))),
+                hint="available: %s" % ", ".join(sorted(engines)),
+            )
         return [(n, engines[n]) for n in names]
 
     def search(self, request):
@@ -168,11 +171,14 @@ class DdgsProvider(Provider):
             recorder.skipped.extend(skipped)
         if skipped and not failures:
             soonest = min(s["retry_in_s"] for s in skipped)
-            exc = WorkerError("blocked", "every ddgs engine is cooling down after repeated blocks (%s)"
-                              % "; ".join("%s until %s" % (s["engine"], s["until"]) for s in skipped),
-                              hint="retry after %d s, or name engines with --backend to try them anyway"
-                                   % max(1, int(round(soonest + 0.49))),
-                              retry_after=max(1, int(round(soonest + 0.49))))
+            exc = WorkerError(
+                "blocked",
+                "every ddgs engine is cooling down after repeated blocks (%s)"
+                % "; ".join("%s until %s" % (s["engine"], s["until"]) for s in skipped),
+                hint="retry after %d s, or name engines with --backend to try them anyway"
+                % max(1, int(round(soonest + 0.49))),
+                retry_after=max(1, int(round(soonest + 0.49))),
+            )
             exc.circuit_open = True  # search.py: a skip, not a new failure
             raise exc
         raise self._all_failed(failures)
@@ -213,12 +219,19 @@ class DdgsProvider(Provider):
         codes = {c for _, c, _ in failures}
         summary = "; ".join("%s: %s" % (n, c) for n, c, _ in failures)
         if codes == {"blocked"}:
-            return WorkerError("blocked", "every search engine refused the request (%s)" % summary,
-                               hint="the engines rate-limit by IP: wait a minute, try --backend with another engine, "
-                                    "or configure a keyed provider (exa, brave)")
+            return WorkerError(
+                "blocked",
+                "every search engine refused the request (%s)" % summary,
+                hint="the engines rate-limit by IP: wait a minute, try --backend with another engine, "
+                "or configure a keyed provider (exa, brave)",
+            )
         if "timeout" in codes and codes <= {"timeout", "blocked"}:
-            return WorkerError("timeout", "every search engine timed out (%s)" % summary,
-                               hint="check the network or raise --timeout")
+            return WorkerError(
+                "timeout", "every search engine timed out (%s)" % summary, hint="check the network or raise --timeout"
+            )
         detail = next((d for _, c, d in failures if c == "network"), "")
-        return WorkerError("network", "no search engine could be reached (%s)%s" % (summary, (": " + detail[:200]) if detail else ""),
-                           hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS")
+        return WorkerError(
+            "network",
+            "no search engine could be reached (%s)%s" % (summary, (": " + detail[:200]) if detail else ""),
+            hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS",
+        )

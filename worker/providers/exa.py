@@ -33,6 +33,7 @@ MAX_BODY = 64 * 1024 * 1024  # contents of 100 URLs at a generous --max-chars; f
 
 # -- validation and request building (pure) ------------------------------------
 
+
 def _bad(option, message, hint=None):
     return WorkerError("invalid_argument", "%s: %s" % (option, message), hint=hint, option=option)
 
@@ -45,8 +46,11 @@ def check_date(option, value):
     try:
         datetime.datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
-        raise _bad(option, "%r is not an ISO 8601 date" % value[:40],
-                   hint="use YYYY-MM-DD or a full timestamp such as 2025-01-31T00:00:00Z") from None
+        raise _bad(
+            option,
+            "%r is not an ISO 8601 date" % value[:40],
+            hint="use YYYY-MM-DD or a full timestamp such as 2025-01-31T00:00:00Z",
+        ) from None
     return text
 
 
@@ -64,8 +68,11 @@ def check_phrase(option, phrase):
     if not words:
         raise _bad(option, "the phrase is empty")
     if len(words) > MAX_PHRASE_WORDS:
-        raise _bad(option, "Exa accepts one phrase of up to %d words, got %d" % (MAX_PHRASE_WORDS, len(words)),
-                   hint="shorten the phrase to its most distinctive words")
+        raise _bad(
+            option,
+            "Exa accepts one phrase of up to %d words, got %d" % (MAX_PHRASE_WORDS, len(words)),
+            hint="shorten the phrase to its most distinctive words",
+        )
     return [" ".join(words)]
 
 
@@ -87,22 +94,32 @@ def load_schema(value):
         try:
             text = read_capped(value[1:]).decode("utf-8")
         except TooLarge:
-            raise UsageError("--output-schema: %s is larger than %d bytes; a schema is a small JSON object"
-                             % (value[1:], MAX_OPTION_FILE)) from None
+            raise UsageError(
+                "--output-schema: %s is larger than %d bytes; a schema is a small JSON object"
+                % (value[1:], MAX_OPTION_FILE)
+            ) from None
         except UnicodeDecodeError as exc:
             raise _bad("--output-schema", "%s is not UTF-8 text (byte %d)" % (value[1:], exc.start)) from None
         except OSError as exc:
-            raise _bad("--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)) from None
+            raise _bad(
+                "--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)
+            ) from None
     try:
         schema = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
         raise _bad("--output-schema", "%s is nested too deeply" % source) from None
     except ValueError as exc:
-        raise _bad("--output-schema", "%s is not valid JSON (%s)" % (source, exc),
-                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'') from None
+        raise _bad(
+            "--output-schema",
+            "%s is not valid JSON (%s)" % (source, exc),
+            hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'',
+        ) from None
     if not isinstance(schema, dict) or schema.get("type") not in ("text", "object"):
-        raise _bad("--output-schema", 'the schema must be an object with "type": "text" or "object"',
-                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'')
+        raise _bad(
+            "--output-schema",
+            'the schema must be an object with "type": "text" or "object"',
+            hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'',
+        )
     return schema
 
 
@@ -116,20 +133,28 @@ def search_kwargs(request, options, now=None):
     warnings = []
     limit = request.limit if request.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
     if not 1 <= limit <= MAX_LIMIT:
-        warnings.append("--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit))))
+        warnings.append(
+            "--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit)))
+        )
         limit = max(1, min(MAX_LIMIT, limit))
     kw["num_results"] = limit
     search_type = (request.search_type or "").strip() or None
     if search_type:
         if not re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", search_type):
-            raise _bad("--type", "%r is not a search type" % search_type[:40],
-                       hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant")
+            raise _bad(
+                "--type",
+                "%r is not a search type" % search_type[:40],
+                hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant",
+            )
         kw["type"] = search_type
     if request.vertical == "news":
         category = (request.category or "").strip()
         if category and category != "news":
-            raise _bad("--category", "--news asks Exa for category news; %r contradicts it" % category[:40],
-                       hint="drop --category, or drop --news")
+            raise _bad(
+                "--category",
+                "--news asks Exa for category news; %r contradicts it" % category[:40],
+                hint="drop --category, or drop --news",
+            )
         kw["category"] = "news"
     elif request.category:
         kw["category"] = request.category.strip()
@@ -144,9 +169,11 @@ def search_kwargs(request, options, now=None):
         start = recency_start(request.recency, now)
     if start:
         kw["start_published_date"] = start
-    for option, attr, key in (("--end-published", "end_published", "end_published_date"),
-                              ("--start-crawl", "start_crawl", "start_crawl_date"),
-                              ("--end-crawl", "end_crawl", "end_crawl_date")):
+    for option, attr, key in (
+        ("--end-published", "end_published", "end_published_date"),
+        ("--start-crawl", "start_crawl", "start_crawl_date"),
+        ("--end-crawl", "end_crawl", "end_crawl_date"),
+    ):
         value = check_date(option, getattr(request, attr))
         if value:
             kw[key] = value
@@ -166,10 +193,15 @@ def search_kwargs(request, options, now=None):
     extra = [q.strip() for q in request.additional_query or [] if q.strip()]
     if extra:
         if not is_deep(search_type):
-            raise _bad("--additional-query", "only deep searches take additional queries",
-                       hint="add --type deep (or deep-lite, deep-reasoning)")
+            raise _bad(
+                "--additional-query",
+                "only deep searches take additional queries",
+                hint="add --type deep (or deep-lite, deep-reasoning)",
+            )
         if len(extra) > MAX_ADDITIONAL_QUERIES:
-            raise _bad("--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra)))
+            raise _bad(
+                "--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra))
+            )
         kw["additional_queries"] = extra
     if request.system_prompt:
         kw["system_prompt"] = request.system_prompt
@@ -194,8 +226,11 @@ def fetch_kwargs(request, options):
     kw = {}
     fmt = request.fetch_format
     if fmt == "raw":
-        raise _bad("--format", "Exa returns extracted text, not raw bytes",
-                   hint="use --format markdown/text/html, or --provider local for the raw page")
+        raise _bad(
+            "--format",
+            "Exa returns extracted text, not raw bytes",
+            hint="use --format markdown/text/html, or --provider local for the raw page",
+        )
     max_chars = request.max_chars
     if options.get("defaultFetchTextMaxCharacters") and (max_chars is None or _is_tool_default(request)):
         max_chars = options["defaultFetchTextMaxCharacters"]
@@ -215,8 +250,11 @@ def fetch_kwargs(request, options):
         if livecrawl not in LIVECRAWL:
             raise _bad("--livecrawl", "%r is not one of %s" % (livecrawl[:20], ", ".join(LIVECRAWL)))
         if request.max_age_hours is not None:
-            raise _bad("--livecrawl", "Exa does not accept --livecrawl together with --max-age-hours",
-                       hint="use --max-age-hours alone (0 = always fetch fresh)")
+            raise _bad(
+                "--livecrawl",
+                "Exa does not accept --livecrawl together with --max-age-hours",
+                hint="use --max-age-hours alone (0 = always fetch fresh)",
+            )
         kw["livecrawl"] = livecrawl
     if request.livecrawl_timeout is not None:
         kw["livecrawl_timeout"] = request.livecrawl_timeout
@@ -253,6 +291,7 @@ def _is_tool_default(request):
 
 
 # -- response shaping (pure) -------------------------------------------------
+
 
 def _snippet(item):
     highlights = item.get("highlights") or []
@@ -360,8 +399,13 @@ def fetch_items(urls, data, max_chars, start):
             items.append({"url": url, "ok": False, "error": status_error(status)})
             continue
         if result is None:
-            items.append({"url": url, "ok": False, "error": WorkerError(
-                "provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS)})
+            items.append(
+                {
+                    "url": url,
+                    "ok": False,
+                    "error": WorkerError("provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS),
+                }
+            )
             continue
         text = str(result.get("text") or "")
         content = text[start:]
@@ -405,16 +449,27 @@ def client_class(exa_py):
             self.websearch_api = api
             self.websearch_answer = None  # the JSON object Exa answered, as decoded
 
-        def request(self, endpoint, data=None, method="POST", params=None, headers=None, timeout=None,
-                    extra_headers=None, extra_query=None, extra_body=None):
+        def request(
+            self,
+            endpoint,
+            data=None,
+            method="POST",
+            params=None,
+            headers=None,
+            timeout=None,
+            extra_headers=None,
+            extra_query=None,
+            extra_body=None,
+        ):
             # ``timeout`` is left to the keyed base: the call's deadline bounds every request
             if extra_query or extra_body or isinstance(data, str) or (isinstance(data, dict) and data.get("stream")):
                 raise TypeError("websearch-worker sends JSON objects only: no streams, no extra query or body fields")
             sent = dict(self.headers)
             sent.update(headers or {})
             sent.update({k: v for k, v in (extra_headers or {}).items() if v is not None})
-            _headers, answer = self.websearch_api.call_api(method.upper(), endpoint, params=params,
-                                                           payload=data or None, headers=sent)
+            _headers, answer = self.websearch_api.call_api(
+                method.upper(), endpoint, params=params, payload=data or None, headers=sent
+            )
             self.websearch_answer = answer
             return answer
 
@@ -447,8 +502,10 @@ class ExaProvider(KeyedApi):
             raise
         except Exception as exc:  # exa-py refused our arguments, or could not read what Exa answered
             what = "could not read Exa's answer" if client.websearch_answer is not None else "refused the request"
-            raise WorkerError("provider", "exa-py %s: %s: %s"
-                              % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300])) from None
+            raise WorkerError(
+                "provider",
+                "exa-py %s: %s: %s" % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300]),
+            ) from None
         return client.websearch_answer, exa_import.mode
 
     def search(self, request):

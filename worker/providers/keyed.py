@@ -69,8 +69,10 @@ def error_detail(body):
     Exa's {"error": "...", "requestId"}, or a plain {"message"}."""
     err = body.get("error")
     if isinstance(err, dict):
-        return (one_line(err.get("detail")) or one_line(err.get("message")) or one_line(err.get("code")),
-                one_line(err.get("id"), 200) or None)
+        return (
+            one_line(err.get("detail")) or one_line(err.get("message")) or one_line(err.get("code")),
+            one_line(err.get("id"), 200) or None,
+        )
     return one_line(err) or one_line(body.get("message")), one_line(body.get("requestId"), 200) or None
 
 
@@ -122,8 +124,11 @@ class KeyedApi(Provider):
 
     def check_key(self):
         if not self.spec.api_key:
-            raise WorkerError("config", "provider %r (%s) has no API key" % (self.name, self.spec.type),
-                              hint='export %s=... or add "apiKey" to its entry in the config file' % self.key_env)
+            raise WorkerError(
+                "config",
+                "provider %r (%s) has no API key" % (self.name, self.spec.type),
+                hint='export %s=... or add "apiKey" to its entry in the config file' % self.key_env,
+            )
 
     def base_url(self):
         return (self.spec.base_url or self.default_base_url).rstrip("/")
@@ -154,8 +159,11 @@ class KeyedApi(Provider):
         """
         self.check_key()
         url = self.base_url() + path + ("?" + urllib.parse.urlencode(params) if params else "")
-        sent = {"Accept": "application/json", "Accept-Encoding": "gzip",
-                "User-Agent": "websearch-worker/%s" % __version__}
+        sent = {
+            "Accept": "application/json",
+            "Accept-Encoding": "gzip",
+            "User-Agent": "websearch-worker/%s" % __version__,
+        }
         sent.update(headers or {})
         data = None
         if payload is not None:
@@ -178,10 +186,15 @@ class KeyedApi(Provider):
         try:
             body = jsonio.tame(jsonio.loads(raw.decode("utf-8", errors="replace")))
         except (ValueError, RecursionError):  # jsonio.Untamed is a ValueError
-            raise WorkerError("provider", "%s answered with a body that is not JSON it can use (%d bytes)"
-                              % (self.label, len(raw)), hint="retry in a moment") from None
+            raise WorkerError(
+                "provider",
+                "%s answered with a body that is not JSON it can use (%d bytes)" % (self.label, len(raw)),
+                hint="retry in a moment",
+            ) from None
         if not isinstance(body, dict):
-            raise WorkerError("provider", "%s answered with an unexpected JSON shape" % self.label, hint="retry in a moment")
+            raise WorkerError(
+                "provider", "%s answered with an unexpected JSON shape" % self.label, hint="retry in a moment"
+            )
         return body
 
     def http_error(self, status, headers, raw):
@@ -237,8 +250,12 @@ class KeyedApi(Provider):
             return contextlib.nullcontext(0.0)
         from ..state import ratelimit
 
-        return ratelimit.slot(self.call, "%s-interval-%s" % (self.spec.type, self.name),
-                              limit=int(options.get("concurrency", 5)), min_interval=interval)
+        return ratelimit.slot(
+            self.call,
+            "%s-interval-%s" % (self.spec.type, self.name),
+            limit=int(options.get("concurrency", 5)),
+            min_interval=interval,
+        )
 
     def _timeout(self):
         seconds = float(self.spec.options.get("timeout", self.request_timeout))
@@ -254,27 +271,41 @@ class KeyedApi(Provider):
             with contextlib.closing(exc):
                 return exc.code, exc.headers, self._read(exc, exc.headers)
         except (socket.timeout, TimeoutError):
-            raise WorkerError("timeout", "%s did not answer within %.0f s" % (label, timeout),
-                              hint="retry, or raise --timeout") from None
+            raise WorkerError(
+                "timeout", "%s did not answer within %.0f s" % (label, timeout), hint="retry, or raise --timeout"
+            ) from None
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise WorkerError("timeout", "%s did not answer within %.0f s" % (label, timeout),
-                                  hint="retry, or raise --timeout") from None
-            raise WorkerError("network", "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(reason))[:200]),
-                              hint="check the network connection, proxy settings (HTTPS_PROXY), DNS and the provider's baseUrl") from None
+                raise WorkerError(
+                    "timeout", "%s did not answer within %.0f s" % (label, timeout), hint="retry, or raise --timeout"
+                ) from None
+            raise WorkerError(
+                "network",
+                "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(reason))[:200]),
+                hint="check the network connection, proxy settings (HTTPS_PROXY), DNS and the provider's baseUrl",
+            ) from None
         except (ConnectionError, OSError) as exc:
-            raise WorkerError("network", "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(exc))[:200]),
-                              hint="check the network connection and proxy settings") from None
+            raise WorkerError(
+                "network",
+                "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(exc))[:200]),
+                hint="check the network connection and proxy settings",
+            ) from None
         with contextlib.closing(resp):
             try:
                 return resp.status, resp.headers, self._read(resp, resp.headers)
             except (socket.timeout, TimeoutError):
-                raise WorkerError("timeout", "%s's answer stalled (no data within %.0f s)" % (label, timeout),
-                                  hint="retry, or raise --timeout") from None
+                raise WorkerError(
+                    "timeout",
+                    "%s's answer stalled (no data within %.0f s)" % (label, timeout),
+                    hint="retry, or raise --timeout",
+                ) from None
             except (ConnectionError, OSError) as exc:
-                raise WorkerError("network", "the connection to %s broke: %s" % (label, self.scrub(str(exc))[:200]),
-                                  hint="retry in a moment") from None
+                raise WorkerError(
+                    "network",
+                    "the connection to %s broke: %s" % (label, self.scrub(str(exc))[:200]),
+                    hint="retry in a moment",
+                ) from None
 
     def _read(self, resp, headers):
         cap = self.max_body

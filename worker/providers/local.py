@@ -15,11 +15,17 @@ class LocalFetchProvider(Provider):
             start_index=request.start_index or 0,
             allow_private=bool(request.allow_private),
             max_bytes=request.max_bytes or DEFAULT_MAX_BYTES,
-            sites=request.sites, adapters=not request.no_adapters,
+            sites=request.sites,
+            adapters=not request.no_adapters,
             llms_txt=bool(request.llms_txt),
         )
         concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
-        meta = {"format": spec.fmt, "max_chars": spec.max_chars, "start_index": spec.start_index,
-                "concurrency": min(concurrency, len(urls)), "max_bytes": spec.max_bytes}
+        meta = {
+            "format": spec.fmt,
+            "max_chars": spec.max_chars,
+            "start_index": spec.start_index,
+            "concurrency": min(concurrency, len(urls)),
+            "max_bytes": spec.max_bytes,
+        }
         return {"results": items, "meta": meta}

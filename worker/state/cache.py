@@ -31,15 +31,25 @@ BUSY_TIMEOUT_S = 1.0  # short: a cache that is busy this long is skipped, not wa
 KEY_VERSION = 1
 
 # Request fields that never change the answer: how the call runs or is shown.
-NOT_IN_KEY = frozenset({
-    "config", "provider", "timeout", "output", "keep_temp",
-    "no_cache", "refresh", "cache_ttl", "cache_dir",
-    "concurrency", "source_timeout",
-})
+NOT_IN_KEY = frozenset(
+    {
+        "config",
+        "provider",
+        "timeout",
+        "output",
+        "keep_temp",
+        "no_cache",
+        "refresh",
+        "cache_ttl",
+        "cache_dir",
+        "concurrency",
+        "source_timeout",
+    }
+)
 
 # SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xff).
-_BUSY = {5, 6}            # SQLITE_BUSY, SQLITE_LOCKED
-_BROKEN = {11, 26}        # SQLITE_CORRUPT, SQLITE_NOTADB
+_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_BROKEN = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _UNREADABLE = {3, 8, 10, 14, 23}  # PERM, READONLY, IOERR, CANTOPEN, AUTH
 
 
@@ -101,6 +111,7 @@ def policy(request, settings=None):
 
 # -- keys -------------------------------------------------------------------
 
+
 def _secretish(name):
     name = name.lower()
     return "key" in name or "token" in name or "secret" in name or "password" in name
@@ -128,11 +139,16 @@ def spec_fingerprint(spec):
 
 def make_key(tool, spec, request):
     """The cache key: tool, provider name and the normalised request, as canonical JSON."""
-    return jsonio.dumps([KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
-                        sort_keys=True, separators=(",", ":"), default=str)
+    return jsonio.dumps(
+        [KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
 
 
 # -- the store ----------------------------------------------------------------
+
 
 def _stderr(message):
     try:
@@ -206,8 +222,7 @@ class Store:
         sqlite3 = _sqlite()
 
         os.makedirs(self.policy.directory, mode=0o700, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=self._busy_timeout(), isolation_level=None,
-                             check_same_thread=False)
+        db = sqlite3.connect(self.path, timeout=self._busy_timeout(), isolation_level=None, check_same_thread=False)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
@@ -286,8 +301,10 @@ class Store:
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as err:
-            _stderr("cache file %s is unusable (%s) and cannot be replaced (%s); continuing without the cache"
-                    % (self.path, _one_line(exc), _one_line(err)))
+            _stderr(
+                "cache file %s is unusable (%s) and cannot be replaced (%s); continuing without the cache"
+                % (self.path, _one_line(exc), _one_line(err))
+            )
             return False
         try:
             # Serialised: a second process that saw the same damage must not move the fresh file aside.
@@ -300,12 +317,16 @@ class Store:
                     os.rename(self.path + suffix, aside + suffix)
                 except FileNotFoundError:
                     pass
-            _stderr("cache file %s was unusable (%s); moved it to %s and started a new one"
-                    % (self.path, _one_line(exc), aside))
+            _stderr(
+                "cache file %s was unusable (%s); moved it to %s and started a new one"
+                % (self.path, _one_line(exc), aside)
+            )
             return True
         except OSError as err:
-            _stderr("cache file %s is unusable (%s) and cannot be moved aside (%s); continuing without the cache"
-                    % (self.path, _one_line(exc), _one_line(err)))
+            _stderr(
+                "cache file %s is unusable (%s) and cannot be moved aside (%s); continuing without the cache"
+                % (self.path, _one_line(exc), _one_line(err))
+            )
             return False
         finally:
             os.close(fd)
@@ -390,7 +411,9 @@ class Store:
             try:
                 db.executemany(
                     "INSERT OR REPLACE INTO entries (key, tool, provider, created, expires, size, value)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    records,
+                )
                 _test_pause("cache-write")
                 db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
                 self._bound_size(db)

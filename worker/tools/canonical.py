@@ -25,13 +25,51 @@ What counts as the same page:
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 # Click and campaign ids that never change the page served.
-TRACKING = frozenset({
-    "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "twclid", "ttclid",
-    "li_fat_id", "mc_cid", "mc_eid", "igshid", "igsh", "_ga", "_gl", "_hsenc", "_hsmi", "__hstc",
-    "__hssc", "__hsfp", "hsctatracking", "mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "vero_conv",
-    "wickedid", "rb_clickid", "s_cid", "spm", "ref_src", "ref_url", "cmpid", "icid", "ncid",
-    "sr_share", "ocid", "amp", "outputtype",
-})
+TRACKING = frozenset(
+    {
+        "fbclid",
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "msclkid",
+        "yclid",
+        "twclid",
+        "ttclid",
+        "li_fat_id",
+        "mc_cid",
+        "mc_eid",
+        "igshid",
+        "igsh",
+        "_ga",
+        "_gl",
+        "_hsenc",
+        "_hsmi",
+        "__hstc",
+        "__hssc",
+        "__hsfp",
+        "hsctatracking",
+        "mkt_tok",
+        "oly_anon_id",
+        "oly_enc_id",
+        "vero_id",
+        "vero_conv",
+        "wickedid",
+        "rb_clickid",
+        "s_cid",
+        "spm",
+        "ref_src",
+        "ref_url",
+        "cmpid",
+        "icid",
+        "ncid",
+        "sr_share",
+        "ocid",
+        "amp",
+        "outputtype",
+    }
+)
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MOBILE_LABELS = ("www", "amp", "m", "mobile")  # www too: a mobile copy's desktop page is usually www.
@@ -53,8 +91,11 @@ def _unwrap_amp_cache(host, path):
             rest = rest[1:]
         if rest and "." in rest[0]:
             return rest[0].lower(), "/" + "/".join(rest[1:])
-    if (host == "google.com" or host.startswith("google.") or host.endswith(".google.com")) and len(parts) > 3 \
-            and parts[1] == "amp":
+    if (
+        (host == "google.com" or host.startswith("google.") or host.endswith(".google.com"))
+        and len(parts) > 3
+        and parts[1] == "amp"
+    ):
         rest = parts[2:]
         if rest and rest[0] == "s":
             rest = rest[1:]

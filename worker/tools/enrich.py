@@ -73,14 +73,22 @@ def enrich(results, request, call, settings=None):
         from ..pages.download import fetch_many
 
         items = _fetch_bounded(
-            fetch_many, [r.get("url") for r in top], call, wait_s,
-            fmt="text", max_chars=limit, per_url_timeout=per_source,
+            fetch_many,
+            [r.get("url") for r in top],
+            call,
+            wait_s,
+            fmt="text",
+            max_chars=limit,
+            per_url_timeout=per_source,
             allow_private=bool(request.allow_private or (settings or {}).get("allowPrivate")),
             concurrency=n,
         )
         if not isinstance(items, list) or len(items) != n:
-            raise WorkerError("internal", "the fetch pipeline returned %s items for %d urls"
-                              % (len(items) if isinstance(items, list) else "no", n))
+            raise WorkerError(
+                "internal",
+                "the fetch pipeline returned %s items for %d urls"
+                % (len(items) if isinstance(items, list) else "no", n),
+            )
     except WorkerError as exc:
         items = [{"ok": False, "error": exc.to_dict()}] * n
     except Exception as exc:  # a bug in fetching must not cost the search answer

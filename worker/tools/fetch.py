@@ -39,7 +39,10 @@ def batch_error(items):
         message = "all %d URLs failed (%s); first: %s" % (len(items), code, first["error"]["message"])
     else:
         message = "all %d URLs failed (%s); first: %s" % (
-            len(items), ", ".join("%s x%d" % kv for kv in codes.most_common()), items[0]["error"]["message"])
+            len(items),
+            ", ".join("%s x%d" % kv for kv in codes.most_common()),
+            items[0]["error"]["message"],
+        )
     extra = {"results": items}
     statuses = {it["error"].get("status") for it in items}
     if code == "http_error" and len(statuses) == 1 and None not in statuses:
@@ -102,13 +105,17 @@ def settle(
     settled = dict(
         allow_private=bool(request.allow_private or settings.get("allowPrivate")),
         max_chars_given=request.max_chars is not None,  # providers with their own default (Exa) need to know
-        max_chars=request.max_chars if request.max_chars is not None else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
+        max_chars=request.max_chars
+        if request.max_chars is not None
+        else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
         max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
     )
     if not request.no_adapters:
         # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
         settled["sites"] = settings.get("sites") or None
-        settled["github_auth"] = bool(environ.get("GITHUB_TOKEN", "").strip() or environ.get("GH_TOKEN", "").strip()) or None
+        settled["github_auth"] = (
+            bool(environ.get("GITHUB_TOKEN", "").strip() or environ.get("GH_TOKEN", "").strip()) or None
+        )
     return request.replace(**settled)
 
 
@@ -118,8 +125,11 @@ def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
 
     urls = list(request.urls)
     if len(urls) > MAX_URLS:
-        raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
-                          hint="split the URLs over several calls")
+        raise WorkerError(
+            "invalid_argument",
+            "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
+            hint="split the URLs over several calls",
+        )
     cfg = config_mod.load(request)
     spec = config_mod.select(cfg, "fetch", request.provider)
     request = settle(request, getattr(cfg, "settings", None) or {})
@@ -144,4 +154,3 @@ def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
         payload["raw"] = answer["raw"]
     payload["text"] = textview.fetch_text(payload)
     return payload
-

@@ -35,8 +35,14 @@ FALL_THROUGH = frozenset({"rate_limited", "blocked", "quota", "timeout", "networ
 # The user's own setup is wrong: said out loud; the next provider only when they wrote a fallback list.
 REPORTED = frozenset({"auth", "config"})
 OUTCOME_WORDS = {
-    "rate_limited": "rate limited", "blocked": "blocked", "quota": "out of credit", "timeout": "timed out",
-    "network": "unreachable", "provider": "failed", "auth": "refused the API key", "config": "not usable",
+    "rate_limited": "rate limited",
+    "blocked": "blocked",
+    "quota": "out of credit",
+    "timeout": "timed out",
+    "network": "unreachable",
+    "provider": "failed",
+    "auth": "refused the API key",
+    "config": "not usable",
 }
 # A provider that is not the last one gets at most this share of what is left of --timeout.
 ATTEMPT_SHARE = 0.5
@@ -58,8 +64,11 @@ def chain_key_spec(chain):
     from ..providers.base import ProviderSpec
 
     names = [spec.name for spec, _ in chain]
-    return ProviderSpec("auto:" + ",".join(names), "chain",
-                        options={"chain": [[spec.name, cache.spec_fingerprint(spec)] for spec, _ in chain]})
+    return ProviderSpec(
+        "auto:" + ",".join(names),
+        "chain",
+        options={"chain": [[spec.name, cache.spec_fingerprint(spec)] for spec, _ in chain]},
+    )
 
 
 def describe(exc):
@@ -116,7 +125,7 @@ def ask_chain(chain, explicit, listed, request, call, settings):
                     skipped.append(decision.skipped(guard.now(), provider=spec.name))
                     attempts.append(_attempt(spec, "skipped", 0))
                     continue
-            more = any(err is None for _, err in chain[i + 1:])
+            more = any(err is None for _, err in chain[i + 1 :])
             started = time.monotonic()
             call.attempt_deadline = _attempt_deadline(call, more)
             call.breaker = guard
@@ -160,14 +169,18 @@ def none_answered(attempts, skipped, failures, ran_out=False):
     if waits:
         extra["retry_after"] = max(1, int(round(min(waits) + 0.49)))
     parts = ["%s: %s" % (spec.name, describe(exc)) for spec, exc in failures]
-    parts += ["%s: skipped until %s (%s)" % (_where(s), s["until"], OUTCOME_WORDS.get(s["reason"], s["reason"]))
-              for s in skipped]
+    parts += [
+        "%s: skipped until %s (%s)" % (_where(s), s["until"], OUTCOME_WORDS.get(s["reason"], s["reason"]))
+        for s in skipped
+    ]
     if not failures:
         reason = skipped[0]["reason"] if skipped else "blocked"
-        return WorkerError(reason if reason in ("blocked", "rate_limited") else "blocked",
-                           "every provider is cooling down after repeated refusals (%s)" % "; ".join(parts),
-                           hint="retry after %s s, or name one with --provider to try it anyway"
-                                % extra.get("retry_after", "a few"), **extra)
+        return WorkerError(
+            reason if reason in ("blocked", "rate_limited") else "blocked",
+            "every provider is cooling down after repeated refusals (%s)" % "; ".join(parts),
+            hint="retry after %s s, or name one with --provider to try it anyway" % extra.get("retry_after", "a few"),
+            **extra,
+        )
     if len(failures) == 1 and not skipped and not ran_out:  # one provider was asked: its own words say it best
         exc = failures[0][1]
         exc.extra.setdefault("attempts", attempts)
@@ -177,8 +190,13 @@ def none_answered(attempts, skipped, failures, ran_out=False):
     code = codes.pop() if len(codes) == 1 else last.code
     if ran_out:  # --timeout ended the chain before every provider had its turn
         code = "timeout"
-    return WorkerError(code, "no provider could answer (%s)" % "; ".join(parts), hint=last.hint,
-                       retryable=any(exc.retryable for _, exc in failures) or bool(skipped), **extra)
+    return WorkerError(
+        code,
+        "no provider could answer (%s)" % "; ".join(parts),
+        hint=last.hint,
+        retryable=any(exc.retryable for _, exc in failures) or bool(skipped),
+        **extra,
+    )
 
 
 def _where(s):
@@ -189,8 +207,10 @@ def fallback_warnings(spec, failures, skipped):
     """'exa: rate limited (retry after 30 s); answered by brave' for each provider passed over."""
     out = ["%s: %s; answered by %s" % (s.name, describe(exc), spec.name) for s, exc in failures]
     for s in skipped:
-        out.append("%s: skipped until %s after %d %s answers; answered by %s"
-                   % (_where(s), s["until"], s["failures"], OUTCOME_WORDS.get(s["reason"], s["reason"]), spec.name))
+        out.append(
+            "%s: skipped until %s after %d %s answers; answered by %s"
+            % (_where(s), s["until"], s["failures"], OUTCOME_WORDS.get(s["reason"], s["reason"]), spec.name)
+        )
     return out
 
 

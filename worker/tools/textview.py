@@ -28,8 +28,17 @@ MIN_BODY = 80  # a source's snippet is never squeezed below this before sources 
 
 # C0/C1 controls (tab and newline are folded before this runs) and bidi overrides/isolates.
 # (A deletion table, not a regex: ``re`` would be this module's only reason to load it.)
-_UNSAFE = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F,
-                         *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_UNSAFE = dict.fromkeys(
+    [
+        *range(0x00, 0x09),
+        *range(0x0B, 0x20),
+        *range(0x7F, 0xA0),
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
 
 
 def md_link_url(url):
@@ -64,8 +73,13 @@ def quote(text):
 
 def _is_iso_datetime(text):
     """Starts like 2024-11-22T...: an ISO timestamp whose day is all a reader needs."""
-    return (len(text) > 10 and text[4] == "-" and text[7] == "-" and text[10] == "T"
-            and (text[:4] + text[5:7] + text[8:10]).isdigit())
+    return (
+        len(text) > 10
+        and text[4] == "-"
+        and text[7] == "-"
+        and text[10] == "T"
+        and (text[:4] + text[5:7] + text[8:10]).isdigit()
+    )
 
 
 def _date(r):
@@ -85,7 +99,9 @@ def _source_head(i, r):
     percent-encoded, so neither can end the link early."""
     title = one_line(r.get("title"), MAX_TITLE) or "(untitled)"
     url = one_line(r.get("url"), MAX_URL)
-    lines = ["%d. [%s](%s)" % (i, md_link_text(title), md_link_url(url)) if url else "%d. %s" % (i, md_link_text(title))]
+    lines = [
+        "%d. [%s](%s)" % (i, md_link_text(title), md_link_url(url)) if url else "%d. %s" % (i, md_link_text(title))
+    ]
     date = _date(r)
     if date:
         lines.append("    date: %s" % date)
@@ -181,8 +197,10 @@ def _fit_sources(results, budget):
         used += len(s) + 2
     dropped = len(rendered) - len(kept)
     if dropped:
-        kept.append("[%d more source%s not shown here: raise --max-chars or read the results]"
-                    % (dropped, "" if dropped == 1 else "s"))
+        kept.append(
+            "[%d more source%s not shown here: raise --max-chars or read the results]"
+            % (dropped, "" if dropped == 1 else "s")
+        )
     return kept
 
 
@@ -211,6 +229,7 @@ def search_text(payload, max_chars=None):
 
 # -- fetch ---------------------------------------------------------------------------
 
+
 def _page_status(item):
     if not item.get("ok"):
         err = item.get("error") if isinstance(item.get("error"), dict) else {}
@@ -238,7 +257,10 @@ def _page_range(item, shown):
     span = "characters %d-%d%s" % (start, end, " of %d" % total if isinstance(total, int) else "")
     marker = None
     if item.get("truncated"):
-        marker = "[... truncated: %s shown%s]" % (span, "; continue with --start-index %d" % nxt if isinstance(nxt, int) else "")
+        marker = "[... truncated: %s shown%s]" % (
+            span,
+            "; continue with --start-index %d" % nxt if isinstance(nxt, int) else "",
+        )
     return span, marker
 
 
