@@ -5,12 +5,22 @@ Options that belong to one provider (Exa, Brave) are declared here too so that
 ``--help`` shows everything a user can say, in one place.
 """
 
+from __future__ import annotations
+
 import sys
 
 from .errors import UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    import argparse
+    from types import ModuleType, SimpleNamespace
+    from typing import Any, Callable, NoReturn
 
-def _import_argparse():
+    from .request import FetchRequest, SearchRequest
+
+
+def _import_argparse() -> ModuleType:
     """argparse without gettext: argparse imports gettext (and with it locale) only to
     translate its own messages, which we never localise.  A stand-in is in
     sys.modules for the length of the import alone, so a later ``import gettext``
@@ -19,7 +29,7 @@ def _import_argparse():
         import argparse
 
         return argparse
-    stub = type(sys)("gettext")
+    stub: Any = type(sys)("gettext")  # a bare module: the two functions argparse calls are set on it
     stub.gettext = lambda message: message
     stub.ngettext = lambda singular, plural, n: singular if n == 1 else plural
     sys.modules["gettext"] = stub
@@ -29,10 +39,6 @@ def _import_argparse():
         del sys.modules["gettext"]
     return argparse
 
-
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
-    from .request import FetchRequest, SearchRequest
 
 EXAMPLES = """\
 examples:
@@ -49,7 +55,7 @@ Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
 """
 
 
-def sub_examples(prog, command):
+def sub_examples(prog: str, command: str) -> str:
     """The epilog of ``PROG COMMAND --help``: that command's examples, written with the top-level prog.
 
     A subparser's %(prog)s already ends in the command, which would print
@@ -70,25 +76,30 @@ OUTPUTS = ("protocol", "text")
 VERTICALS = ("web", "news")
 
 
-def _argparse_classes():
-    argparse = _import_argparse()
+def _argparse_classes() -> tuple[ModuleType, type[argparse.ArgumentParser], type[argparse.HelpFormatter]]:
+    if TYPE_CHECKING:  # the checker needs the module by name to see the base classes
+        import argparse
+    else:
+        argparse = _import_argparse()
 
     class Formatter(argparse.RawDescriptionHelpFormatter):
         """argparse builds a formatter on every add_argument, and the stock one asks
         the terminal for its width (importing shutil) each time: a fixed width keeps
         that off start-up; help text is the only thing that uses it."""
 
-        def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        def __init__(
+            self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        ) -> None:
             super().__init__(prog, indent_increment, max_help_position, width or 100)
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message):  # argparse would print usage and exit 2 with no block
+        def error(self, message: str) -> NoReturn:  # argparse would print usage and exit 2 with no block
             raise UsageError(message)
 
     return argparse, Parser, Formatter
 
 
-def _bad_value(message):
+def _bad_value(message: str) -> Exception:
     """argparse shows an ArgumentTypeError's own message; the fast parser only needs it to be an error."""
     return _import_argparse().ArgumentTypeError(message)
 
@@ -97,7 +108,7 @@ MAX_SECONDS = 24 * 3600.0  # --timeout / --source-timeout: a day is beyond any c
 MAX_CACHE_TTL = 365 * 24 * 3600
 
 
-def _positive_float(value, hi=MAX_SECONDS):
+def _positive_float(value: str, hi: float = MAX_SECONDS) -> float:
     from . import numbers
 
     try:
@@ -111,8 +122,8 @@ def _positive_float(value, hi=MAX_SECONDS):
     return f
 
 
-def _int(lo=None, hi=None):
-    def parse(value):
+def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    def parse(value: str) -> int:
         from . import numbers
 
         try:
@@ -122,11 +133,12 @@ def _int(lo=None, hi=None):
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None
             raise _bad_value(str(exc)) from None
 
-    parse.bounds = (lo, hi)  # read by worker.tool_schemas: the tools' JSON Schemas carry the same range
+    # Read by worker.tool_schemas: the tools' JSON Schemas carry the same range.
+    parse.bounds = (lo, hi)  # type: ignore[attr-defined]  # an attribute set on a function
     return parse
 
 
-def _common(p, *, top, suppress):
+def _common(p: Any, *, top: bool, suppress: Any) -> None:
     """Options accepted both before and after the subcommand.
 
     Subparser copies use SUPPRESS defaults so an option given before the
@@ -177,7 +189,7 @@ def _common(p, *, top, suppress):
     g.add_argument("--cache-dir", metavar="DIR", default=d(None), help="cache directory")
 
 
-def build_parser(prog="websearch-worker", only=None):
+def build_parser(prog: str = "websearch-worker", only: str | None = None) -> argparse.ArgumentParser:
     argparse, _Parser, _Formatter = _argparse_classes()
     parser = _Parser(
         prog=prog,
@@ -199,7 +211,7 @@ def build_parser(prog="websearch-worker", only=None):
     return parser
 
 
-def _search_options(s, suppress):
+def _search_options(s: Any, suppress: Any) -> None:
     s.add_argument("query", nargs="+", help="the search query")
     _common(s, top=False, suppress=suppress)
     s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None, help="alias of --output for search")
@@ -261,7 +273,7 @@ def _search_options(s, suppress):
     en.add_argument("--source-timeout", type=_positive_float, default=6.0)
 
 
-def _fetch_options(f, suppress):
+def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("urls", nargs="+", metavar="URL")
     _common(f, top=False, suppress=suppress)
     f.add_argument(
@@ -388,7 +400,7 @@ def _defaults(recorder):
     return out
 
 
-def fast_parse(argv):
+def fast_parse(argv: list[str]) -> SimpleNamespace | None:
     """A Namespace for a plain, valid command line, else None.
 
     Every call is a fresh process and argparse costs milliseconds to import and to
@@ -427,7 +439,7 @@ def _fast_parse(argv):
     ns["command"] = command
     ns.update(_defaults(sub))
     dest, _kw = sub.positional
-    positional = []
+    positional: list[str] = []
     run_ended = False
     i += 1
     while i < len(argv):
@@ -460,8 +472,8 @@ def _fast_parse(argv):
     return SimpleNamespace(**ns)
 
 
-def parse_args(argv, prog="websearch-worker"):
-    args = fast_parse(argv)
+def parse_args(argv: list[str], prog: str = "websearch-worker") -> argparse.Namespace | SimpleNamespace:
+    args: argparse.Namespace | SimpleNamespace | None = fast_parse(argv)
     if args is None:
         # Every call is a fresh process: build just the options of the command in use.
         args = build_parser(prog, only=_command_in(argv)).parse_args(argv)
@@ -489,7 +501,7 @@ def parse_args(argv, prog="websearch-worker"):
 CLI_ONLY = frozenset({"command", "version", "search_format", "news"})
 
 
-def request_of(args: object) -> "SearchRequest | FetchRequest":
+def request_of(args: argparse.Namespace | SimpleNamespace) -> SearchRequest | FetchRequest:
     """The typed request (worker.request) for what ``parse_args`` returned: built once, handed down.
 
     Every option becomes the field of its name; one the request does not know is a
