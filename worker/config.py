@@ -16,6 +16,8 @@ Every mistake is a ``config`` error naming the file, the problem and a minimal
 valid example.  Keys are never echoed: not in messages, not in reprs.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 
@@ -23,6 +25,14 @@ from . import redact
 from .errors import WorkerError
 from .providers.base import ProviderSpec
 from .providers.registry import BUILTINS, FETCH_FALLBACK, KEYED, SEARCH_FALLBACK, load_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Mapping
+    from typing import Any
+
+    from .providers.base import Provider
+    from .request import Request
 
 DEFAULT_PATH = "~/.pi/agent/web-search.json"
 ENV_PATH = "WEBSEARCH_CONFIG"
@@ -56,8 +66,8 @@ ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
 # Upper bounds of the "count" settings: beyond them a value is a typo, and would overflow time arithmetic.
 COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40}
-# Provider options the builtin providers read: name -> (kind, low, high).
-OPTION_RULES = dict(
+# Provider options the builtin providers read: name -> (kind, low, high); no bounds (None) for the kinds without.
+OPTION_RULES: dict[str, tuple[str, Any, Any]] = dict(
     {key: ("int", 1, 1000000) for key in INT_OPTIONS},
     minInterval=("number", 0, 3600),
     timeout=("number", 0.001, 24 * 3600),
@@ -80,7 +90,15 @@ EXAMPLE_ENTRY = '{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY"}'
 
 
 class Config:
-    def __init__(self, path=None, providers=None, default=None, settings=None, order=None, loaded=False):
+    def __init__(
+        self,
+        path: str | None = None,
+        providers: dict[str, ProviderSpec] | None = None,
+        default: str | None = None,
+        settings: dict[str, Any] | None = None,
+        order: list[str] | None = None,
+        loaded: bool = False,
+    ) -> None:
         self.path = path  # the file consulted (it may not exist)
         self.loaded = loaded  # did the file exist and parse?
         self.providers = providers or {}  # name -> ProviderSpec, builtins included
@@ -89,14 +107,14 @@ class Config:
         self.order = order or list(self.providers)  # candidates for --provider auto, in order
 
 
-def _error(path, problem, example=EXAMPLE_LIST, hint=None):
+def _error(path: str | None, problem: str, example: str = EXAMPLE_LIST, hint: str | None = None) -> WorkerError:
     where = "config file %s" % path if path else "provider selection"
     return WorkerError(
         "config", "%s: %s" % (where, problem), hint=hint or "a minimal valid config: %s" % example, file=path
     )
 
 
-def _short(value):
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -104,7 +122,7 @@ def _short(value):
 # -- loading ----------------------------------------------------------------
 
 
-def config_path(request=None):
+def config_path(request: Request | None = None) -> tuple[str, bool]:
     """(path, explicit): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG, then the default."""
     explicit = request.config if request is not None else None
     if explicit:
@@ -115,7 +133,7 @@ def config_path(request=None):
     return os.path.expanduser(DEFAULT_PATH), False
 
 
-def read_text(path, explicit):
+def read_text(path: str, explicit: bool) -> str | None:
     """The file's text, or None when it is absent and nobody named it on the command line."""
     from .files import MAX_OPTION_FILE, TooLarge, read_capped
 
@@ -150,18 +168,20 @@ def read_text(path, explicit):
         raise _error(path, "is not UTF-8 text (byte %d)" % exc.start) from None
 
 
-def parse_json(path, text):
+def parse_json(path: str, text: str) -> Any:
     from .jsonio import loads  # json's C scanner; json itself loads only to word an error
 
     try:
         return loads(text)
     except ValueError as exc:  # json.JSONDecodeError
-        raise _error(path, "invalid JSON at line %d column %d: %s" % (exc.lineno, exc.colno, exc.msg)) from None
+        # json.JSONDecodeError, a ValueError; naming it would import json here
+        where = (exc.lineno, exc.colno, exc.msg)  # type: ignore[attr-defined]
+        raise _error(path, "invalid JSON at line %d column %d: %s" % where) from None
     except RecursionError:
         raise _error(path, "invalid JSON: nested too deeply") from None
 
 
-def _check_setting(path, key, value):
+def _check_setting(path: str, key: str, value: Any) -> None:
     kind = SETTINGS[key][0]
     if kind == "names":
         return _check_names(path, key, value)
@@ -194,13 +214,13 @@ def _check_setting(path, key, value):
         )
 
 
-def _check_names(path, key, value):
+def _check_names(path: str, key: str, value: Any) -> None:
     example = '{"%s": ["exa-main", "brave", "ddgs"]}' % key
     if not isinstance(value, list) or not value or len(value) > 20:
         raise _error(
             path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example
         )
-    seen = set()
+    seen: set[str] = set()
     for name in value:
         if not isinstance(name, str) or not name.strip() or name.strip() == "auto":
             raise _error(
@@ -211,7 +231,7 @@ def _check_names(path, key, value):
         seen.add(name.strip())
 
 
-def _check_breaker(path, value):
+def _check_breaker(path: str, value: Any) -> None:
     example = '{"breaker": {"threshold": 3, "window": 60, "cooldown": 120}}'
     if isinstance(value, bool):
         return
@@ -235,7 +255,7 @@ def _check_breaker(path, value):
             )
 
 
-def _number_ok(value, lo, hi, integer=False):
+def _number_ok(value: Any, lo: float | None, hi: float | None, integer: bool = False) -> bool:
     """A JSON number (not a boolean, not a string) within [lo, hi], by the one strict number reader."""
     from . import numbers
 
@@ -244,7 +264,7 @@ def _number_ok(value, lo, hi, integer=False):
     return numbers.or_none(value, lo, hi, integer) is not None
 
 
-def _check_options(path, where, name, ptype, options):
+def _check_options(path: str, where: str, name: str, ptype: str, options: dict[str, Any]) -> dict[str, Any]:
     """Provider options of the wrong type or range are config errors naming the key, never a crash later.
 
     Returns the options with ``backends`` normalised to a list (a string names
@@ -286,16 +306,16 @@ def _check_options(path, where, name, ptype, options):
     return out
 
 
-def _is_comment(key):
+def _is_comment(key: str) -> bool:
     return key.startswith("$") or key.startswith("_")
 
 
-def parse_config(path, data, environ=None):
+def parse_config(path: str, data: Any, environ: Mapping[str, str] | None = None) -> Config:
     """A Config from the parsed JSON ``data``; raises a config WorkerError on any mistake."""
     environ = os.environ if environ is None else environ
     if not isinstance(data, dict):
         raise _error(path, "the top level must be a JSON object, got %s" % _json_type(data))
-    settings = {}
+    settings: dict[str, Any] = {}
     for key, value in data.items():
         if key in SETTINGS:
             _check_setting(path, key, value)
@@ -325,7 +345,7 @@ def parse_config(path, data, environ=None):
         entries = []
         default = data.get("defaultProvider")
 
-    configured = {}
+    configured: dict[str, ProviderSpec] = {}
     for index, entry in enumerate(entries):
         spec = parse_entry(path, index, entry, environ)
         if spec.name in configured:
@@ -362,7 +382,7 @@ def parse_config(path, data, environ=None):
     return Config(path=path, providers=providers, default=default, settings=settings, order=order, loaded=True)
 
 
-def _json_type(value):
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
     return {
@@ -375,7 +395,7 @@ def _json_type(value):
     }.get(type(value), type(value).__name__)
 
 
-def parse_entry(path, index, entry, environ):
+def parse_entry(path: str, index: int, entry: Any, environ: Mapping[str, str]) -> ProviderSpec:
     where = "provider entry %d" % (index + 1)
     if not isinstance(entry, dict):
         raise _error(path, "%s must be an object, got %s" % (where, _json_type(entry)), example=EXAMPLE_ENTRY)
@@ -437,12 +457,12 @@ def parse_entry(path, index, entry, environ):
     )
 
 
-def _key_env(ptype):
+def _key_env(ptype: str) -> str | None:
     builtin = BUILTINS.get(ptype)
     return builtin.key_env if builtin is not None else None
 
 
-def _is_class_ref(ptype):
+def _is_class_ref(ptype: str) -> bool:
     module, sep, attr = ptype.partition(":")
     return bool(
         sep
@@ -453,7 +473,9 @@ def _is_class_ref(ptype):
     )
 
 
-def resolve_key(path, where, ptype, entry, environ):
+def resolve_key(
+    path: str, where: str, ptype: str, entry: dict[str, Any], environ: Mapping[str, str]
+) -> tuple[str | None, str | None]:
     """(key, source): the file's apiKey wins over the environment."""
     key = entry.get("apiKey")
     if key is not None:
@@ -473,7 +495,7 @@ def resolve_key(path, where, ptype, entry, environ):
     return None, None
 
 
-def builtin_specs(environ=None):
+def builtin_specs(environ: Mapping[str, str] | None = None) -> dict[str, ProviderSpec]:
     """One provider per builtin type, named after it; keyed ones take their key from the environment."""
     environ = os.environ if environ is None else environ
     specs = {}
@@ -484,7 +506,7 @@ def builtin_specs(environ=None):
     return specs
 
 
-def warn_if_exposed(path, cfg):
+def warn_if_exposed(path: str, cfg: Config) -> None:
     """Keys in a file others can read: say so on stderr, do not fail."""
     if not any(s.key_source == "config" for s in cfg.providers.values()):
         return
@@ -506,7 +528,7 @@ def warn_if_exposed(path, cfg):
         sys.stderr.flush()
 
 
-def load(request=None):
+def load(request: Request | None = None) -> Config:
     path, explicit = config_path(request)
     text = read_text(path, explicit)
     if text is None:
@@ -519,20 +541,20 @@ def load(request=None):
 # -- selection --------------------------------------------------------------
 
 
-def tools_of(cfg, spec):
+def tools_of(cfg: Config, spec: ProviderSpec) -> frozenset[str]:
     """The tools ``spec`` answers; imports a user's own class (a config error if that fails)."""
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].tools
     return frozenset(provider_class(cfg, spec).tools)
 
 
-def needs_key(cfg, spec):
+def needs_key(cfg: Config, spec: ProviderSpec) -> bool:
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].key_env is not None
     return bool(getattr(provider_class(cfg, spec), "needs_key", False))
 
 
-def provider_class(cfg, spec):
+def provider_class(cfg: Config, spec: ProviderSpec) -> type[Provider]:
     """The class behind ``spec``; for "module:Class" types a failed import is a config error."""
     from .providers.base import Provider
 
@@ -558,11 +580,11 @@ def provider_class(cfg, spec):
     return cls
 
 
-def available(cfg, spec):
+def available(cfg: Config, spec: ProviderSpec) -> bool:
     return bool(spec.api_key) or not needs_key(cfg, spec)
 
 
-def _missing_key(cfg, spec):
+def _missing_key(cfg: Config, spec: ProviderSpec) -> WorkerError:
     env_name = _key_env(spec.type)
     where = ("none in %s" % cfg.path) if cfg.loaded else "no config file (%s)" % cfg.path
     env_part = " and %s is not set" % env_name if env_name else ""
@@ -577,7 +599,7 @@ def _missing_key(cfg, spec):
     )
 
 
-def select(config, tool, requested=None):
+def select(config: Config, tool: str, requested: str | None = None) -> ProviderSpec:
     """The ProviderSpec that answers ``tool`` given ``--provider`` (or None).
 
     No --provider: the file's defaultProvider when it answers ``tool``, else
@@ -588,11 +610,11 @@ def select(config, tool, requested=None):
     cfg = config
     name = (requested or "").strip() or None
     if name is None and cfg.default and cfg.default != "auto":
-        spec = cfg.providers[cfg.default]
-        if tool in tools_of(cfg, spec):
-            if not available(cfg, spec):
-                raise _missing_key(cfg, spec)
-            return spec
+        default = cfg.providers[cfg.default]
+        if tool in tools_of(cfg, default):
+            if not available(cfg, default):
+                raise _missing_key(cfg, default)
+            return default
         name = "auto"
     if name is None or name == "auto":
         return _auto(cfg, tool)
@@ -610,7 +632,7 @@ def select(config, tool, requested=None):
     return spec
 
 
-def _auto(cfg, tool):
+def _auto(cfg: Config, tool: str) -> ProviderSpec:
     if tool == "fetch":
         if cfg.default and cfg.default != "auto":
             spec = cfg.providers[cfg.default]
@@ -627,14 +649,16 @@ def _auto(cfg, tool):
 # -- the search chain -------------------------------------------------------------
 
 
-def verticals_of(cfg, spec):
+def verticals_of(cfg: Config, spec: ProviderSpec) -> frozenset[str]:
     """The search verticals ``spec`` answers; a user's own class says so in ``verticals``."""
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].verticals
     return frozenset(getattr(provider_class(cfg, spec), "verticals", None) or {"web"})
 
 
-def search_chain(cfg, requested=None, vertical="web"):
+def search_chain(
+    cfg: Config, requested: str | None = None, vertical: str = "web"
+) -> tuple[list[tuple[ProviderSpec, WorkerError | None]], bool, bool]:
     """(candidates, explicit, listed) for a search.
 
     ``candidates`` is a list of (spec, error): the providers to try in order;
@@ -667,7 +691,8 @@ def search_chain(cfg, requested=None, vertical="web"):
             raise _missing_key(cfg, default)  # the user's chosen provider: a config mistake is said, not skipped
         names.append(cfg.default)
     names += list(listed) if listed else list(cfg.order) + [SEARCH_FALLBACK]
-    out, seen = [], set()
+    out: list[tuple[ProviderSpec, WorkerError | None]] = []
+    seen: set[str] = set()
     for n in names:
         if n in seen:
             continue
