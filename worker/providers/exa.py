@@ -11,6 +11,8 @@ and key scrubbing as Brave, and the answer's JSON as it came.  exa-py is
 imported the fast way (exa_import), only when an Exa provider answers.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import re
@@ -18,6 +20,13 @@ import re
 from ..errors import WorkerError
 from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .keyed import KeyedApi
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from types import ModuleType
+    from typing import Any
+
+    from ..request import FetchRequest, SearchRequest
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
@@ -34,11 +43,11 @@ MAX_BODY = 64 * 1024 * 1024  # contents of 100 URLs at a generous --max-chars; f
 # -- validation and request building (pure) ------------------------------------
 
 
-def _bad(option, message, hint=None):
+def _bad(option: str, message: str, hint: str | None = None) -> WorkerError:
     return WorkerError("invalid_argument", "%s: %s" % (option, message), hint=hint, option=option)
 
 
-def check_date(option, value):
+def check_date(option: str, value: str | None) -> str | None:
     """An ISO 8601 date or date-time, passed on as given."""
     if value is None:
         return None
@@ -54,13 +63,13 @@ def check_date(option, value):
     return text
 
 
-def recency_start(recency, now=None):
+def recency_start(recency: str, now: datetime.datetime | None = None) -> str:
     now = now or datetime.datetime.now(datetime.timezone.utc)
     start = now - datetime.timedelta(days=RECENCY_DAYS[recency])
     return start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def check_phrase(option, phrase):
+def check_phrase(option: str, phrase: str | None) -> list[str] | None:
     """Exa accepts one phrase of up to five words for include/exclude text."""
     if phrase is None:
         return None
@@ -76,11 +85,11 @@ def check_phrase(option, phrase):
     return [" ".join(words)]
 
 
-def is_deep(search_type):
-    return bool(search_type) and search_type.startswith("deep")
+def is_deep(search_type: str | None) -> bool:
+    return bool(search_type and search_type.startswith("deep"))
 
 
-def load_schema(value):
+def load_schema(value: str | None) -> dict[str, Any] | None:
     """--output-schema: JSON text, or @file holding it."""
     if value is None:
         return None
@@ -123,13 +132,15 @@ def load_schema(value):
     return schema
 
 
-def _no_constant(name):
+def _no_constant(name: str) -> float:
     raise ValueError("%s is not a JSON number" % name)
 
 
-def search_kwargs(request, options, now=None):
+def search_kwargs(
+    request: SearchRequest, options: dict[str, Any], now: datetime.datetime | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """Keyword arguments for ``Exa.search`` from the command line and the provider's options."""
-    kw = {}
+    kw: dict[str, Any] = {}
     warnings = []
     limit = request.limit if request.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
     if not 1 <= limit <= MAX_LIMIT:
@@ -208,7 +219,7 @@ def search_kwargs(request, options, now=None):
     schema = load_schema(request.output_schema)
     if schema is not None:
         kw["output_schema"] = schema
-    contents = {}
+    contents: dict[str, Any] = {}
     if request.want_text:
         chars = options.get("defaultFetchTextMaxCharacters")
         contents["text"] = {"max_characters": chars} if chars else True
@@ -221,9 +232,9 @@ def search_kwargs(request, options, now=None):
     return kw, warnings
 
 
-def fetch_kwargs(request, options):
+def fetch_kwargs(request: FetchRequest, options: dict[str, Any]) -> tuple[dict[str, Any], int, int]:
     """(keyword arguments for ``Exa.get_contents``, characters asked for, start index)."""
-    kw = {}
+    kw: dict[str, Any] = {}
     fmt = request.fetch_format
     if fmt == "raw":
         raise _bad(
@@ -236,7 +247,7 @@ def fetch_kwargs(request, options):
         max_chars = options["defaultFetchTextMaxCharacters"]
     max_chars = max_chars or DEFAULT_FETCH_CHARS
     start = request.start_index or 0
-    text = {"max_characters": start + max_chars}
+    text: dict[str, Any] = {"max_characters": start + max_chars}
     if fmt == "html":
         text["include_html_tags"] = True
     kw["text"] = text
@@ -277,7 +288,7 @@ def fetch_kwargs(request, options):
     return kw, max_chars, start
 
 
-def _is_tool_default(request):
+def _is_tool_default(request: FetchRequest) -> bool:
     """Did --max-chars come from the fetch tool's default rather than the user?
 
     The fetch tool fills ``request.max_chars`` with its default before a provider
@@ -293,7 +304,7 @@ def _is_tool_default(request):
 # -- response shaping (pure) -------------------------------------------------
 
 
-def _snippet(item):
+def _snippet(item: dict[str, Any]) -> str:
     highlights = item.get("highlights") or []
     if highlights:
         return " ... ".join(str(h) for h in highlights if h)
@@ -303,7 +314,7 @@ def _snippet(item):
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
-def source_of(url):
+def source_of(url: str | None) -> str | None:
     """The publisher of a news result as its host (Exa names no publisher): ``www.`` dropped."""
     from urllib.parse import urlsplit
 
@@ -314,7 +325,7 @@ def source_of(url):
     return (host[4:] if host.startswith("www.") else host) or None
 
 
-def search_result(item, news=False):
+def search_result(item: dict[str, Any], news: bool = False) -> dict[str, Any]:
     r = {
         "title": item.get("title") or "",
         "url": item.get("url") or "",
@@ -332,12 +343,12 @@ def search_result(item, news=False):
     return r
 
 
-def raw_summary(data):
+def raw_summary(data: dict[str, Any]) -> dict[str, Any]:
     """The facts Exa returned beside the results (request id, cost, timing...)."""
     return {k: v for k, v in data.items() if k not in ("results", "statuses")}
 
 
-def response_meta(data, api, extra=None):
+def response_meta(data: dict[str, Any], api: KeyedApi, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The meta of an answer: Exa's facts beside the results, then ``extra``."""
     facts = {}
     if data.get("resolvedSearchType"):
@@ -352,7 +363,7 @@ def response_meta(data, api, extra=None):
     return meta
 
 
-def _norm_url(url):
+def _norm_url(url: str | None) -> str:
     return (url or "").strip().rstrip("/").lower()
 
 
@@ -360,9 +371,9 @@ def _norm_url(url):
 ITEM_ERROR_FIELDS = ("code", "message", "tag", "status")
 
 
-def status_error(status):
+def status_error(status: dict[str, Any]) -> dict[str, Any]:
     """An Exa per-URL status with ``status: "error"`` as our item error."""
-    err = status.get("error") if isinstance(status.get("error"), dict) else {}
+    err: Any = status.get("error") if isinstance(status.get("error"), dict) else {}  # an object, by the test
     tag = str(err.get("tag") or "UNKNOWN")
     http = err.get("httpStatusCode")
     message = "Exa could not fetch this URL (%s%s)" % (tag, ", HTTP %s" % http if http else "")
@@ -372,25 +383,25 @@ def status_error(status):
         code = "http_error"
     else:
         code = "provider"
-    extra = {"tag": tag}
+    extra: dict[str, Any] = {"tag": tag}
     if isinstance(http, int):
         extra["status"] = http
     return WorkerError(code, message, **extra).to_dict(ITEM_ERROR_FIELDS)
 
 
-def fetch_items(urls, data, max_chars, start):
+def fetch_items(urls: list[str], data: dict[str, Any], max_chars: int, start: int) -> list[dict[str, Any]]:
     """One item per requested URL, in input order, from Exa's results and statuses."""
     results = [r for r in data.get("results") or [] if isinstance(r, dict)]
-    by_key = {}
+    by_key: dict[str, dict[str, Any]] = {}
     for r in results:
         for key in (r.get("id"), r.get("url")):
             if key:
                 by_key.setdefault(_norm_url(key), r)
-    statuses = {}
+    statuses: dict[str, dict[str, Any]] = {}
     for s in data.get("statuses") or []:
         if isinstance(s, dict) and s.get("id"):
             statuses.setdefault(_norm_url(s["id"]), s)
-    items = []
+    items: list[dict[str, Any]] = []
     for url in urls:
         key = _norm_url(url)
         status = statuses.get(key)
@@ -433,21 +444,21 @@ def fetch_items(urls, data, max_chars, start):
 
 # -- the provider ------------------------------------------------------------------
 
-_client_classes = {}
+_client_classes: dict[type, type] = {}  # exa-py's Exa -> our subclass of it
 
 
-def client_class(exa_py):
+def client_class(exa_py: ModuleType) -> type:
     """exa-py's ``Exa`` with its one HTTP method, ``request``, sending through a KeyedApi."""
     cls = _client_classes.get(exa_py.Exa)
     if cls is not None:
         return cls
 
-    class Client(exa_py.Exa):
+    class Client(exa_py.Exa):  # type: ignore[name-defined]  # exa-py's class, known at run time only
         # websearch_* names: exa-py's own attributes may grow, ours must not collide with them
-        def __init__(self, api, **kwargs):
+        def __init__(self, api: KeyedApi, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self.websearch_api = api
-            self.websearch_answer = None  # the JSON object Exa answered, as decoded
+            self.websearch_answer: dict[str, Any] | None = None  # the JSON object Exa answered, as decoded
 
         def request(
             self,
@@ -486,8 +497,8 @@ class ExaProvider(KeyedApi):
     request_timeout = REQUEST_TIMEOUT
     max_body = MAX_BODY
 
-    def auth_headers(self):
-        return {"x-api-key": self.spec.api_key}
+    def auth_headers(self) -> dict[str, str]:
+        return {"x-api-key": self.check_key()}
 
     def _call(self, method, *args, **kwargs):
         """(Exa's JSON answer, how exa-py was imported) for one exa-py call."""
@@ -508,7 +519,7 @@ class ExaProvider(KeyedApi):
             ) from None
         return client.websearch_answer, exa_import.mode
 
-    def search(self, request):
+    def search(self, request: SearchRequest) -> dict[str, Any]:
         kw, warnings = search_kwargs(request, self.spec.options)
         data, mode = self._call("search", request.query, **kw)
         news = request.vertical == "news"
@@ -522,7 +533,7 @@ class ExaProvider(KeyedApi):
             answer["output"] = output
         return answer
 
-    def fetch(self, urls, request):
+    def fetch(self, urls: list[str], request: FetchRequest) -> dict[str, Any]:
         kw, max_chars, start = fetch_kwargs(request, self.spec.options)
         data, mode = self._call("get_contents", list(urls), **kw)
         items = fetch_items(list(urls), data, max_chars, start)

@@ -1,14 +1,22 @@
 """The default fetch provider: the worker downloads and extracts pages itself, no key."""
 
+from __future__ import annotations
+
 from ..pages import download
 from ..pages.net import DEFAULT_MAX_BYTES
 from .base import Provider
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ..request import FetchRequest
 
 
 class LocalFetchProvider(Provider):
     tools = frozenset({"fetch"})
 
-    def fetch(self, urls, request):
+    def fetch(self, urls: list[str], request: FetchRequest) -> dict[str, Any]:
         spec = download.Spec(
             fmt=request.fetch_format or "markdown",
             max_chars=request.max_chars or download.DEFAULT_MAX_CHARS,
