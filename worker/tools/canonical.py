@@ -22,7 +22,13 @@ What counts as the same page:
   ``canonical_url`` on the result).
 """
 
+from __future__ import annotations
+
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
 
 # Click and campaign ids that never change the page served.
 TRACKING = frozenset(
@@ -76,12 +82,12 @@ MOBILE_LABELS = ("www", "amp", "m", "mobile")  # www too: a mobile copy's deskto
 AMP_CACHE_SUFFIX = ".cdn.ampproject.org"
 
 
-def _is_tracking(name):
+def _is_tracking(name: str) -> bool:
     name = name.lower()
     return name in TRACKING or name.startswith(TRACKING_PREFIXES)
 
 
-def _unwrap_amp_cache(host, path):
+def _unwrap_amp_cache(host: str, path: str) -> tuple[str, str] | None:
     """(host, path) of the page an AMP cache URL serves, or None when it is not one."""
     parts = path.split("/")
     if host.endswith(AMP_CACHE_SUFFIX) and len(parts) > 3 and parts[1] in ("c", "v", "i"):
@@ -104,7 +110,7 @@ def _unwrap_amp_cache(host, path):
     return None
 
 
-def canonical_key(url):
+def canonical_key(url: object) -> str:
     """A comparison key for ``url`` (a string); the stripped input when it does not parse as http(s)."""
     if not isinstance(url, str):
         return ""
@@ -142,14 +148,14 @@ def canonical_key(url):
     return "//%s%s%s" % (host, path, "?" + urlencode(query) if query else "")
 
 
-def dedupe(results):
+def dedupe(results: list[Any]) -> tuple[list[dict[str, Any]], int]:
     """(results without duplicates, number dropped): the best-ranked copy of each page stays.
 
     A result's key is the canonical URL its page states (``canonical_url``, after
     --fetch-top) when it has one, else the key of its ``url``; a later copy
     that matches either of an earlier copy's keys is dropped.
     """
-    seen = set()
+    seen: set[str] = set()
     out = []
     dropped = 0
     for r in results:

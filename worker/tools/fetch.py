@@ -5,6 +5,8 @@ and asks the provider for the rest; the download-and-extract pipeline behind the
 local provider is worker.pages.download.
 """
 
+from __future__ import annotations
+
 import os
 import time
 
@@ -15,16 +17,18 @@ from . import textview
 
 MAX_URLS = 100
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Mapping
     from typing import Any
 
+    from ..config import Config
+    from ..providers.base import ProviderSpec
     from ..request import FetchRequest
     from ..runtime import Call
 
 
-def batch_error(items):
+def batch_error(items: list[dict[str, Any]]) -> WorkerError:
     """The WorkerError for a batch in which every URL failed (items ride along)."""
     from collections import Counter
 
@@ -51,7 +55,7 @@ def batch_error(items):
     return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
 
 
-def cached_fetch(urls, request, call, cfg, spec):
+def cached_fetch(urls: list[str], request: FetchRequest, call: Call, cfg: Config, spec: ProviderSpec) -> dict[str, Any]:
     """The provider's answer for ``urls``, each URL served from the cache when it can be.
 
     Cached per URL, so a later batch reuses any of its URLs; only successful
@@ -98,8 +102,8 @@ def cached_fetch(urls, request, call, cfg, spec):
 
 
 def settle(
-    request: "FetchRequest", settings: "Mapping[str, Any]", environ: "Mapping[str, str] | None" = None
-) -> "FetchRequest":
+    request: FetchRequest, settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> FetchRequest:
     """The request with what the config and the environment decide filled in; the providers get this one."""
     environ = os.environ if environ is None else environ
     settled = dict(
@@ -119,7 +123,7 @@ def settle(
     return request.replace(**settled)
 
 
-def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
+def run_fetch(request: FetchRequest, call: Call) -> dict[str, Any]:
     """The fetch payload for ``request`` (a worker.request.FetchRequest)."""
     from .. import config as config_mod
 

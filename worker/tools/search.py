@@ -11,6 +11,8 @@ keeps refusing.  Every attempt is in ``meta.attempts``.  The answer's results
 are de-duplicated by canonical URL (worker/tools/canonical.py) before it is cached.
 """
 
+from __future__ import annotations
+
 import time
 
 from .. import config as config_mod
@@ -19,12 +21,18 @@ from ..providers import registry
 from ..state import cache
 from . import textview
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
+    from ..config import Config
+    from ..providers.base import ProviderSpec
     from ..request import SearchRequest
     from ..runtime import Call
+
+    # The providers to try, each with the config error that rules it out (None: usable).
+    Chain = list[tuple[ProviderSpec, WorkerError | None]]
+    Failures = list[tuple[ProviderSpec, WorkerError]]
 
 # The text field is rebuilt from the results on every call, cached or not;
 # enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
@@ -49,7 +57,7 @@ ATTEMPT_SHARE = 0.5
 MIN_ATTEMPT_S = 1.0
 
 
-def fresh_answer(spec, call, request, tool="search"):
+def fresh_answer(spec: ProviderSpec, call: Call, request: SearchRequest, tool: str = "search") -> dict[str, Any]:
     """Ask the provider (the miss path: provider libraries load only here), within the provider's slot."""
     from ..state import ratelimit
 
@@ -59,7 +67,7 @@ def fresh_answer(spec, call, request, tool="search"):
         return provider.search(request)
 
 
-def chain_key_spec(chain):
+def chain_key_spec(chain: Chain) -> ProviderSpec:
     """A stand-in spec naming the whole chain: its answer is cached apart from any one provider's."""
     from ..providers.base import ProviderSpec
 
@@ -71,7 +79,7 @@ def chain_key_spec(chain):
     )
 
 
-def describe(exc):
+def describe(exc: WorkerError) -> str:
     """'rate limited (retry after 30 s)': one failure in a few words."""
     words = OUTCOME_WORDS.get(exc.code, exc.code)
     retry = exc.extra.get("retry_after")
@@ -80,7 +88,7 @@ def describe(exc):
     return words
 
 
-def _attempt(spec, outcome, ms, exc=None):
+def _attempt(spec: ProviderSpec, outcome: str, ms: float, exc: WorkerError | None = None) -> dict[str, Any]:
     entry = {"provider": spec.name, "type": spec.type, "outcome": outcome, "ms": int(round(ms))}
     if exc is not None:  # the outcome is the code; of the error, the message and the wait
         entry.update(exc.to_dict(("message", "retry_after")))
@@ -88,7 +96,7 @@ def _attempt(spec, outcome, ms, exc=None):
     return entry
 
 
-def _attempt_deadline(call, more):
+def _attempt_deadline(call: Call, more: bool) -> float | None:
     """The deadline of one attempt: all that is left for the last provider, a share of it otherwise."""
     left = call.remaining()
     if not more or left is None:
@@ -96,16 +104,20 @@ def _attempt_deadline(call, more):
     return time.monotonic() + max(min(left, MIN_ATTEMPT_S), left * ATTEMPT_SHARE)
 
 
-def _out_of_time(call):
+def _out_of_time(call: Call) -> bool:
     return call.deadline is not None and time.monotonic() >= call.deadline
 
 
-def ask_chain(chain, explicit, listed, request, call, settings):
+def ask_chain(
+    chain: Chain, explicit: bool, listed: bool, request: SearchRequest, call: Call, settings: dict[str, Any]
+) -> tuple[ProviderSpec, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], Failures]:
     """(spec, answer, attempts, skipped, failures) from the first provider that answers; raises when none does."""
     from ..state import breaker as breaker_mod
 
     br = breaker_mod.open_breaker(call.state_dir, settings, call=call)
-    attempts, skipped, failures = [], [], []
+    attempts: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    failures: Failures = []
     try:
         ran_out = False
         for i, (spec, problem) in enumerate(chain):
@@ -161,9 +173,11 @@ def ask_chain(chain, explicit, listed, request, call, settings):
     raise none_answered(attempts, skipped, failures, ran_out)
 
 
-def none_answered(attempts, skipped, failures, ran_out=False):
+def none_answered(
+    attempts: list[dict[str, Any]], skipped: list[dict[str, Any]], failures: Failures, ran_out: bool = False
+) -> WorkerError:
     """The error of a chain where no provider answered."""
-    extra = {"attempts": attempts, "skipped_providers": skipped}
+    extra: dict[str, Any] = {"attempts": attempts, "skipped_providers": skipped}
     waits = [e.extra["retry_after"] for _, e in failures if isinstance(e.extra.get("retry_after"), (int, float))]
     waits += [s["retry_in_s"] for s in skipped]
     if waits:
@@ -199,11 +213,11 @@ def none_answered(attempts, skipped, failures, ran_out=False):
     )
 
 
-def _where(s):
+def _where(s: dict[str, Any]) -> str:
     return "%s/%s" % (s["provider"], s["engine"]) if s.get("engine") else s["provider"]
 
 
-def fallback_warnings(spec, failures, skipped):
+def fallback_warnings(spec: ProviderSpec, failures: Failures, skipped: list[dict[str, Any]]) -> list[str]:
     """'exa: rate limited (retry after 30 s); answered by brave' for each provider passed over."""
     out = ["%s: %s; answered by %s" % (s.name, describe(exc), spec.name) for s, exc in failures]
     for s in skipped:
@@ -214,7 +228,7 @@ def fallback_warnings(spec, failures, skipped):
     return out
 
 
-def plan(cfg, request):
+def plan(cfg: Config, request: SearchRequest) -> tuple[str, ProviderSpec, Chain, bool, bool]:
     """(cache key, key spec, chain, explicit, listed) of a search request."""
     chain, explicit, listed = config_mod.search_chain(cfg, request.provider, request.vertical or "web")
     key_spec = chain[0][0] if explicit else chain_key_spec(chain)
@@ -222,7 +236,7 @@ def plan(cfg, request):
     return key, key_spec, chain, explicit, listed
 
 
-def run_search(request: "SearchRequest", call: "Call") -> "dict[str, Any]":
+def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
     """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
     vertical = request.vertical or "web"
     cfg = config_mod.load(request)
