@@ -5,18 +5,31 @@ Options that belong to one provider (Exa, Brave) are declared here too so that
 ``--help`` shows everything a user can say, in one place.
 """
 
+from __future__ import annotations
+
 import sys
 
+from .errors import UsageError
 
-def _import_argparse():
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    import argparse
+    from types import ModuleType, SimpleNamespace
+    from typing import Any, Callable, NoReturn
+
+    from .request import FetchRequest, SearchRequest
+
+
+def _import_argparse() -> ModuleType:
     """argparse without gettext: argparse imports gettext (and with it locale) only to
     translate its own messages, which we never localise.  A stand-in is in
     sys.modules for the length of the import alone, so a later ``import gettext``
     anywhere in the process gets the real module."""
     if "argparse" in sys.modules or "gettext" in sys.modules:
         import argparse
+
         return argparse
-    stub = type(sys)("gettext")
+    stub: Any = type(sys)("gettext")  # a bare module: the two functions argparse calls are set on it
     stub.gettext = lambda message: message
     stub.ngettext = lambda singular, plural, n: singular if n == 1 else plural
     sys.modules["gettext"] = stub
@@ -26,11 +39,6 @@ def _import_argparse():
         del sys.modules["gettext"]
     return argparse
 
-from .errors import UsageError
-
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
-    from .request import FetchRequest, SearchRequest
 
 EXAMPLES = """\
 examples:
@@ -46,7 +54,8 @@ Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
 Exit codes: 0 ok, 1 error, 2 usage error, 130 cancelled.
 """
 
-def sub_examples(prog, command):
+
+def sub_examples(prog: str, command: str) -> str:
     """The epilog of ``PROG COMMAND --help``: that command's examples, written with the top-level prog.
 
     A subparser's %(prog)s already ends in the command, which would print
@@ -67,25 +76,30 @@ OUTPUTS = ("protocol", "text")
 VERTICALS = ("web", "news")
 
 
-def _argparse_classes():
-    argparse = _import_argparse()
+def _argparse_classes() -> tuple[ModuleType, type[argparse.ArgumentParser], type[argparse.HelpFormatter]]:
+    if TYPE_CHECKING:  # the checker needs the module by name to see the base classes
+        import argparse
+    else:
+        argparse = _import_argparse()
 
     class Formatter(argparse.RawDescriptionHelpFormatter):
         """argparse builds a formatter on every add_argument, and the stock one asks
         the terminal for its width (importing shutil) each time: a fixed width keeps
         that off start-up; help text is the only thing that uses it."""
 
-        def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        def __init__(
+            self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        ) -> None:
             super().__init__(prog, indent_increment, max_help_position, width or 100)
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message):  # argparse would print usage and exit 2 with no block
+        def error(self, message: str) -> NoReturn:  # argparse would print usage and exit 2 with no block
             raise UsageError(message)
 
     return argparse, Parser, Formatter
 
 
-def _bad_value(message):
+def _bad_value(message: str) -> Exception:
     """argparse shows an ArgumentTypeError's own message; the fast parser only needs it to be an error."""
     return _import_argparse().ArgumentTypeError(message)
 
@@ -94,7 +108,7 @@ MAX_SECONDS = 24 * 3600.0  # --timeout / --source-timeout: a day is beyond any c
 MAX_CACHE_TTL = 365 * 24 * 3600
 
 
-def _positive_float(value, hi=MAX_SECONDS):
+def _positive_float(value: str, hi: float = MAX_SECONDS) -> float:
     from . import numbers
 
     try:
@@ -108,8 +122,8 @@ def _positive_float(value, hi=MAX_SECONDS):
     return f
 
 
-def _int(lo=None, hi=None):
-    def parse(value):
+def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    def parse(value: str) -> int:
         from . import numbers
 
         try:
@@ -119,11 +133,12 @@ def _int(lo=None, hi=None):
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None
             raise _bad_value(str(exc)) from None
 
-    parse.bounds = (lo, hi)  # read by worker.tool_schemas: the tools' JSON Schemas carry the same range
+    # Read by worker.tool_schemas: the tools' JSON Schemas carry the same range.
+    parse.bounds = (lo, hi)  # type: ignore[attr-defined]  # an attribute set on a function
     return parse
 
 
-def _common(p, *, top, suppress):
+def _common(p: Any, *, top: bool, suppress: Any) -> None:
     """Options accepted both before and after the subcommand.
 
     Subparser copies use SUPPRESS defaults so an option given before the
@@ -131,26 +146,50 @@ def _common(p, *, top, suppress):
     """
     d = (lambda v: v) if top else (lambda v: suppress)
     g = p.add_argument_group("common options")
-    g.add_argument("--config", metavar="PATH", default=d(None),
-                   help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)")
-    g.add_argument("--provider", metavar="NAME", default=d(None),
-                   help="provider name from the config, or a type: ddgs, exa, brave, local, auto")
-    g.add_argument("--timeout", type=_positive_float, metavar="SECONDS", default=d(60.0),
-                   help="bound for the whole call (default 60)")
-    g.add_argument("--output", choices=OUTPUTS, default=d("protocol"),
-                   help="protocol block (default) or readable text for people")
-    g.add_argument("--keep-temp", action="store_true", default=d(False),
-                   help="keep the call's temp directory for debugging")
-    g.add_argument("--allow-private", action="store_true", default=d(False),
-                   help="allow private, loopback and link-local addresses (local docs servers, tests)")
+    g.add_argument(
+        "--config",
+        metavar="PATH",
+        default=d(None),
+        help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)",
+    )
+    g.add_argument(
+        "--provider",
+        metavar="NAME",
+        default=d(None),
+        help="provider name from the config, or a type: ddgs, exa, brave, local, auto",
+    )
+    g.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        default=d(60.0),
+        help="bound for the whole call (default 60)",
+    )
+    g.add_argument(
+        "--output", choices=OUTPUTS, default=d("protocol"), help="protocol block (default) or readable text for people"
+    )
+    g.add_argument(
+        "--keep-temp", action="store_true", default=d(False), help="keep the call's temp directory for debugging"
+    )
+    g.add_argument(
+        "--allow-private",
+        action="store_true",
+        default=d(False),
+        help="allow private, loopback and link-local addresses (local docs servers, tests)",
+    )
     g.add_argument("--no-cache", action="store_true", default=d(False), help="neither read nor write the cache")
     g.add_argument("--refresh", action="store_true", default=d(False), help="skip reading the cache, still write it")
-    g.add_argument("--cache-ttl", type=_int(0, MAX_CACHE_TTL), metavar="SECONDS", default=d(None),
-                   help="cache lifetime (default 300)")
+    g.add_argument(
+        "--cache-ttl",
+        type=_int(0, MAX_CACHE_TTL),
+        metavar="SECONDS",
+        default=d(None),
+        help="cache lifetime (default 300)",
+    )
     g.add_argument("--cache-dir", metavar="DIR", default=d(None), help="cache directory")
 
 
-def build_parser(prog="websearch-worker", only=None):
+def build_parser(prog: str = "websearch-worker", only: str | None = None) -> argparse.ArgumentParser:
     argparse, _Parser, _Formatter = _argparse_classes()
     parser = _Parser(
         prog=prog,
@@ -172,25 +211,41 @@ def build_parser(prog="websearch-worker", only=None):
     return parser
 
 
-def _search_options(s, suppress):
+def _search_options(s: Any, suppress: Any) -> None:
     s.add_argument("query", nargs="+", help="the search query")
     _common(s, top=False, suppress=suppress)
-    s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None,
-                   help="alias of --output for search")
+    s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None, help="alias of --output for search")
     s.add_argument("--limit", type=_int(), default=None, help="number of results (default 5; ddgs 1-50)")
     s.add_argument("--page", type=_int(1, 100), default=1, help="result page (default 1)")
     s.add_argument("--region", default=None, help="region such as us-en, de-de (ddgs)")
     s.add_argument("--safesearch", choices=SAFESEARCH, default=None)
     s.add_argument("--recency", choices=RECENCY, default=None, help="only results from the last day/week/month/year")
-    s.add_argument("--news", action="store_true", default=False,
-                   help="news articles (with published and source): ddgs news, Brave news, Exa category news")
+    s.add_argument(
+        "--news",
+        action="store_true",
+        default=False,
+        help="news articles (with published and source): ddgs news, Brave news, Exa category news",
+    )
     s.add_argument("--vertical", choices=VERTICALS, default=None, help="web (default) or news (= --news)")
-    s.add_argument("--include-domain", action="append", default=[], metavar="DOMAIN",
-                   help="only results from this domain (repeatable)")
-    s.add_argument("--exclude-domain", action="append", default=[], metavar="DOMAIN",
-                   help="no results from this domain (repeatable)")
-    s.add_argument("--backend", default=None,
-                   help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)")
+    s.add_argument(
+        "--include-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="only results from this domain (repeatable)",
+    )
+    s.add_argument(
+        "--exclude-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="no results from this domain (repeatable)",
+    )
+    s.add_argument(
+        "--backend",
+        default=None,
+        help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)",
+    )
     s.add_argument("--max-chars", type=_int(200), default=None, help="bound for the payload's text field")
     ex = s.add_argument_group("exa options")
     ex.add_argument("--type", dest="search_type", default=None, help="auto, neural, keyword, fast, deep, ...")
@@ -218,19 +273,31 @@ def _search_options(s, suppress):
     en.add_argument("--source-timeout", type=_positive_float, default=6.0)
 
 
-
-def _fetch_options(f, suppress):
+def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("urls", nargs="+", metavar="URL")
     _common(f, top=False, suppress=suppress)
-    f.add_argument("--format", choices=FETCH_FORMATS, dest="fetch_format", default="markdown",
-                   help="content format (default markdown)")
+    f.add_argument(
+        "--format",
+        choices=FETCH_FORMATS,
+        dest="fetch_format",
+        default="markdown",
+        help="content format (default markdown)",
+    )
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
-    f.add_argument("--no-adapters", action="store_true", default=False,
-                   help="read GitHub, Stack Exchange, PyPI, npm and arXiv pages as HTML, not through their APIs")
-    f.add_argument("--llms-txt", action="store_true", default=False,
-                   help="read the site's /llms.txt first (the page when it has none)")
+    f.add_argument(
+        "--no-adapters",
+        action="store_true",
+        default=False,
+        help="read GitHub, Stack Exchange, PyPI, npm and arXiv pages as HTML, not through their APIs",
+    )
+    f.add_argument(
+        "--llms-txt",
+        action="store_true",
+        default=False,
+        help="read the site's /llms.txt first (the page when it has none)",
+    )
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False)
     fx.add_argument("--summary", action="store_true", default=False)
@@ -333,7 +400,7 @@ def _defaults(recorder):
     return out
 
 
-def fast_parse(argv):
+def fast_parse(argv: list[str]) -> SimpleNamespace | None:
     """A Namespace for a plain, valid command line, else None.
 
     Every call is a fresh process and argparse costs milliseconds to import and to
@@ -372,7 +439,7 @@ def _fast_parse(argv):
     ns["command"] = command
     ns.update(_defaults(sub))
     dest, _kw = sub.positional
-    positional = []
+    positional: list[str] = []
     run_ended = False
     i += 1
     while i < len(argv):
@@ -380,7 +447,7 @@ def _fast_parse(argv):
         if token == "--":
             if run_ended and positional:
                 raise _Decline
-            positional.extend(argv[i + 1:])
+            positional.extend(argv[i + 1 :])
             break
         if token.startswith("-") and token != "-":
             if positional:
@@ -405,8 +472,8 @@ def _fast_parse(argv):
     return SimpleNamespace(**ns)
 
 
-def parse_args(argv, prog="websearch-worker"):
-    args = fast_parse(argv)
+def parse_args(argv: list[str], prog: str = "websearch-worker") -> argparse.Namespace | SimpleNamespace:
+    args: argparse.Namespace | SimpleNamespace | None = fast_parse(argv)
     if args is None:
         # Every call is a fresh process: build just the options of the command in use.
         args = build_parser(prog, only=_command_in(argv)).parse_args(argv)
@@ -420,8 +487,10 @@ def parse_args(argv, prog="websearch-worker"):
         args.query = " ".join(args.query).strip()
         if args.news:
             if args.vertical not in (None, "news"):
-                raise UsageError("--news and --vertical %s contradict each other" % args.vertical,
-                                 hint="give one of them: --news, or --vertical web|news")
+                raise UsageError(
+                    "--news and --vertical %s contradict each other" % args.vertical,
+                    hint="give one of them: --news, or --vertical web|news",
+                )
             args.vertical = "news"
         if args.vertical == "web":
             args.vertical = None  # the default: one cache key for "--vertical web" and nothing
@@ -432,7 +501,7 @@ def parse_args(argv, prog="websearch-worker"):
 CLI_ONLY = frozenset({"command", "version", "search_format", "news"})
 
 
-def request_of(args: object) -> "SearchRequest | FetchRequest":
+def request_of(args: argparse.Namespace | SimpleNamespace) -> SearchRequest | FetchRequest:
     """The typed request (worker.request) for what ``parse_args`` returned: built once, handed down.
 
     Every option becomes the field of its name; one the request does not know is a

@@ -16,6 +16,8 @@ Every mistake is a ``config`` error naming the file, the problem and a minimal
 valid example.  Keys are never echoed: not in messages, not in reprs.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 
@@ -23,6 +25,14 @@ from . import redact
 from .errors import WorkerError
 from .providers.base import ProviderSpec
 from .providers.registry import BUILTINS, FETCH_FALLBACK, KEYED, SEARCH_FALLBACK, load_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Mapping
+    from typing import Any
+
+    from .providers.base import Provider
+    from .request import Request
 
 DEFAULT_PATH = "~/.pi/agent/web-search.json"
 ENV_PATH = "WEBSEARCH_CONFIG"
@@ -35,56 +45,84 @@ SETTINGS = {
     "cacheMaxBytes": ("count", "cache size bound in bytes"),
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
     "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
-    "breaker": ("breaker", "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing"),
-    "sites": ("sites", '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)'),
+    "breaker": (
+        "breaker",
+        "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing",
+    ),
+    "sites": (
+        "sites",
+        '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)',
+    ),
 }
 # The breaker's settings: name -> (kind, low, high).
-BREAKER_RULES = {"threshold": ("int", 1, 1000), "window": ("number", 0.001, 24 * 3600),
-                 "cooldown": ("number", 0.001, 24 * 3600), "probe": ("number", 0.001, 3600)}
+BREAKER_RULES = {
+    "threshold": ("int", 1, 1000),
+    "window": ("number", 0.001, 24 * 3600),
+    "cooldown": ("number", 0.001, 24 * 3600),
+    "probe": ("number", 0.001, 3600),
+}
 
 ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
 # Upper bounds of the "count" settings: beyond them a value is a typo, and would overflow time arithmetic.
 COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40}
-# Provider options the builtin providers read: name -> (kind, low, high).
-OPTION_RULES = dict(
+# Provider options the builtin providers read: name -> (kind, low, high); no bounds (None) for the kinds without.
+OPTION_RULES: dict[str, tuple[str, Any, Any]] = dict(
     {key: ("int", 1, 1000000) for key in INT_OPTIONS},
-    minInterval=("number", 0, 3600), timeout=("number", 0.001, 24 * 3600), concurrency=("int", 1, 64),
-    backends=("backends", None, None), region=("str", None, None), country=("str", None, None),
-    searchLang=("str", None, None), safesearch=("str", None, None), extraSnippets=("bool", None, None),
+    minInterval=("number", 0, 3600),
+    timeout=("number", 0.001, 24 * 3600),
+    concurrency=("int", 1, 64),
+    backends=("backends", None, None),
+    region=("str", None, None),
+    country=("str", None, None),
+    searchLang=("str", None, None),
+    safesearch=("str", None, None),
+    extraSnippets=("bool", None, None),
 )
 OPTION_EXAMPLES = {"int": "5", "number": "1.0", "bool": "true", "str": '"us-en"', "backends": '["duckduckgo", "brave"]'}
 
-EXAMPLE_LIST = ('{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
-                '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}')
+EXAMPLE_LIST = (
+    '{"defaultProvider": "exa-main", "providers": [{"name": "exa-main", "type": "exa", '
+    '"apiKey": "YOUR_EXA_KEY"}, {"name": "ddgs", "type": "ddgs"}]}'
+)
 EXAMPLE_SHORTHAND = '{"apiKey": "YOUR_EXA_KEY"}'
 EXAMPLE_ENTRY = '{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY"}'
 
 
 class Config:
-    def __init__(self, path=None, providers=None, default=None, settings=None, order=None, loaded=False):
-        self.path = path                    # the file consulted (it may not exist)
-        self.loaded = loaded                # did the file exist and parse?
-        self.providers = providers or {}    # name -> ProviderSpec, builtins included
-        self.default = default              # the file's defaultProvider, or None
-        self.settings = settings or {}      # top-level non-provider settings
+    def __init__(
+        self,
+        path: str | None = None,
+        providers: dict[str, ProviderSpec] | None = None,
+        default: str | None = None,
+        settings: dict[str, Any] | None = None,
+        order: list[str] | None = None,
+        loaded: bool = False,
+    ) -> None:
+        self.path = path  # the file consulted (it may not exist)
+        self.loaded = loaded  # did the file exist and parse?
+        self.providers = providers or {}  # name -> ProviderSpec, builtins included
+        self.default = default  # the file's defaultProvider, or None
+        self.settings = settings or {}  # top-level non-provider settings
         self.order = order or list(self.providers)  # candidates for --provider auto, in order
 
 
-def _error(path, problem, example=EXAMPLE_LIST, hint=None):
+def _error(path: str | None, problem: str, example: str = EXAMPLE_LIST, hint: str | None = None) -> WorkerError:
     where = "config file %s" % path if path else "provider selection"
-    return WorkerError("config", "%s: %s" % (where, problem),
-                       hint=hint or "a minimal valid config: %s" % example, file=path)
+    return WorkerError(
+        "config", "%s: %s" % (where, problem), hint=hint or "a minimal valid config: %s" % example, file=path
+    )
 
 
-def _short(value):
+def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
 # -- loading ----------------------------------------------------------------
 
-def config_path(request=None):
+
+def config_path(request: Request | None = None) -> tuple[str, bool]:
     """(path, explicit): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG, then the default."""
     explicit = request.config if request is not None else None
     if explicit:
@@ -95,44 +133,55 @@ def config_path(request=None):
     return os.path.expanduser(DEFAULT_PATH), False
 
 
-def read_text(path, explicit):
+def read_text(path: str, explicit: bool) -> str | None:
     """The file's text, or None when it is absent and nobody named it on the command line."""
     from .files import MAX_OPTION_FILE, TooLarge, read_capped
 
     try:
         data = read_capped(path)
     except TooLarge:
-        raise _error(path, "is larger than %d bytes; a config file is a few lines of JSON" % MAX_OPTION_FILE,
-                     hint="name the right file with --config; a minimal valid config: %s" % EXAMPLE_SHORTHAND) from None
+        raise _error(
+            path,
+            "is larger than %d bytes; a config file is a few lines of JSON" % MAX_OPTION_FILE,
+            hint="name the right file with --config; a minimal valid config: %s" % EXAMPLE_SHORTHAND,
+        ) from None
     except FileNotFoundError:
         if explicit:
-            raise _error(path, "no such file (named by --config)",
-                         hint="create it, or drop --config to use %s; a minimal valid config: %s"
-                              % (DEFAULT_PATH, EXAMPLE_SHORTHAND)) from None
+            raise _error(
+                path,
+                "no such file (named by --config)",
+                hint="create it, or drop --config to use %s; a minimal valid config: %s"
+                % (DEFAULT_PATH, EXAMPLE_SHORTHAND),
+            ) from None
         return None
     except IsADirectoryError:
         raise _error(path, "is a directory, not a JSON file") from None
     except OSError as exc:
-        raise _error(path, "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
-                     hint="check its permissions (chmod 600 %s)" % path) from None
+        raise _error(
+            path,
+            "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
+            hint="check its permissions (chmod 600 %s)" % path,
+        ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _error(path, "is not UTF-8 text (byte %d)" % exc.start) from None
 
 
-def parse_json(path, text):
+def parse_json(path: str, text: str) -> Any:
     from .jsonio import loads  # json's C scanner; json itself loads only to word an error
 
     try:
         return loads(text)
     except ValueError as exc:  # json.JSONDecodeError
-        raise _error(path, "invalid JSON at line %d column %d: %s" % (exc.lineno, exc.colno, exc.msg)) from None
+        # json.JSONDecodeError, a ValueError; naming it would import json here
+        where = (exc.lineno, exc.colno, exc.msg)  # type: ignore[attr-defined]
+        raise _error(path, "invalid JSON at line %d column %d: %s" % where) from None
     except RecursionError:
         raise _error(path, "invalid JSON: nested too deeply") from None
 
 
-def _check_setting(path, key, value):
+def _check_setting(path: str, key: str, value: Any) -> None:
     kind = SETTINGS[key][0]
     if kind == "names":
         return _check_names(path, key, value)
@@ -143,7 +192,9 @@ def _check_setting(path, key, value):
 
         problem = sites.check_config(value)
         if problem:
-            raise _error(path, problem, example='{"sites": {"github": {"apiBase": "https://github.example.com/api/v3"}}}')
+            raise _error(
+                path, problem, example='{"sites": {"github": {"apiBase": "https://github.example.com/api/v3"}}}'
+            )
         return None
     ok = {
         "bool": isinstance(value, bool),
@@ -151,26 +202,36 @@ def _check_setting(path, key, value):
         "count": _number_ok(value, 0, COUNT_BOUNDS.get(key), integer=True),
     }[kind]
     if not ok:
-        want = {"bool": "true or false", "str": "a non-empty string without NUL characters",
-                "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0)}[kind]
-        raise _error(path, '"%s" must be %s, got %s' % (key, want, _short(value)),
-                     example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]))
+        want = {
+            "bool": "true or false",
+            "str": "a non-empty string without NUL characters",
+            "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0),
+        }[kind]
+        raise _error(
+            path,
+            '"%s" must be %s, got %s' % (key, want, _short(value)),
+            example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]),
+        )
 
 
-def _check_names(path, key, value):
+def _check_names(path: str, key: str, value: Any) -> None:
     example = '{"%s": ["exa-main", "brave", "ddgs"]}' % key
     if not isinstance(value, list) or not value or len(value) > 20:
-        raise _error(path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example)
-    seen = set()
+        raise _error(
+            path, '"%s" must be a list of 1 to 20 provider names, got %s' % (key, _short(value)), example=example
+        )
+    seen: set[str] = set()
     for name in value:
         if not isinstance(name, str) or not name.strip() or name.strip() == "auto":
-            raise _error(path, '"%s" must list provider names (not "auto"), got %s' % (key, _short(name)), example=example)
+            raise _error(
+                path, '"%s" must list provider names (not "auto"), got %s' % (key, _short(name)), example=example
+            )
         if name.strip() in seen:
             raise _error(path, '"%s" names %r twice' % (key, name.strip()), example=example)
         seen.add(name.strip())
 
 
-def _check_breaker(path, value):
+def _check_breaker(path: str, value: Any) -> None:
     example = '{"breaker": {"threshold": 3, "window": 60, "cooldown": 120}}'
     if isinstance(value, bool):
         return
@@ -181,16 +242,20 @@ def _check_breaker(path, value):
         if rule is None:
             if _is_comment(key):
                 continue
-            raise _error(path, '"breaker" has unknown key "%s" (accepted: %s)' % (key, ", ".join(BREAKER_RULES)),
-                         example=example)
+            raise _error(
+                path, '"breaker" has unknown key "%s" (accepted: %s)' % (key, ", ".join(BREAKER_RULES)), example=example
+            )
         kind, lo, hi = rule
         if not _number_ok(item, lo, hi, integer=kind == "int"):
-            raise _error(path, '"breaker": "%s" must be %s from %g to %g, got %s'
-                         % (key, "a whole number" if kind == "int" else "a number of seconds", lo, hi, _short(item)),
-                         example=example)
+            raise _error(
+                path,
+                '"breaker": "%s" must be %s from %g to %g, got %s'
+                % (key, "a whole number" if kind == "int" else "a number of seconds", lo, hi, _short(item)),
+                example=example,
+            )
 
 
-def _number_ok(value, lo, hi, integer=False):
+def _number_ok(value: Any, lo: float | None, hi: float | None, integer: bool = False) -> bool:
     """A JSON number (not a boolean, not a string) within [lo, hi], by the one strict number reader."""
     from . import numbers
 
@@ -199,7 +264,7 @@ def _number_ok(value, lo, hi, integer=False):
     return numbers.or_none(value, lo, hi, integer) is not None
 
 
-def _check_options(path, where, name, ptype, options):
+def _check_options(path: str, where: str, name: str, ptype: str, options: dict[str, Any]) -> dict[str, Any]:
     """Provider options of the wrong type or range are config errors naming the key, never a crash later.
 
     Returns the options with ``backends`` normalised to a list (a string names
@@ -222,28 +287,35 @@ def _check_options(path, where, name, ptype, options):
         else:  # backends
             if isinstance(value, str):
                 value = [part for part in value.split(",")]
-            ok = (isinstance(value, list) and bool(value) and len(value) <= 20
-                  and all(isinstance(v, str) and v.strip() and "," not in v for v in value))
+            ok = (
+                isinstance(value, list)
+                and bool(value)
+                and len(value) <= 20
+                and all(isinstance(v, str) and v.strip() and "," not in v for v in value)
+            )
             want = 'a list of engine names such as ["duckduckgo", "brave"]'
             if ok:
                 out[key] = [v.strip() for v in value]
         if not ok:
-            raise _error(path, '%s: option "%s" must be %s, got %s' % (where, key, want, _short(options[key])),
-                         example='{"name": "%s", "type": "%s", "options": {"%s": %s}}'
-                                 % (name, ptype, key, OPTION_EXAMPLES[kind]))
+            raise _error(
+                path,
+                '%s: option "%s" must be %s, got %s' % (where, key, want, _short(options[key])),
+                example='{"name": "%s", "type": "%s", "options": {"%s": %s}}'
+                % (name, ptype, key, OPTION_EXAMPLES[kind]),
+            )
     return out
 
 
-def _is_comment(key):
+def _is_comment(key: str) -> bool:
     return key.startswith("$") or key.startswith("_")
 
 
-def parse_config(path, data, environ=None):
+def parse_config(path: str, data: Any, environ: Mapping[str, str] | None = None) -> Config:
     """A Config from the parsed JSON ``data``; raises a config WorkerError on any mistake."""
     environ = os.environ if environ is None else environ
     if not isinstance(data, dict):
         raise _error(path, "the top level must be a JSON object, got %s" % _json_type(data))
-    settings = {}
+    settings: dict[str, Any] = {}
     for key, value in data.items():
         if key in SETTINGS:
             _check_setting(path, key, value)
@@ -252,9 +324,12 @@ def parse_config(path, data, environ=None):
     allowed = set(SETTINGS) | ({"apiKey", "baseUrl", "options"} if shorthand else {"providers", "defaultProvider"})
     unknown = [k for k in data if k not in allowed and not _is_comment(k)]
     if unknown:
-        raise _error(path, "unknown key %s at the top level (accepted: %s)"
-                     % (", ".join('"%s"' % k for k in unknown), ", ".join(sorted(allowed))),
-                     example=EXAMPLE_SHORTHAND if shorthand else EXAMPLE_LIST)
+        raise _error(
+            path,
+            "unknown key %s at the top level (accepted: %s)"
+            % (", ".join('"%s"' % k for k in unknown), ", ".join(sorted(allowed))),
+            example=EXAMPLE_SHORTHAND if shorthand else EXAMPLE_LIST,
+        )
 
     if shorthand:
         entries = [dict({k: data[k] for k in ("apiKey", "baseUrl", "options") if k in data}, name="exa", type="exa")]
@@ -270,12 +345,15 @@ def parse_config(path, data, environ=None):
         entries = []
         default = data.get("defaultProvider")
 
-    configured = {}
+    configured: dict[str, ProviderSpec] = {}
     for index, entry in enumerate(entries):
         spec = parse_entry(path, index, entry, environ)
         if spec.name in configured:
-            raise _error(path, "duplicate provider name %r (entries %d and %d); names must be unique"
-                         % (spec.name, list(configured).index(spec.name) + 1, index + 1))
+            raise _error(
+                path,
+                "duplicate provider name %r (entries %d and %d); names must be unique"
+                % (spec.name, list(configured).index(spec.name) + 1, index + 1),
+            )
         configured[spec.name] = spec
 
     providers = builtin_specs(environ)
@@ -284,28 +362,40 @@ def parse_config(path, data, environ=None):
 
     for name in settings.get("fallback") or []:
         if name.strip() not in providers:
-            raise _error(path, '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
-                         % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTINS)),
-                         example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+            raise _error(
+                path,
+                '"fallback" names %r, which is not a provider (configured: %s; builtins: %s)'
+                % (name.strip(), ", ".join(configured) or "none", ", ".join(BUILTINS)),
+                example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+            )
     if "fallback" in settings:
         settings["fallback"] = [n.strip() for n in settings["fallback"]]
     if default is not None:
         if not isinstance(default, str) or not default.strip():
             raise _error(path, '"defaultProvider" must be a provider name (a string), got %s' % _short(default))
         if default != "auto" and default not in providers:
-            raise _error(path, '"defaultProvider" is %r, which is not in "providers" (configured: %s)'
-                         % (default, ", ".join(configured) or "none"))
+            raise _error(
+                path,
+                '"defaultProvider" is %r, which is not in "providers" (configured: %s)'
+                % (default, ", ".join(configured) or "none"),
+            )
     return Config(path=path, providers=providers, default=default, settings=settings, order=order, loaded=True)
 
 
-def _json_type(value):
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
-def parse_entry(path, index, entry, environ):
+def parse_entry(path: str, index: int, entry: Any, environ: Mapping[str, str]) -> ProviderSpec:
     where = "provider entry %d" % (index + 1)
     if not isinstance(entry, dict):
         raise _error(path, "%s must be an object, got %s" % (where, _json_type(entry)), example=EXAMPLE_ENTRY)
@@ -315,45 +405,77 @@ def parse_entry(path, index, entry, environ):
     name = name.strip()
     where = "provider %r" % name
     if name == "auto":
-        raise _error(path, '%s: "auto" is reserved for automatic selection; pick another name' % where, example=EXAMPLE_ENTRY)
+        raise _error(
+            path, '%s: "auto" is reserved for automatic selection; pick another name' % where, example=EXAMPLE_ENTRY
+        )
     unknown = [k for k in entry if k not in ENTRY_KEYS and not _is_comment(k)]
     if unknown:
-        raise _error(path, "%s has unknown key %s (accepted: %s)"
-                     % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            "%s has unknown key %s (accepted: %s)"
+            % (where, ", ".join('"%s"' % k for k in unknown), ", ".join(ENTRY_KEYS)),
+            example=EXAMPLE_ENTRY,
+        )
     ptype = entry.get("type", name if name in BUILTINS else None)
     if not isinstance(ptype, str) or not ptype.strip():
-        raise _error(path, '%s needs a "type": one of %s, or "module:Class" for your own provider'
-                     % (where, ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            '%s needs a "type": one of %s, or "module:Class" for your own provider' % (where, ", ".join(BUILTINS)),
+            example=EXAMPLE_ENTRY,
+        )
     ptype = ptype.strip()
     if ptype not in BUILTINS and not _is_class_ref(ptype):
-        raise _error(path, '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
-                     % (where, _short(ptype), ", ".join(BUILTINS)), example=EXAMPLE_ENTRY)
+        raise _error(
+            path,
+            '%s has unknown type %s; use one of %s, or "module:Class" for your own provider'
+            % (where, _short(ptype), ", ".join(BUILTINS)),
+            example=EXAMPLE_ENTRY,
+        )
     base_url = entry.get("baseUrl")
     if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
-        raise _error(path, '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
-                     example='{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY", "baseUrl": "https://api.exa.ai"}')
+        raise _error(
+            path,
+            '%s: "baseUrl" must be an http(s) URL string, got %s' % (where, _short(base_url)),
+            example='{"name": "exa-main", "type": "exa", "apiKey": "YOUR_EXA_KEY", "baseUrl": "https://api.exa.ai"}',
+        )
     options = entry.get("options", {})
     if not isinstance(options, dict):
-        raise _error(path, '%s: "options" must be an object, got %s' % (where, _json_type(options)),
-                     example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}')
+        raise _error(
+            path,
+            '%s: "options" must be an object, got %s' % (where, _json_type(options)),
+            example='{"name": "exa-main", "type": "exa", "options": {"defaultSearchLimit": 5}}',
+        )
     options = _check_options(path, where, name, ptype, options)
     key, source = resolve_key(path, where, ptype, entry, environ)
-    return ProviderSpec(name, ptype, api_key=key, key_source=source,
-                        base_url=base_url.rstrip("/") if base_url else None, options=options)
+    return ProviderSpec(
+        name,
+        ptype,
+        api_key=key,
+        key_source=source,
+        base_url=base_url.rstrip("/") if base_url else None,
+        options=options,
+    )
 
 
-def _key_env(ptype):
+def _key_env(ptype: str) -> str | None:
     builtin = BUILTINS.get(ptype)
     return builtin.key_env if builtin is not None else None
 
 
-def _is_class_ref(ptype):
+def _is_class_ref(ptype: str) -> bool:
     module, sep, attr = ptype.partition(":")
-    return bool(sep and module and attr and all(p.isidentifier() for p in module.split("."))
-                and all(p.isidentifier() for p in attr.split(".")))
+    return bool(
+        sep
+        and module
+        and attr
+        and all(p.isidentifier() for p in module.split("."))
+        and all(p.isidentifier() for p in attr.split("."))
+    )
 
 
-def resolve_key(path, where, ptype, entry, environ):
+def resolve_key(
+    path: str, where: str, ptype: str, entry: dict[str, Any], environ: Mapping[str, str]
+) -> tuple[str | None, str | None]:
     """(key, source): the file's apiKey wins over the environment."""
     key = entry.get("apiKey")
     if key is not None:
@@ -362,15 +484,18 @@ def resolve_key(path, where, ptype, entry, environ):
         return redact.register(key.strip()), "config"
     env_name = entry.get("apiKeyEnv")
     if env_name is not None and (not isinstance(env_name, str) or not env_name.strip()):
-        raise _error(path, '%s: "apiKeyEnv" must name an environment variable' % where,
-                     example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}')
+        raise _error(
+            path,
+            '%s: "apiKeyEnv" must name an environment variable' % where,
+            example='{"name": "exa-main", "type": "exa", "apiKeyEnv": "EXA_API_KEY"}',
+        )
     env_name = env_name or _key_env(ptype)
     if env_name and (environ.get(env_name) or "").strip():
         return redact.register(environ[env_name].strip()), "env:%s" % env_name
     return None, None
 
 
-def builtin_specs(environ=None):
+def builtin_specs(environ: Mapping[str, str] | None = None) -> dict[str, ProviderSpec]:
     """One provider per builtin type, named after it; keyed ones take their key from the environment."""
     environ = os.environ if environ is None else environ
     specs = {}
@@ -381,7 +506,7 @@ def builtin_specs(environ=None):
     return specs
 
 
-def warn_if_exposed(path, cfg):
+def warn_if_exposed(path: str, cfg: Config) -> None:
     """Keys in a file others can read: say so on stderr, do not fail."""
     if not any(s.key_source == "config" for s in cfg.providers.values()):
         return
@@ -390,13 +515,20 @@ def warn_if_exposed(path, cfg):
     except OSError:
         return
     if mode & 0o044:
-        sys.stderr.write("websearch-worker: warning: %s holds API keys and is readable by %s (mode %03o); "
-                         "run: chmod 600 %s\n" % (path, "group and others" if mode & 0o004 and mode & 0o040
-                                                   else "others" if mode & 0o004 else "group", mode & 0o777, path))
+        sys.stderr.write(
+            "websearch-worker: warning: %s holds API keys and is readable by %s (mode %03o); "
+            "run: chmod 600 %s\n"
+            % (
+                path,
+                "group and others" if mode & 0o004 and mode & 0o040 else "others" if mode & 0o004 else "group",
+                mode & 0o777,
+                path,
+            )
+        )
         sys.stderr.flush()
 
 
-def load(request=None):
+def load(request: Request | None = None) -> Config:
     path, explicit = config_path(request)
     text = read_text(path, explicit)
     if text is None:
@@ -408,20 +540,21 @@ def load(request=None):
 
 # -- selection --------------------------------------------------------------
 
-def tools_of(cfg, spec):
+
+def tools_of(cfg: Config, spec: ProviderSpec) -> frozenset[str]:
     """The tools ``spec`` answers; imports a user's own class (a config error if that fails)."""
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].tools
     return frozenset(provider_class(cfg, spec).tools)
 
 
-def needs_key(cfg, spec):
+def needs_key(cfg: Config, spec: ProviderSpec) -> bool:
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].key_env is not None
     return bool(getattr(provider_class(cfg, spec), "needs_key", False))
 
 
-def provider_class(cfg, spec):
+def provider_class(cfg: Config, spec: ProviderSpec) -> type[Provider]:
     """The class behind ``spec``; for "module:Class" types a failed import is a config error."""
     from .providers.base import Provider
 
@@ -430,33 +563,43 @@ def provider_class(cfg, spec):
     try:
         cls = load_class(spec.type)
     except Exception as exc:  # ImportError, AttributeError, or the module's own failure
-        raise _error(cfg.path, "provider %r: type %r cannot be imported (%s: %s)"
-                     % (spec.name, spec.type, type(exc).__name__, " ".join(str(exc).split())[:200]),
-                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
-                     hint="the module must be importable by the worker's Python (installed in its venv or on "
-                          "PYTHONPATH) and define a subclass of worker.providers.base.Provider") from None
+        raise _error(
+            cfg.path,
+            "provider %r: type %r cannot be imported (%s: %s)"
+            % (spec.name, spec.type, type(exc).__name__, " ".join(str(exc).split())[:200]),
+            example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
+            hint="the module must be importable by the worker's Python (installed in its venv or on "
+            "PYTHONPATH) and define a subclass of worker.providers.base.Provider",
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
-        raise _error(cfg.path, "provider %r: %r is not a subclass of worker.providers.base.Provider" % (spec.name, spec.type),
-                     example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}')
+        raise _error(
+            cfg.path,
+            "provider %r: %r is not a subclass of worker.providers.base.Provider" % (spec.name, spec.type),
+            example='{"providers": [{"name": "mine", "type": "mypackage.search:MyProvider"}]}',
+        )
     return cls
 
 
-def available(cfg, spec):
+def available(cfg: Config, spec: ProviderSpec) -> bool:
     return bool(spec.api_key) or not needs_key(cfg, spec)
 
 
-def _missing_key(cfg, spec):
+def _missing_key(cfg: Config, spec: ProviderSpec) -> WorkerError:
     env_name = _key_env(spec.type)
     where = ("none in %s" % cfg.path) if cfg.loaded else "no config file (%s)" % cfg.path
     env_part = " and %s is not set" % env_name if env_name else ""
     example = '{"providers": [{"name": "%s", "type": "%s", "apiKey": "YOUR_KEY"}]}' % (spec.name, spec.type)
-    return WorkerError("config", "provider %r (%s) needs an API key: %s%s" % (spec.name, spec.type, where, env_part),
-                       hint=("export %s=... or add \"apiKey\" to its entry; a minimal valid config: %s"
-                             % (env_name, example)) if env_name else "add \"apiKey\" to its entry: %s" % example,
-                       file=cfg.path)
+    return WorkerError(
+        "config",
+        "provider %r (%s) needs an API key: %s%s" % (spec.name, spec.type, where, env_part),
+        hint=('export %s=... or add "apiKey" to its entry; a minimal valid config: %s' % (env_name, example))
+        if env_name
+        else 'add "apiKey" to its entry: %s' % example,
+        file=cfg.path,
+    )
 
 
-def select(config, tool, requested=None):
+def select(config: Config, tool: str, requested: str | None = None) -> ProviderSpec:
     """The ProviderSpec that answers ``tool`` given ``--provider`` (or None).
 
     No --provider: the file's defaultProvider when it answers ``tool``, else
@@ -467,27 +610,29 @@ def select(config, tool, requested=None):
     cfg = config
     name = (requested or "").strip() or None
     if name is None and cfg.default and cfg.default != "auto":
-        spec = cfg.providers[cfg.default]
-        if tool in tools_of(cfg, spec):
-            if not available(cfg, spec):
-                raise _missing_key(cfg, spec)
-            return spec
+        default = cfg.providers[cfg.default]
+        if tool in tools_of(cfg, default):
+            if not available(cfg, default):
+                raise _missing_key(cfg, default)
+            return default
         name = "auto"
     if name is None or name == "auto":
         return _auto(cfg, tool)
     spec = cfg.providers.get(name)
     if spec is None:
-        raise WorkerError("config", "unknown provider %r; configured: %s%s"
-                          % (name, ", ".join(cfg.providers), ", auto"),
-                          hint=("define it in %s, e.g. %s" % (cfg.path, EXAMPLE_ENTRY)) if cfg.path else None,
-                          file=cfg.path)
+        raise WorkerError(
+            "config",
+            "unknown provider %r; configured: %s%s" % (name, ", ".join(cfg.providers), ", auto"),
+            hint=("define it in %s, e.g. %s" % (cfg.path, EXAMPLE_ENTRY)) if cfg.path else None,
+            file=cfg.path,
+        )
     tools_of(cfg, spec)  # a user's own class must import and be a Provider
     if not available(cfg, spec):
         raise _missing_key(cfg, spec)
     return spec
 
 
-def _auto(cfg, tool):
+def _auto(cfg: Config, tool: str) -> ProviderSpec:
     if tool == "fetch":
         if cfg.default and cfg.default != "auto":
             spec = cfg.providers[cfg.default]
@@ -503,14 +648,17 @@ def _auto(cfg, tool):
 
 # -- the search chain -------------------------------------------------------------
 
-def verticals_of(cfg, spec):
+
+def verticals_of(cfg: Config, spec: ProviderSpec) -> frozenset[str]:
     """The search verticals ``spec`` answers; a user's own class says so in ``verticals``."""
     if spec.type in BUILTINS:
         return BUILTINS[spec.type].verticals
     return frozenset(getattr(provider_class(cfg, spec), "verticals", None) or {"web"})
 
 
-def search_chain(cfg, requested=None, vertical="web"):
+def search_chain(
+    cfg: Config, requested: str | None = None, vertical: str = "web"
+) -> tuple[list[tuple[ProviderSpec, WorkerError | None]], bool, bool]:
     """(candidates, explicit, listed) for a search.
 
     ``candidates`` is a list of (spec, error): the providers to try in order;
@@ -528,9 +676,12 @@ def search_chain(cfg, requested=None, vertical="web"):
     if name is not None and name != "auto":
         spec = select(cfg, "search", name)
         if vertical not in verticals_of(cfg, spec):
-            raise WorkerError("invalid_argument", "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
-                              hint="use a provider that does (%s), or --provider auto"
-                                   % ", ".join(n for n, b in BUILTINS.items() if "search" in b.tools and vertical in b.verticals))
+            raise WorkerError(
+                "invalid_argument",
+                "provider %r (%s) has no %s search" % (spec.name, spec.type, vertical),
+                hint="use a provider that does (%s), or --provider auto"
+                % ", ".join(n for n, b in BUILTINS.items() if "search" in b.tools and vertical in b.verticals),
+            )
         return [(spec, None)], True, False
     listed = cfg.settings.get("fallback")
     names = []
@@ -540,7 +691,8 @@ def search_chain(cfg, requested=None, vertical="web"):
             raise _missing_key(cfg, default)  # the user's chosen provider: a config mistake is said, not skipped
         names.append(cfg.default)
     names += list(listed) if listed else list(cfg.order) + [SEARCH_FALLBACK]
-    out, seen = [], set()
+    out: list[tuple[ProviderSpec, WorkerError | None]] = []
+    seen: set[str] = set()
     for n in names:
         if n in seen:
             continue
@@ -548,8 +700,11 @@ def search_chain(cfg, requested=None, vertical="web"):
         spec = cfg.providers[n]
         if "search" not in tools_of(cfg, spec):
             if listed and n in listed:
-                raise _error(cfg.path, '"fallback" names %r (%s), which cannot search' % (n, spec.type),
-                             example='{"fallback": ["exa-main", "brave", "ddgs"]}')
+                raise _error(
+                    cfg.path,
+                    '"fallback" names %r (%s), which cannot search' % (n, spec.type),
+                    example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                )
             continue
         if vertical not in verticals_of(cfg, spec):
             continue
@@ -560,9 +715,12 @@ def search_chain(cfg, requested=None, vertical="web"):
         out.append((spec, None))
     if not out:
         if listed:
-            raise _error(cfg.path, 'no provider in "fallback" has %s search' % vertical,
-                         example='{"fallback": ["exa-main", "brave", "ddgs"]}',
-                         hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider')
+            raise _error(
+                cfg.path,
+                'no provider in "fallback" has %s search' % vertical,
+                example='{"fallback": ["exa-main", "brave", "ddgs"]}',
+                hint='add ddgs (no key), exa or brave to "fallback", or name one with --provider',
+            )
         out.append((cfg.providers[SEARCH_FALLBACK], None))
     elif not any(err is None for _, err in out) and not listed:
         out.append((cfg.providers[SEARCH_FALLBACK], None))

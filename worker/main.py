@@ -3,6 +3,8 @@
 This is the one place where exceptions become protocol errors.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 
@@ -10,14 +12,22 @@ from . import protocol
 from .errors import WorkerError
 from .runtime import Call
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Sequence
+    from typing import Any
 
-def _error_block(exc):
-    try:
-        if isinstance(exc, WorkerError):
+    from .request import FetchRequest, SearchRequest
+
+
+def _error_block(exc: BaseException) -> str:
+    if isinstance(exc, WorkerError):
+        try:
             return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable, **exc.extra)
-    except (TypeError, ValueError, RecursionError) as bad:  # an extra field the encoder refuses: keep the code
-        return protocol.render_error(exc.code, exc.message, exc.hint, exc.retryable,
-                                     detail="error fields dropped: %s" % _one_line(bad))
+        except (TypeError, ValueError, RecursionError) as bad:  # an extra field the encoder refuses: keep the code
+            return protocol.render_error(
+                exc.code, exc.message, exc.hint, exc.retryable, detail="error fields dropped: %s" % _one_line(bad)
+            )
     # Anything unexpected: a clear line, the detail on stderr, never a traceback on stdout.
     return protocol.render_error(
         "internal",
@@ -26,7 +36,7 @@ def _error_block(exc):
     )
 
 
-def _debug_traceback(exc):
+def _debug_traceback(exc: BaseException) -> None:
     """WEBSEARCH_WORKER_DEBUG=1: the traceback on stderr, with API keys scrubbed from it."""
     if not os.environ.get("WEBSEARCH_WORKER_DEBUG"):
         return
@@ -42,18 +52,18 @@ def _debug_traceback(exc):
         pass
 
 
-def _one_line(text, limit=300):
+def _one_line(text: object, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _exit_code(exc):
+def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, WorkerError) and exc.code == "usage":
         return protocol.EXIT_USAGE
     return protocol.EXIT_ERROR
 
 
-def _human_error(exc):
+def _human_error(exc: BaseException) -> str:
     if isinstance(exc, WorkerError):
         lines = ["error (%s): %s" % (exc.code, exc.message)]
         if exc.hint:
@@ -63,9 +73,11 @@ def _human_error(exc):
     return "\n".join(lines) + "\n"
 
 
-def dispatch(request, call):
+def dispatch(request: SearchRequest | FetchRequest, call: Call) -> dict[str, Any]:
     """Run the requested tool; returns the OK payload dict."""
-    if request.command == "search":
+    from .request import SearchRequest  # loaded already: cli.request_of built the request
+
+    if isinstance(request, SearchRequest):
         from .tools.search import run_search
 
         return run_search(request, call)
@@ -74,7 +86,7 @@ def dispatch(request, call):
     return run_fetch(request, call)
 
 
-def answer(request, call, human):
+def answer(request: SearchRequest | FetchRequest, call: Call, human: bool) -> str:
     """What a successful call writes, rendered on the work thread: an answer the
     encoder refuses is that thread's error (a SEARCH_ERROR block), not a lost block."""
     payload = dispatch(request, call)
@@ -83,7 +95,7 @@ def answer(request, call, human):
     return protocol.render_ok(payload)
 
 
-def main(argv=None, prog="websearch-worker", early=()):
+def main(argv: list[str] | None = None, prog: str = "websearch-worker", early: Sequence[int] = ()) -> None:
     argv = sys.argv[1:] if argv is None else argv
     call = Call()
     call.install_signal_handlers(early)

@@ -7,11 +7,22 @@ per-URL network step, kept alone so a cache or per-host politeness slot can wrap
 it in one place.
 """
 
+from __future__ import annotations
+
 import threading
 import time
 
 from ..errors import WorkerError, error_object
 from .net import DEFAULT_MAX_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Iterable
+    from typing import Any
+
+    from ..runtime import Call
+    from .net.client import Options, Response
+    from .sites import Doc
 
 # worker.pages.net.client (http.client, ssl, email), content and window (re) are
 # imported where a download is handled, so a call answered wholly from the
@@ -26,8 +37,18 @@ EXTRACTOR_FORMATS = ("markdown", "text", "html")
 class Spec:
     """What to do with each URL (everything but the URL)."""
 
-    def __init__(self, fmt="markdown", max_chars=DEFAULT_MAX_CHARS, start_index=0, per_url_timeout=None,
-                 allow_private=False, max_bytes=DEFAULT_MAX_BYTES, sites=None, adapters=False, llms_txt=False):
+    def __init__(
+        self,
+        fmt: str = "markdown",
+        max_chars: int = DEFAULT_MAX_CHARS,
+        start_index: int = 0,
+        per_url_timeout: float | None = None,
+        allow_private: bool = False,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        sites: dict[str, Any] | None = None,
+        adapters: bool = False,
+        llms_txt: bool = False,
+    ) -> None:
         self.llms_txt = llms_txt
         self.fmt = fmt
         self.max_chars = max_chars
@@ -39,18 +60,16 @@ class Spec:
         self.adapters = adapters  # read GitHub, Stack Exchange... through their APIs (worker.pages.sites)
 
 
-def download(url, call, opts):
+def download(url: str, call: Call | None, opts: Options) -> Response:
     """GET one URL with every safety rule (``worker.pages.net.client``); the seam for cache/politeness wrappers."""
     from urllib.parse import urlsplit
 
-    from ..state import ratelimit
-
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
+    from ..state import ratelimit
+    from . import negotiate
     from .net import client
 
-    from . import negotiate
-
-    def get(target, accept):
+    def get(target: str, accept: str | None) -> Response:
         try:
             hop = urlsplit(target).hostname
         except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
@@ -65,7 +84,7 @@ def download(url, call, opts):
     return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
 
 
-def _with_accept(opts, accept):
+def _with_accept(opts: Options, accept: str) -> Options:
     import copy
 
     one = copy.copy(opts)
@@ -73,7 +92,7 @@ def _with_accept(opts, accept):
     return one
 
 
-def _wall_or(exc, url):
+def _wall_or(exc: WorkerError, url: str) -> WorkerError:
     """A ``blocked`` error when an HTTP error's page is a bot challenge or a login wall, else exc."""
     page = getattr(exc, "response", None)
     if exc.code != "http_error" or page is None or not page.body:
@@ -83,7 +102,8 @@ def _wall_or(exc, url):
     try:
         html, _, _ = content.decode(page.body, page.content_type, "html")
         wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
-            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split()))
+            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split())
+        )
     except Exception:  # a page we cannot read leaves the HTTP error as it was
         return exc
     if not wall or wall["reason"] == "paywall":
@@ -91,7 +111,7 @@ def _wall_or(exc, url):
     return walls.blocked_error(page.final_url, wall, page.status)
 
 
-def get(url, call, spec, reserve):
+def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | Doc:
     """The download step for one URL: a site adapter's Doc when one claims the URL, else the page."""
     if spec.adapters and spec.fmt in ("markdown", "text"):
         from . import sites  # the host table only; an adapter is imported when a URL is its
@@ -102,7 +122,7 @@ def get(url, call, spec, reserve):
     return download(url, call, _options(call, spec, reserve))
 
 
-def _options(call, spec, reserve):
+def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
     from . import content
     from .net import client
 
@@ -114,10 +134,13 @@ def _options(call, spec, reserve):
         deadline = min(deadline, now + spec.per_url_timeout) if deadline is not None else now + spec.per_url_timeout
     max_bytes = spec.max_bytes
     opts = client.Options(
-        allow_private=spec.allow_private, max_bytes=max_bytes, deadline=deadline,
+        allow_private=spec.allow_private,
+        max_bytes=max_bytes,
+        deadline=deadline,
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
     )
-    opts.llms_txt = getattr(spec, "llms_txt", False)
+    # Not an Options field: the download seam passes it on to negotiate.fetch
+    opts.llms_txt = getattr(spec, "llms_txt", False)  # type: ignore[attr-defined]
     return opts
 
 
@@ -125,16 +148,19 @@ def _options(call, spec, reserve):
 ITEM_ERROR_FIELDS = ("code", "message", "status", "retry_after", "reason", "vendor", "hint", "retryable")
 
 
-def error_item(url, exc):
+def error_item(url: str, exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, WorkerError):
         err = exc.to_dict(ITEM_ERROR_FIELDS)
     else:
-        err = error_object("internal", "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
-                           fields=ITEM_ERROR_FIELDS)
+        err = error_object(
+            "internal",
+            "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
+            fields=ITEM_ERROR_FIELDS,
+        )
     return {"url": url, "ok": False, "error": err}
 
 
-def document(resp, fmt):
+def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | None, list[str]]:
     """(text, out_format, metadata dict, extractor name, warnings) for a downloaded body."""
     from . import content
 
@@ -145,8 +171,11 @@ def document(resp, fmt):
     warnings = []
     if kind == "pdf":
         if resp.truncated:
-            raise WorkerError("too_large", "the PDF is larger than the %d-byte cap" % len(resp.body),
-                              hint="a PDF cannot be read in part; download it another way")
+            raise WorkerError(
+                "too_large",
+                "the PDF is larger than the %d-byte cap" % len(resp.body),
+                hint="a PDF cannot be read in part; download it another way",
+            )
         text, meta = content.pdf_text(resp.body)
         if not text.strip():
             warnings.append("the PDF has no text layer (scanned images?)")
@@ -188,7 +217,7 @@ def document(resp, fmt):
     return decoded, out, meta, extractor, warnings
 
 
-def build_item(url, resp, spec):
+def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
     from . import window
 
     if hasattr(resp, "document"):  # a site adapter's answer (worker.pages.sites.Doc)
@@ -204,15 +233,29 @@ def build_item(url, resp, spec):
             if isinstance(meta.get(key), str):
                 meta[key] = clean_text(meta[key])
     piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
-    item = {"url": url, "ok": True, "final_url": resp.final_url, "status": resp.status,
-            "content_type": resp.content_type or None, "bytes": getattr(resp, "nbytes", None) or len(resp.body)}
+    item = {
+        "url": url,
+        "ok": True,
+        "final_url": resp.final_url,
+        "status": resp.status,
+        "content_type": resp.content_type or None,
+        "bytes": getattr(resp, "nbytes", None) or len(resp.body),
+    }
     for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
         item[key] = meta.get(key)
-    item.update({
-        "format": fmt, "content": piece, "total_chars": len(text), "start_index": min(spec.start_index, len(text)),
-        "truncated": truncated, "next_start_index": nxt, "outline": window.outline(text, fmt), "extractor": extractor,
-        "page_type": meta.get("page_type"),
-    })
+    item.update(
+        {
+            "format": fmt,
+            "content": piece,
+            "total_chars": len(text),
+            "start_index": min(spec.start_index, len(text)),
+            "truncated": truncated,
+            "next_start_index": nxt,
+            "outline": window.outline(text, fmt),
+            "extractor": extractor,
+            "page_type": meta.get("page_type"),
+        }
+    )
     if meta.get("page_data"):
         item["page_data"] = meta["page_data"]
     if "hidden_removed_chars" in meta:
@@ -221,8 +264,9 @@ def build_item(url, resp, spec):
         item["charset"] = meta["charset"]
     if meta.get("pages"):
         item["pages"] = meta["pages"]
-    if getattr(resp, "meta", None):
-        item["meta"] = resp.meta
+    adapter_meta = getattr(resp, "meta", None)  # a site adapter's Doc has one
+    if adapter_meta:
+        item["meta"] = adapter_meta
     if resp.redirects:
         item["redirects"] = list(resp.redirects)
     if resp.truncated:
@@ -238,7 +282,7 @@ def build_item(url, resp, spec):
     return item
 
 
-def fetch_one(url, call, spec, reserve=0.0):
+def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> dict[str, Any]:
     """One item for one URL; never raises for the URL's own failure."""
     try:
         resp = get(url, call, spec, reserve)
@@ -247,14 +291,14 @@ def fetch_one(url, call, spec, reserve=0.0):
     return _item(url, resp, spec)
 
 
-def _item(url, resp, spec):
+def _item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
     try:
         return build_item(url, resp, spec)
     except Exception as exc:
         return error_item(url, exc)
 
 
-def _reserve(call):
+def _reserve(call: Call | None) -> float:
     """Time kept back from the per-URL deadline for extraction and the answer."""
     left = call.remaining() if call is not None else None
     if left is None:
@@ -262,12 +306,21 @@ def _reserve(call):
     return min(1.5, max(0.2, left * 0.1))
 
 
-def _timeout_item(url):
-    return error_item(url, WorkerError("timeout", "not finished before the call's --timeout",
-                                       hint="raise --timeout, or fetch fewer URLs per call", retryable=True))
+def _timeout_item(url: str) -> dict[str, Any]:
+    return error_item(
+        url,
+        WorkerError(
+            "timeout",
+            "not finished before the call's --timeout",
+            hint="raise --timeout, or fetch fewer URLs per call",
+            retryable=True,
+        ),
+    )
 
 
-def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
+def fetch_all(
+    urls: Iterable[str], call: Call | None, spec: Spec, concurrency: int = DEFAULT_CONCURRENCY
+) -> list[dict[str, Any]]:
     """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
 
     Only downloads run on the pool's threads. Every page is decoded and extracted
@@ -284,17 +337,17 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
     import queue
 
     urls = list(urls)
-    items = [None] * len(urls)
+    items: list[dict[str, Any] | None] = [None] * len(urls)
     reserve = _reserve(call)
     if len(urls) == 1:  # no pool: everything runs on this thread, imports only if a page needs them
-        items[0] = fetch_one(urls[0], call, spec, reserve)
-        return items
+        return [fetch_one(urls[0], call, spec, reserve)]
     if spec.fmt in EXTRACTOR_FORMATS:
         from .extract.core import prepare
+
         prepare()
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
-    done = queue.SimpleQueue()
+    done: queue.SimpleQueue[tuple[int, Response | Doc | None, BaseException | None]] = queue.SimpleQueue()
 
     def downloader():
         while True:
@@ -307,8 +360,10 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
             except BaseException as exc:  # the URL's own failure: its item
                 done.put((i, None, exc))
 
-    threads = [threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
-               for n in range(max(1, min(concurrency, len(urls))))]
+    threads = [
+        threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
+        for n in range(max(1, min(concurrency, len(urls))))
+    ]
     for t in threads:
         t.start()
     # Stop waiting a little before the call's deadline, so the answer still goes out.
@@ -321,13 +376,30 @@ def fetch_all(urls, call, spec, concurrency=DEFAULT_CONCURRENCY):
             i, resp, exc = done.get(timeout=wait)
         except queue.Empty:
             break
-        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)
+        # resp is None only when exc is not
+        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)  # type: ignore[arg-type]
     return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
 
 
-def fetch_many(urls, call, *, fmt="text", max_chars=600, start_index=0, per_url_timeout=None, allow_private=False,
-               concurrency=DEFAULT_CONCURRENCY, max_bytes=DEFAULT_MAX_BYTES):
+def fetch_many(
+    urls: Iterable[str],
+    call: Call | None,
+    *,
+    fmt: str = "text",
+    max_chars: int = 600,
+    start_index: int = 0,
+    per_url_timeout: float | None = None,
+    allow_private: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[dict[str, Any]]:
     """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
-    spec = Spec(fmt=fmt, max_chars=max_chars, start_index=start_index, per_url_timeout=per_url_timeout,
-                allow_private=allow_private, max_bytes=max_bytes)
+    spec = Spec(
+        fmt=fmt,
+        max_chars=max_chars,
+        start_index=start_index,
+        per_url_timeout=per_url_timeout,
+        allow_private=allow_private,
+        max_bytes=max_bytes,
+    )
     return fetch_all(urls, call, spec, concurrency)

@@ -13,6 +13,8 @@ response has one, else ``error.id`` for errors, as ``meta.request_id`` (None
 when Brave sent neither).
 """
 
+from __future__ import annotations
+
 import html
 import re
 
@@ -20,6 +22,13 @@ from .. import numbers
 from ..errors import WorkerError
 from .base import ProviderSpec, site_operators
 from .keyed import KeyedApi
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ..request import SearchRequest
+    from .keyed import Headers
 
 DEFAULT_BASE_URL = "https://api.search.brave.com"
 ENDPOINT = "/res/v1/web/search"
@@ -38,37 +47,49 @@ MAX_RETRY_AFTER = 31 * 24 * 3600  # Brave's longest window is a month; a larger 
 
 # Brave's parameter names -> the option a user types, for 422 messages.
 FIELD_OPTIONS = {
-    "q": "the query", "count": "--limit", "offset": "--page", "freshness": "--recency",
-    "country": "--country", "search_lang": "--search-lang", "safesearch": "--safesearch",
+    "q": "the query",
+    "count": "--limit",
+    "offset": "--page",
+    "freshness": "--recency",
+    "country": "--country",
+    "search_lang": "--search-lang",
+    "safesearch": "--safesearch",
 }
 
 _TAG = re.compile(r"<[^>]{0,200}>")
 
 
-def clamp_count(limit, default=DEFAULT_COUNT, high=MAX_COUNT):
+def clamp_count(limit: int | None, default: Any = DEFAULT_COUNT, high: int = MAX_COUNT) -> int:
     if limit is None:
         return max(MIN_COUNT, min(high, int(default)))
     return max(MIN_COUNT, min(high, int(limit)))
 
 
-def build_params(request, options=None):
+def build_params(request: SearchRequest, options: dict[str, Any] | None = None) -> dict[str, Any]:
     """The query parameters for one web (or news) search; raises before any I/O on what Brave would refuse."""
     options = options or {}
     news = request.vertical == "news"
     q = site_operators(request.query, request.include_domain or [], request.exclude_domain or [])
     if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
-        raise WorkerError("invalid_query",
-                          "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"
-                          % (MAX_QUERY_CHARS, MAX_QUERY_WORDS, len(q), len(q.split())),
-                          hint="shorten the query or use fewer --include-domain/--exclude-domain filters")
+        raise WorkerError(
+            "invalid_query",
+            "Brave accepts at most %d characters and %d words (with domain filters); this query has %d and %d"
+            % (MAX_QUERY_CHARS, MAX_QUERY_WORDS, len(q), len(q.split())),
+            hint="shorten the query or use fewer --include-domain/--exclude-domain filters",
+        )
     page = request.page or 1
     if page - 1 > MAX_OFFSET:
-        raise WorkerError("invalid_argument", "Brave serves at most %d pages; --page %d is out of range" % (MAX_OFFSET + 1, page),
-                          hint="use --page 1 to %d" % (MAX_OFFSET + 1), field="offset")
-    params = {
+        raise WorkerError(
+            "invalid_argument",
+            "Brave serves at most %d pages; --page %d is out of range" % (MAX_OFFSET + 1, page),
+            hint="use --page 1 to %d" % (MAX_OFFSET + 1),
+            field="offset",
+        )
+    params: dict[str, Any] = {
         "q": q,
-        "count": clamp_count(request.limit, options.get("defaultSearchLimit", DEFAULT_COUNT),
-                             MAX_NEWS_COUNT if news else MAX_COUNT),
+        "count": clamp_count(
+            request.limit, options.get("defaultSearchLimit", DEFAULT_COUNT), MAX_NEWS_COUNT if news else MAX_COUNT
+        ),
         "offset": page - 1,
     }
     if not news:  # the news endpoint takes neither
@@ -91,14 +112,14 @@ def build_params(request, options=None):
     return params
 
 
-def _plain(value):
+def _plain(value: object) -> str:
     """A string field as plain one-line text (defends against markup and non-strings)."""
     if not isinstance(value, str):
         return ""
     return " ".join(html.unescape(_TAG.sub("", value)).split())
 
 
-def _usable_url(value):
+def _usable_url(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
@@ -108,20 +129,22 @@ def _usable_url(value):
     return value
 
 
-def _usable(items):
+def _usable(items: list[Any]) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], int]:
     """([(item, result with title, url and snippet)], skipped) for a list of items."""
-    pairs, skipped = [], 0
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    skipped = 0
     for item in items:
         url = _usable_url(item.get("url")) if isinstance(item, dict) else None
         if not url:
             skipped += 1
             continue
-        pairs.append((item, {"title": _plain(item.get("title")), "url": url,
-                             "snippet": _plain(item.get("description"))}))
+        pairs.append(
+            (item, {"title": _plain(item.get("title")), "url": url, "snippet": _plain(item.get("description"))})
+        )
     return pairs, skipped
 
 
-def _age_and_extras(item, r):
+def _age_and_extras(item: dict[str, Any], r: dict[str, Any]) -> None:
     age = _plain(item.get("age"))
     if age:
         r["age"] = age
@@ -132,7 +155,7 @@ def _age_and_extras(item, r):
             r["extra_snippets"] = extra
 
 
-def parse_results(body):
+def parse_results(body: Any) -> tuple[list[dict[str, Any]], int]:
     """(results, skipped) from a 200 body; never raises on a missing or mistyped field."""
     web = body.get("web") if isinstance(body, dict) else None
     items = web.get("results") if isinstance(web, dict) else None
@@ -155,7 +178,7 @@ def parse_results(body):
     return out, skipped
 
 
-def parse_news_results(body):
+def parse_news_results(body: Any) -> tuple[list[dict[str, Any]], int]:
     """(results, skipped) from a news endpoint's 200 body: ``results`` at the top level.
 
     ``source`` is the publisher as Brave names it (``profile.name``), else the
@@ -168,14 +191,15 @@ def parse_news_results(body):
     for item, r in pairs:
         page_age = item.get("page_age")
         r["published"] = page_age.strip() if isinstance(page_age, str) and page_age.strip() else None
-        profile = item.get("profile") if isinstance(item.get("profile"), dict) else {}
-        meta_url = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
+        # Any: Brave's JSON, an object by the isinstance test, which the checker does not apply to a second get()
+        profile: Any = item.get("profile") if isinstance(item.get("profile"), dict) else {}
+        meta_url: Any = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
         source = _plain(profile.get("name")) or _plain(meta_url.get("hostname")) or _plain(meta_url.get("netloc"))
         r["source"] = source or None
         if item.get("breaking") is True:
             r["breaking"] = True
         _age_and_extras(item, r)
-        thumb = item.get("thumbnail") if isinstance(item.get("thumbnail"), dict) else {}
+        thumb: Any = item.get("thumbnail") if isinstance(item.get("thumbnail"), dict) else {}
         image = _usable_url(thumb.get("src"))
         if image:
             r["image"] = image
@@ -183,7 +207,7 @@ def parse_news_results(body):
     return out, skipped
 
 
-def _number_list(value):
+def _number_list(value: str | None) -> list[float]:
     """Brave's comma-separated X-RateLimit-* values; a part that is not a sane number is left out."""
     out = []
     for part in (value or "").split(",")[:8]:
@@ -193,7 +217,7 @@ def _number_list(value):
     return out
 
 
-def retry_after(headers):
+def retry_after(headers: Headers | None) -> int | None:
     """Seconds to wait from Retry-After, else from Brave's X-RateLimit-Reset for the exhausted window."""
     seconds = numbers.retry_after(headers.get("Retry-After") if headers is not None else None, MAX_RETRY_AFTER)
     if seconds is not None:
@@ -206,10 +230,10 @@ def retry_after(headers):
     return None
 
 
-def _invalid_fields(err):
+def _invalid_fields(err: dict[str, Any]) -> list[tuple[str, str]]:
     """[(field, message)] from a 422 body's error.meta.errors[].loc/msg."""
-    meta = err.get("meta") if isinstance(err.get("meta"), dict) else {}
-    errors = meta.get("errors") if isinstance(meta.get("errors"), list) else []
+    meta: Any = err.get("meta") if isinstance(err.get("meta"), dict) else {}
+    errors: Any = meta.get("errors") if isinstance(meta.get("errors"), list) else []
     out = []
     for e in errors:
         if not isinstance(e, dict):
@@ -221,7 +245,7 @@ def _invalid_fields(err):
     return out
 
 
-def error_from_response(status, headers, raw, name="brave"):
+def error_from_response(status: int, headers: Headers | None, raw: bytes, name: str = "brave") -> WorkerError:
     """A WorkerError for a non-200 answer (pure: status, headers, body bytes)."""
     return BraveProvider(ProviderSpec(name, "brave"), None).http_error(status, headers, raw)
 
@@ -238,24 +262,28 @@ class BraveProvider(KeyedApi):
     request_id_headers = REQUEST_ID_HEADERS
     rate_hint = "the free plan allows one request per second"
 
-    def auth_headers(self):
-        return {"X-Subscription-Token": self.spec.api_key}
+    def auth_headers(self) -> dict[str, str]:
+        return {"X-Subscription-Token": self.check_key()}
 
-    def retry_wait(self, headers):
+    def retry_wait(self, headers: Headers | None) -> int | None:
         return retry_after(headers)
 
-    def refine_error(self, exc, status, body):
-        err = body.get("error") if isinstance(body.get("error"), dict) else {}
+    def refine_error(self, exc: WorkerError, status: int, body: dict[str, Any]) -> WorkerError:
+        err: Any = body.get("error") if isinstance(body.get("error"), dict) else {}
         fields = _invalid_fields(err) if status == 422 else []
         if fields:
             exc.extra["field"] = fields[0][0]
-            parts = ["%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m) if m else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
-                     for f, m in fields[:5]]
+            parts = [
+                "%s (%s): %s" % (f, FIELD_OPTIONS.get(f, "option"), m)
+                if m
+                else "%s (%s)" % (f, FIELD_OPTIONS.get(f, "option"))
+                for f, m in fields[:5]
+            ]
             exc.message = "Brave rejected the request: invalid %s" % "; ".join(parts)
             exc.hint = "fix the named option and try again"
         return exc
 
-    def search(self, request):
+    def search(self, request: SearchRequest) -> dict[str, Any]:
         self.check_key()
         params = build_params(request, self.spec.options)
         news = request.vertical == "news"
@@ -270,7 +298,7 @@ class BraveProvider(KeyedApi):
         if remaining:
             meta["ratelimit_remaining"] = " ".join(remaining.split())[:60]
         warnings = []
-        query = body.get("query") if isinstance(body.get("query"), dict) else {}
+        query: Any = body.get("query") if isinstance(body.get("query"), dict) else {}
         if isinstance(query.get("more_results_available"), bool):
             meta["more_results_available"] = query["more_results_available"]
         altered = _plain(query.get("altered"))

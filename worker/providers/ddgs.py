@@ -12,11 +12,20 @@ without ddgs' wikipedia-first ranking of ``auto``), then brave and mojeek
 (independent indexes) and yahoo as fallbacks.
 """
 
+from __future__ import annotations
+
 import os
 from urllib.parse import urlsplit
 
 from ..errors import WorkerError
 from .base import Provider, site_operators
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Iterable
+    from typing import Any
+
+    from ..request import SearchRequest
 
 DEFAULT_BACKENDS = ("duckduckgo", "brave", "mojeek", "yahoo")
 # News: DuckDuckGo's news endpoint (Bing's index), then Bing's and Yahoo's own news pages.
@@ -26,19 +35,21 @@ MAX_LIMIT = 50
 MAX_PAGES = 5  # per engine, when --limit asks for more than one page holds
 
 
-def clamp_limit(limit, default=5):
+def clamp_limit(limit: int | None, default: int = 5) -> int:
     if limit is None:
         return default
     return max(1, min(MAX_LIMIT, int(limit)))
 
 
-def _host_matches(url, domain):
+def _host_matches(url: str, domain: str) -> bool:
     host = (urlsplit(url).hostname or "").lower().rstrip(".")
     domain = domain.lower().strip().lstrip(".")
     return host == domain or host.endswith("." + domain)
 
 
-def filter_domains(results, include, exclude):
+def filter_domains(
+    results: list[dict[str, Any]], include: Iterable[str], exclude: Iterable[str]
+) -> list[dict[str, Any]]:
     """Engines treat site: as a hint; enforce it."""
     out = []
     for r in results:
@@ -51,7 +62,7 @@ def filter_domains(results, include, exclude):
     return out
 
 
-def to_result(item, engine):
+def to_result(item: Any, engine: str) -> dict[str, Any]:
     return {
         "title": item.title or "",
         "url": item.href or "",
@@ -60,7 +71,7 @@ def to_result(item, engine):
     }
 
 
-def news_date(value):
+def news_date(value: object) -> str | None:
     """DuckDuckGo's news API dates articles in Unix seconds; Bing's and Yahoo's come as ISO text already."""
     import time
 
@@ -70,7 +81,7 @@ def news_date(value):
     return text or None
 
 
-def to_news_result(item, engine):
+def to_news_result(item: Any, engine: str) -> dict[str, Any]:
     """A ddgs NewsResult (date, title, body, url, image, source) in the protocol's shape."""
     r = {
         "title": " ".join(str(item.title or "").split()),
@@ -85,7 +96,7 @@ def to_news_result(item, engine):
     return r
 
 
-def env_proxy():
+def env_proxy() -> str | None:
     """ddgs' own proxy variable (DDGS_PROXY; "tb" means the local Tor Browser).
 
     Without it primp still honours HTTPS_PROXY / ALL_PROXY and SSL_CERT_FILE by itself.
@@ -94,7 +105,7 @@ def env_proxy():
     return "socks5h://127.0.0.1:9150" if proxy == "tb" else proxy
 
 
-def classify(exc):
+def classify(exc: BaseException) -> tuple[str, str]:
     """A ddgs/primp exception as (code, detail)."""
     from ddgs.exceptions import RatelimitException, TimeoutException
 
@@ -110,20 +121,23 @@ class DdgsProvider(Provider):
     tools = frozenset({"search"})
     verticals = frozenset({"web", "news"})
 
-    def engine_classes(self, backend, vertical="web"):
+    def engine_classes(self, backend: str | None, vertical: str = "web") -> list[tuple[str, Any]]:
         from ddgs.engines import ENGINES
 
         default = DEFAULT_NEWS_BACKENDS if vertical == "news" else self.spec.options.get("backends", DEFAULT_BACKENDS)
         names = [b.strip() for b in (backend or ",".join(default)).split(",") if b.strip()]
         engines = ENGINES.get("news" if vertical == "news" else "text", {})
-        unknown = [n for n in names if n not in engines]
+        unknown: list[str | None] = [n for n in names if n not in engines]
         if unknown or not names:
-            raise WorkerError("invalid_argument", "unknown ddgs %sbackend %s" % ("news " if vertical == "news" else "",
-                                                                                 ", ".join(map(repr, unknown or [backend]))),
-                              hint="available: %s" % ", ".join(sorted(engines)))
+            raise WorkerError(
+                "invalid_argument",
+                "unknown ddgs %sbackend %s"
+                % ("news " if vertical == "news" else "", ", ".join(map(repr, unknown or [backend]))),
+                hint="available: %s" % ", ".join(sorted(engines)),
+            )
         return [(n, engines[n]) for n in names]
 
-    def search(self, request):
+    def search(self, request: SearchRequest) -> dict[str, Any]:
         vertical = request.vertical or "web"
         limit = clamp_limit(request.limit, self.spec.options.get("defaultSearchLimit", 5))
         query = site_operators(request.query, request.include_domain, request.exclude_domain)
@@ -139,7 +153,7 @@ class DdgsProvider(Provider):
                 if decision.state == "skip":
                     skipped.append(decision.skipped(guard.now(), provider=self.name, engine=name))
                     continue
-            timeout = self.call.bounded(10)
+            timeout = self.call.bounded(10)  # type: ignore[union-attr]  # a search runs within a call
             engine = cls(proxy=env_proxy(), timeout=max(1, int(round(timeout))))
             try:
                 results = self._collect(engine, name, query, request, limit, vertical)
@@ -168,13 +182,17 @@ class DdgsProvider(Provider):
             recorder.skipped.extend(skipped)
         if skipped and not failures:
             soonest = min(s["retry_in_s"] for s in skipped)
-            exc = WorkerError("blocked", "every ddgs engine is cooling down after repeated blocks (%s)"
-                              % "; ".join("%s until %s" % (s["engine"], s["until"]) for s in skipped),
-                              hint="retry after %d s, or name engines with --backend to try them anyway"
-                                   % max(1, int(round(soonest + 0.49))),
-                              retry_after=max(1, int(round(soonest + 0.49))))
-            exc.circuit_open = True  # search.py: a skip, not a new failure
-            raise exc
+            err = WorkerError(
+                "blocked",
+                "every ddgs engine is cooling down after repeated blocks (%s)"
+                % "; ".join("%s until %s" % (s["engine"], s["until"]) for s in skipped),
+                hint="retry after %d s, or name engines with --backend to try them anyway"
+                % max(1, int(round(soonest + 0.49))),
+                retry_after=max(1, int(round(soonest + 0.49))),
+            )
+            # search.py reads it with getattr: a skip, not a new failure
+            err.circuit_open = True  # type: ignore[attr-defined]  # this error's own mark
+            raise err
         raise self._all_failed(failures)
 
     def _collect(self, engine, name, query, request, limit, vertical="web"):
@@ -213,12 +231,19 @@ class DdgsProvider(Provider):
         codes = {c for _, c, _ in failures}
         summary = "; ".join("%s: %s" % (n, c) for n, c, _ in failures)
         if codes == {"blocked"}:
-            return WorkerError("blocked", "every search engine refused the request (%s)" % summary,
-                               hint="the engines rate-limit by IP: wait a minute, try --backend with another engine, "
-                                    "or configure a keyed provider (exa, brave)")
+            return WorkerError(
+                "blocked",
+                "every search engine refused the request (%s)" % summary,
+                hint="the engines rate-limit by IP: wait a minute, try --backend with another engine, "
+                "or configure a keyed provider (exa, brave)",
+            )
         if "timeout" in codes and codes <= {"timeout", "blocked"}:
-            return WorkerError("timeout", "every search engine timed out (%s)" % summary,
-                               hint="check the network or raise --timeout")
+            return WorkerError(
+                "timeout", "every search engine timed out (%s)" % summary, hint="check the network or raise --timeout"
+            )
         detail = next((d for _, c, d in failures if c == "network"), "")
-        return WorkerError("network", "no search engine could be reached (%s)%s" % (summary, (": " + detail[:200]) if detail else ""),
-                           hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS")
+        return WorkerError(
+            "network",
+            "no search engine could be reached (%s)%s" % (summary, (": " + detail[:200]) if detail else ""),
+            hint="check the network connection, proxy settings (HTTPS_PROXY) and DNS",
+        )

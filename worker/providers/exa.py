@@ -11,6 +11,8 @@ and key scrubbing as Brave, and the answer's JSON as it came.  exa-py is
 imported the fast way (exa_import), only when an Exa provider answers.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import re
@@ -18,6 +20,13 @@ import re
 from ..errors import WorkerError
 from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .keyed import KeyedApi
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from types import ModuleType
+    from typing import Any
+
+    from ..request import FetchRequest, SearchRequest
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
@@ -33,11 +42,12 @@ MAX_BODY = 64 * 1024 * 1024  # contents of 100 URLs at a generous --max-chars; f
 
 # -- validation and request building (pure) ------------------------------------
 
-def _bad(option, message, hint=None):
+
+def _bad(option: str, message: str, hint: str | None = None) -> WorkerError:
     return WorkerError("invalid_argument", "%s: %s" % (option, message), hint=hint, option=option)
 
 
-def check_date(option, value):
+def check_date(option: str, value: str | None) -> str | None:
     """An ISO 8601 date or date-time, passed on as given."""
     if value is None:
         return None
@@ -45,18 +55,21 @@ def check_date(option, value):
     try:
         datetime.datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
-        raise _bad(option, "%r is not an ISO 8601 date" % value[:40],
-                   hint="use YYYY-MM-DD or a full timestamp such as 2025-01-31T00:00:00Z") from None
+        raise _bad(
+            option,
+            "%r is not an ISO 8601 date" % value[:40],
+            hint="use YYYY-MM-DD or a full timestamp such as 2025-01-31T00:00:00Z",
+        ) from None
     return text
 
 
-def recency_start(recency, now=None):
+def recency_start(recency: str, now: datetime.datetime | None = None) -> str:
     now = now or datetime.datetime.now(datetime.timezone.utc)
     start = now - datetime.timedelta(days=RECENCY_DAYS[recency])
     return start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def check_phrase(option, phrase):
+def check_phrase(option: str, phrase: str | None) -> list[str] | None:
     """Exa accepts one phrase of up to five words for include/exclude text."""
     if phrase is None:
         return None
@@ -64,16 +77,19 @@ def check_phrase(option, phrase):
     if not words:
         raise _bad(option, "the phrase is empty")
     if len(words) > MAX_PHRASE_WORDS:
-        raise _bad(option, "Exa accepts one phrase of up to %d words, got %d" % (MAX_PHRASE_WORDS, len(words)),
-                   hint="shorten the phrase to its most distinctive words")
+        raise _bad(
+            option,
+            "Exa accepts one phrase of up to %d words, got %d" % (MAX_PHRASE_WORDS, len(words)),
+            hint="shorten the phrase to its most distinctive words",
+        )
     return [" ".join(words)]
 
 
-def is_deep(search_type):
-    return bool(search_type) and search_type.startswith("deep")
+def is_deep(search_type: str | None) -> bool:
+    return bool(search_type and search_type.startswith("deep"))
 
 
-def load_schema(value):
+def load_schema(value: str | None) -> dict[str, Any] | None:
     """--output-schema: JSON text, or @file holding it."""
     if value is None:
         return None
@@ -87,49 +103,69 @@ def load_schema(value):
         try:
             text = read_capped(value[1:]).decode("utf-8")
         except TooLarge:
-            raise UsageError("--output-schema: %s is larger than %d bytes; a schema is a small JSON object"
-                             % (value[1:], MAX_OPTION_FILE)) from None
+            raise UsageError(
+                "--output-schema: %s is larger than %d bytes; a schema is a small JSON object"
+                % (value[1:], MAX_OPTION_FILE)
+            ) from None
         except UnicodeDecodeError as exc:
             raise _bad("--output-schema", "%s is not UTF-8 text (byte %d)" % (value[1:], exc.start)) from None
         except OSError as exc:
-            raise _bad("--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)) from None
+            raise _bad(
+                "--output-schema", "cannot read %s (%s)" % (value[1:], exc.strerror or type(exc).__name__)
+            ) from None
     try:
         schema = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
         raise _bad("--output-schema", "%s is nested too deeply" % source) from None
     except ValueError as exc:
-        raise _bad("--output-schema", "%s is not valid JSON (%s)" % (source, exc),
-                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'') from None
+        raise _bad(
+            "--output-schema",
+            "%s is not valid JSON (%s)" % (source, exc),
+            hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'',
+        ) from None
     if not isinstance(schema, dict) or schema.get("type") not in ("text", "object"):
-        raise _bad("--output-schema", 'the schema must be an object with "type": "text" or "object"',
-                   hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'')
+        raise _bad(
+            "--output-schema",
+            'the schema must be an object with "type": "text" or "object"',
+            hint='e.g. --output-schema \'{"type": "text", "description": "a short answer"}\'',
+        )
     return schema
 
 
-def _no_constant(name):
+def _no_constant(name: str) -> float:
     raise ValueError("%s is not a JSON number" % name)
 
 
-def search_kwargs(request, options, now=None):
+def search_kwargs(
+    request: SearchRequest, options: dict[str, Any], now: datetime.datetime | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """Keyword arguments for ``Exa.search`` from the command line and the provider's options."""
-    kw = {}
+    kw: dict[str, Any] = {}
     warnings = []
     limit = request.limit if request.limit is not None else options.get("defaultSearchLimit", DEFAULT_LIMIT)
     if not 1 <= limit <= MAX_LIMIT:
-        warnings.append("--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit))))
+        warnings.append(
+            "--limit %d is outside Exa's range 1-%d; using %d" % (limit, MAX_LIMIT, max(1, min(MAX_LIMIT, limit)))
+        )
         limit = max(1, min(MAX_LIMIT, limit))
     kw["num_results"] = limit
     search_type = (request.search_type or "").strip() or None
     if search_type:
         if not re.fullmatch(r"[a-z][a-z0-9_-]{0,39}", search_type):
-            raise _bad("--type", "%r is not a search type" % search_type[:40],
-                       hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant")
+            raise _bad(
+                "--type",
+                "%r is not a search type" % search_type[:40],
+                hint="auto, neural, fast, deep, deep-lite, deep-reasoning, lite, instant",
+            )
         kw["type"] = search_type
     if request.vertical == "news":
         category = (request.category or "").strip()
         if category and category != "news":
-            raise _bad("--category", "--news asks Exa for category news; %r contradicts it" % category[:40],
-                       hint="drop --category, or drop --news")
+            raise _bad(
+                "--category",
+                "--news asks Exa for category news; %r contradicts it" % category[:40],
+                hint="drop --category, or drop --news",
+            )
         kw["category"] = "news"
     elif request.category:
         kw["category"] = request.category.strip()
@@ -144,9 +180,11 @@ def search_kwargs(request, options, now=None):
         start = recency_start(request.recency, now)
     if start:
         kw["start_published_date"] = start
-    for option, attr, key in (("--end-published", "end_published", "end_published_date"),
-                              ("--start-crawl", "start_crawl", "start_crawl_date"),
-                              ("--end-crawl", "end_crawl", "end_crawl_date")):
+    for option, attr, key in (
+        ("--end-published", "end_published", "end_published_date"),
+        ("--start-crawl", "start_crawl", "start_crawl_date"),
+        ("--end-crawl", "end_crawl", "end_crawl_date"),
+    ):
         value = check_date(option, getattr(request, attr))
         if value:
             kw[key] = value
@@ -166,17 +204,22 @@ def search_kwargs(request, options, now=None):
     extra = [q.strip() for q in request.additional_query or [] if q.strip()]
     if extra:
         if not is_deep(search_type):
-            raise _bad("--additional-query", "only deep searches take additional queries",
-                       hint="add --type deep (or deep-lite, deep-reasoning)")
+            raise _bad(
+                "--additional-query",
+                "only deep searches take additional queries",
+                hint="add --type deep (or deep-lite, deep-reasoning)",
+            )
         if len(extra) > MAX_ADDITIONAL_QUERIES:
-            raise _bad("--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra)))
+            raise _bad(
+                "--additional-query", "at most %d additional queries, got %d" % (MAX_ADDITIONAL_QUERIES, len(extra))
+            )
         kw["additional_queries"] = extra
     if request.system_prompt:
         kw["system_prompt"] = request.system_prompt
     schema = load_schema(request.output_schema)
     if schema is not None:
         kw["output_schema"] = schema
-    contents = {}
+    contents: dict[str, Any] = {}
     if request.want_text:
         chars = options.get("defaultFetchTextMaxCharacters")
         contents["text"] = {"max_characters": chars} if chars else True
@@ -189,19 +232,22 @@ def search_kwargs(request, options, now=None):
     return kw, warnings
 
 
-def fetch_kwargs(request, options):
+def fetch_kwargs(request: FetchRequest, options: dict[str, Any]) -> tuple[dict[str, Any], int, int]:
     """(keyword arguments for ``Exa.get_contents``, characters asked for, start index)."""
-    kw = {}
+    kw: dict[str, Any] = {}
     fmt = request.fetch_format
     if fmt == "raw":
-        raise _bad("--format", "Exa returns extracted text, not raw bytes",
-                   hint="use --format markdown/text/html, or --provider local for the raw page")
+        raise _bad(
+            "--format",
+            "Exa returns extracted text, not raw bytes",
+            hint="use --format markdown/text/html, or --provider local for the raw page",
+        )
     max_chars = request.max_chars
     if options.get("defaultFetchTextMaxCharacters") and (max_chars is None or _is_tool_default(request)):
         max_chars = options["defaultFetchTextMaxCharacters"]
     max_chars = max_chars or DEFAULT_FETCH_CHARS
     start = request.start_index or 0
-    text = {"max_characters": start + max_chars}
+    text: dict[str, Any] = {"max_characters": start + max_chars}
     if fmt == "html":
         text["include_html_tags"] = True
     kw["text"] = text
@@ -215,8 +261,11 @@ def fetch_kwargs(request, options):
         if livecrawl not in LIVECRAWL:
             raise _bad("--livecrawl", "%r is not one of %s" % (livecrawl[:20], ", ".join(LIVECRAWL)))
         if request.max_age_hours is not None:
-            raise _bad("--livecrawl", "Exa does not accept --livecrawl together with --max-age-hours",
-                       hint="use --max-age-hours alone (0 = always fetch fresh)")
+            raise _bad(
+                "--livecrawl",
+                "Exa does not accept --livecrawl together with --max-age-hours",
+                hint="use --max-age-hours alone (0 = always fetch fresh)",
+            )
         kw["livecrawl"] = livecrawl
     if request.livecrawl_timeout is not None:
         kw["livecrawl_timeout"] = request.livecrawl_timeout
@@ -239,7 +288,7 @@ def fetch_kwargs(request, options):
     return kw, max_chars, start
 
 
-def _is_tool_default(request):
+def _is_tool_default(request: FetchRequest) -> bool:
     """Did --max-chars come from the fetch tool's default rather than the user?
 
     The fetch tool fills ``request.max_chars`` with its default before a provider
@@ -254,7 +303,8 @@ def _is_tool_default(request):
 
 # -- response shaping (pure) -------------------------------------------------
 
-def _snippet(item):
+
+def _snippet(item: dict[str, Any]) -> str:
     highlights = item.get("highlights") or []
     if highlights:
         return " ... ".join(str(h) for h in highlights if h)
@@ -264,7 +314,7 @@ def _snippet(item):
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
-def source_of(url):
+def source_of(url: str | None) -> str | None:
     """The publisher of a news result as its host (Exa names no publisher): ``www.`` dropped."""
     from urllib.parse import urlsplit
 
@@ -275,7 +325,7 @@ def source_of(url):
     return (host[4:] if host.startswith("www.") else host) or None
 
 
-def search_result(item, news=False):
+def search_result(item: dict[str, Any], news: bool = False) -> dict[str, Any]:
     r = {
         "title": item.get("title") or "",
         "url": item.get("url") or "",
@@ -293,12 +343,12 @@ def search_result(item, news=False):
     return r
 
 
-def raw_summary(data):
+def raw_summary(data: dict[str, Any]) -> dict[str, Any]:
     """The facts Exa returned beside the results (request id, cost, timing...)."""
     return {k: v for k, v in data.items() if k not in ("results", "statuses")}
 
 
-def response_meta(data, api, extra=None):
+def response_meta(data: dict[str, Any], api: KeyedApi, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The meta of an answer: Exa's facts beside the results, then ``extra``."""
     facts = {}
     if data.get("resolvedSearchType"):
@@ -313,7 +363,7 @@ def response_meta(data, api, extra=None):
     return meta
 
 
-def _norm_url(url):
+def _norm_url(url: str | None) -> str:
     return (url or "").strip().rstrip("/").lower()
 
 
@@ -321,9 +371,9 @@ def _norm_url(url):
 ITEM_ERROR_FIELDS = ("code", "message", "tag", "status")
 
 
-def status_error(status):
+def status_error(status: dict[str, Any]) -> dict[str, Any]:
     """An Exa per-URL status with ``status: "error"`` as our item error."""
-    err = status.get("error") if isinstance(status.get("error"), dict) else {}
+    err: Any = status.get("error") if isinstance(status.get("error"), dict) else {}  # an object, by the test
     tag = str(err.get("tag") or "UNKNOWN")
     http = err.get("httpStatusCode")
     message = "Exa could not fetch this URL (%s%s)" % (tag, ", HTTP %s" % http if http else "")
@@ -333,25 +383,25 @@ def status_error(status):
         code = "http_error"
     else:
         code = "provider"
-    extra = {"tag": tag}
+    extra: dict[str, Any] = {"tag": tag}
     if isinstance(http, int):
         extra["status"] = http
     return WorkerError(code, message, **extra).to_dict(ITEM_ERROR_FIELDS)
 
 
-def fetch_items(urls, data, max_chars, start):
+def fetch_items(urls: list[str], data: dict[str, Any], max_chars: int, start: int) -> list[dict[str, Any]]:
     """One item per requested URL, in input order, from Exa's results and statuses."""
     results = [r for r in data.get("results") or [] if isinstance(r, dict)]
-    by_key = {}
+    by_key: dict[str, dict[str, Any]] = {}
     for r in results:
         for key in (r.get("id"), r.get("url")):
             if key:
                 by_key.setdefault(_norm_url(key), r)
-    statuses = {}
+    statuses: dict[str, dict[str, Any]] = {}
     for s in data.get("statuses") or []:
         if isinstance(s, dict) and s.get("id"):
             statuses.setdefault(_norm_url(s["id"]), s)
-    items = []
+    items: list[dict[str, Any]] = []
     for url in urls:
         key = _norm_url(url)
         status = statuses.get(key)
@@ -360,8 +410,13 @@ def fetch_items(urls, data, max_chars, start):
             items.append({"url": url, "ok": False, "error": status_error(status)})
             continue
         if result is None:
-            items.append({"url": url, "ok": False, "error": WorkerError(
-                "provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS)})
+            items.append(
+                {
+                    "url": url,
+                    "ok": False,
+                    "error": WorkerError("provider", "Exa returned no content for this URL").to_dict(ITEM_ERROR_FIELDS),
+                }
+            )
             continue
         text = str(result.get("text") or "")
         content = text[start:]
@@ -389,32 +444,43 @@ def fetch_items(urls, data, max_chars, start):
 
 # -- the provider ------------------------------------------------------------------
 
-_client_classes = {}
+_client_classes: dict[type, type] = {}  # exa-py's Exa -> our subclass of it
 
 
-def client_class(exa_py):
+def client_class(exa_py: ModuleType) -> type:
     """exa-py's ``Exa`` with its one HTTP method, ``request``, sending through a KeyedApi."""
     cls = _client_classes.get(exa_py.Exa)
     if cls is not None:
         return cls
 
-    class Client(exa_py.Exa):
+    class Client(exa_py.Exa):  # type: ignore[name-defined]  # exa-py's class, known at run time only
         # websearch_* names: exa-py's own attributes may grow, ours must not collide with them
-        def __init__(self, api, **kwargs):
+        def __init__(self, api: KeyedApi, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self.websearch_api = api
-            self.websearch_answer = None  # the JSON object Exa answered, as decoded
+            self.websearch_answer: dict[str, Any] | None = None  # the JSON object Exa answered, as decoded
 
-        def request(self, endpoint, data=None, method="POST", params=None, headers=None, timeout=None,
-                    extra_headers=None, extra_query=None, extra_body=None):
+        def request(
+            self,
+            endpoint,
+            data=None,
+            method="POST",
+            params=None,
+            headers=None,
+            timeout=None,
+            extra_headers=None,
+            extra_query=None,
+            extra_body=None,
+        ):
             # ``timeout`` is left to the keyed base: the call's deadline bounds every request
             if extra_query or extra_body or isinstance(data, str) or (isinstance(data, dict) and data.get("stream")):
                 raise TypeError("websearch-worker sends JSON objects only: no streams, no extra query or body fields")
             sent = dict(self.headers)
             sent.update(headers or {})
             sent.update({k: v for k, v in (extra_headers or {}).items() if v is not None})
-            _headers, answer = self.websearch_api.call_api(method.upper(), endpoint, params=params,
-                                                           payload=data or None, headers=sent)
+            _headers, answer = self.websearch_api.call_api(
+                method.upper(), endpoint, params=params, payload=data or None, headers=sent
+            )
             self.websearch_answer = answer
             return answer
 
@@ -431,8 +497,8 @@ class ExaProvider(KeyedApi):
     request_timeout = REQUEST_TIMEOUT
     max_body = MAX_BODY
 
-    def auth_headers(self):
-        return {"x-api-key": self.spec.api_key}
+    def auth_headers(self) -> dict[str, str]:
+        return {"x-api-key": self.check_key()}
 
     def _call(self, method, *args, **kwargs):
         """(Exa's JSON answer, how exa-py was imported) for one exa-py call."""
@@ -447,11 +513,13 @@ class ExaProvider(KeyedApi):
             raise
         except Exception as exc:  # exa-py refused our arguments, or could not read what Exa answered
             what = "could not read Exa's answer" if client.websearch_answer is not None else "refused the request"
-            raise WorkerError("provider", "exa-py %s: %s: %s"
-                              % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300])) from None
+            raise WorkerError(
+                "provider",
+                "exa-py %s: %s: %s" % (what, type(exc).__name__, self.scrub(" ".join(str(exc).split()))[:300]),
+            ) from None
         return client.websearch_answer, exa_import.mode
 
-    def search(self, request):
+    def search(self, request: SearchRequest) -> dict[str, Any]:
         kw, warnings = search_kwargs(request, self.spec.options)
         data, mode = self._call("search", request.query, **kw)
         news = request.vertical == "news"
@@ -465,7 +533,7 @@ class ExaProvider(KeyedApi):
             answer["output"] = output
         return answer
 
-    def fetch(self, urls, request):
+    def fetch(self, urls: list[str], request: FetchRequest) -> dict[str, Any]:
         kw, max_chars, start = fetch_kwargs(request, self.spec.options)
         data, mode = self._call("get_contents", list(urls), **kw)
         items = fetch_items(list(urls), data, max_chars, start)

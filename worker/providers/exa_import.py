@@ -22,11 +22,19 @@ are listed below; tests/providers/test_exa.py scans the installed exa-py and fai
 its imports no longer match them.
 """
 
+from __future__ import annotations
+
 import importlib
 import os
 import sys
 import threading
 from importlib.machinery import ModuleSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from types import ModuleType
+else:
+    ModuleType = type(sys)  # the same class, without importing types
 
 # names exa-py imports from openai (api.py, utils.py)
 OPENAI_NAMES = frozenset({"OpenAI", "ChatCompletionMessageParam", "ChatModel", "ChatCompletion"})
@@ -53,7 +61,7 @@ class _Unavailable:
         raise RuntimeError("exa-py's OpenAI helpers are not available in websearch-worker's fast exa import")
 
 
-class _OpenAIStub(type(sys)):
+class _OpenAIStub(ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -90,7 +98,7 @@ def _deferred_client(package, name):
     return Deferred
 
 
-class _DeferredPackage(type(sys)):
+class _DeferredPackage(ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -138,9 +146,9 @@ class _Finder:
                 # `from openai.x import Name` retries Name as a sub-module when the
                 # attribute is unknown: let that fail as an ImportError
                 return None
-            return ModuleSpec(fullname, self, is_package=True)
+            return ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]  # a loader by duck typing
         if fullname in DEFERRED:
-            return ModuleSpec(fullname, self, is_package=True)
+            return ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]  # a loader by duck typing
         return None
 
     def create_module(self, spec):
@@ -150,7 +158,7 @@ class _Finder:
             directory = os.path.join(parent.__path__[0], name.rpartition(".")[2])
             if not os.path.isfile(os.path.join(directory, "__init__.py")):
                 raise ImportError("fast exa import: %s is not a package any more" % name)
-            module = _DeferredPackage(name)
+            module: ModuleType = _DeferredPackage(name)
             module.__path__ = [directory]
         else:
             module = _OpenAIStub(name)
@@ -168,7 +176,7 @@ def _purge(prefixes):
             del sys.modules[name]
 
 
-def import_exa():
+def import_exa() -> ModuleType:
     """The ``exa_py`` module: the fast way when it works, else the plain import."""
     global mode, fallback_reason
     if "exa_py" in sys.modules:

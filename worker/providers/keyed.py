@@ -13,6 +13,8 @@ come here too, from exa-py's own request method (providers/exa.py), so both
 APIs fail, time out and report in the same words.
 """
 
+from __future__ import annotations
+
 import contextlib
 import socket
 import urllib.error
@@ -23,6 +25,15 @@ from .. import __version__, numbers
 from ..errors import WorkerError
 from ..redact import MASK
 from .base import Provider
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Mapping
+    from email.message import Message
+    from typing import Any
+
+    # An answer's headers: http.client's message, or a plain dict (tests, error_from_response).
+    Headers = Mapping[str, str] | Message
 
 MAX_BODY = 8 * 1024 * 1024  # a search answer is tens of KB; far beyond it is a broken or hostile server
 
@@ -39,14 +50,14 @@ STATUS_CODES = {
 }
 
 
-def status_code(status):
+def status_code(status: int) -> tuple[str, bool]:
     """(code, retryable) for an HTTP error status from a keyed API."""
     if status in STATUS_CODES:
         return STATUS_CODES[status]
     return "provider", status >= 500
 
 
-def error_body(raw):
+def error_body(raw: bytes) -> dict[str, Any]:
     """The JSON object of an error answer, or {} when it is not one."""
     from .. import jsonio
 
@@ -57,20 +68,22 @@ def error_body(raw):
     return body if isinstance(body, dict) else {}
 
 
-def one_line(value, limit=300):
+def one_line(value: object, limit: int = 300) -> str:
     """A server's text as one line of at most ``limit`` characters ("" for what is not text)."""
     if not isinstance(value, str):
         return ""
     return " ".join(value.split())[:limit]
 
 
-def error_detail(body):
+def error_detail(body: dict[str, Any]) -> tuple[str, str | None]:
     """(detail, request id) from an error body: Brave's {"error": {"detail", "id"}},
     Exa's {"error": "...", "requestId"}, or a plain {"message"}."""
     err = body.get("error")
     if isinstance(err, dict):
-        return (one_line(err.get("detail")) or one_line(err.get("message")) or one_line(err.get("code")),
-                one_line(err.get("id"), 200) or None)
+        return (
+            one_line(err.get("detail")) or one_line(err.get("message")) or one_line(err.get("code")),
+            one_line(err.get("id"), 200) or None,
+        )
     return one_line(err) or one_line(body.get("message")), one_line(body.get("requestId"), 200) or None
 
 
@@ -86,8 +99,8 @@ class KeyedApi(Provider):
     #: the service as messages name it
     label = "the API"
     #: the environment variable a user puts the key in (hints name it)
-    key_env = None
-    default_base_url = None
+    key_env: str | None = None
+    default_base_url: str = None  # type: ignore[assignment]  # each API declares its own; no default here
     #: seconds per connect and per read unless options.timeout says; the call's deadline cuts it
     request_timeout = 20.0
     #: seconds between request starts unless options.minInterval says (across processes)
@@ -96,42 +109,48 @@ class KeyedApi(Provider):
     #: the longest Retry-After worth reporting
     max_retry_after = numbers.MAX_RETRY_AFTER
     #: response headers that may carry a request id, first found wins
-    request_id_headers = ()
+    request_id_headers: tuple[str, ...] = ()
     #: added to the rate-limit hint
     rate_hint = ""
 
     # -- declared by each API ------------------------------------------------------
 
-    def auth_headers(self):
+    def auth_headers(self) -> dict[str, str]:
         """The request headers that carry the key."""
         raise NotImplementedError
 
-    def retry_wait(self, headers):
+    def retry_wait(self, headers: Headers | None) -> float | None:
         """Seconds to wait after a 429, from its headers (Retry-After unless the API says more)."""
         return numbers.retry_after(_get(headers, "Retry-After"), self.max_retry_after)
 
-    def refine_error(self, exc, status, body):
+    def refine_error(self, exc: WorkerError, status: int, body: dict[str, Any]) -> WorkerError:
         """The API's own reading of an error answer (e.g. the field a 422 names); returns the error."""
         return exc
 
     # -- shared --------------------------------------------------------------------
 
-    def scrub(self, text):
+    def scrub(self, text: Any) -> Any:
+        """``text`` with the key masked; what is not a string passes through as it is."""
         key = self.spec.api_key
         return text.replace(key, MASK) if key and isinstance(text, str) else text
 
-    def check_key(self):
+    def check_key(self) -> str:
+        """The key; a config error when there is none."""
         if not self.spec.api_key:
-            raise WorkerError("config", "provider %r (%s) has no API key" % (self.name, self.spec.type),
-                              hint='export %s=... or add "apiKey" to its entry in the config file' % self.key_env)
+            raise WorkerError(
+                "config",
+                "provider %r (%s) has no API key" % (self.name, self.spec.type),
+                hint='export %s=... or add "apiKey" to its entry in the config file' % self.key_env,
+            )
+        return self.spec.api_key
 
-    def base_url(self):
+    def base_url(self) -> str:
         return (self.spec.base_url or self.default_base_url).rstrip("/")
 
-    def host(self):
+    def host(self) -> str:
         return urllib.parse.urlsplit(self.base_url()).netloc or "?"
 
-    def request_id(self, headers):
+    def request_id(self, headers: Headers | None) -> str | None:
         """The first request-id header the answer has (one line, key masked), else None."""
         for name in self.request_id_headers:
             value = one_line(_get(headers, name), 200)
@@ -139,7 +158,7 @@ class KeyedApi(Provider):
                 return self.scrub(value)
         return None
 
-    def meta(self, request_id, facts=None):
+    def meta(self, request_id: str | None, facts: dict[str, Any] | None = None) -> dict[str, Any]:
         """The meta of an answer: request id, the provider's facts, where the key came from."""
         meta = {"request_id": self.scrub(request_id)}
         meta.update(facts or {})
@@ -147,15 +166,25 @@ class KeyedApi(Provider):
             meta["key_source"] = self.spec.key_source
         return meta
 
-    def call_api(self, method, path, params=None, payload=None, headers=None):
+    def call_api(
+        self,
+        method: str,
+        path: str,
+        params: dict[str, Any] | None = None,
+        payload: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[Headers, dict[str, Any]]:
         """(response headers, JSON object) for one request; raises WorkerError for anything else.
 
         ``payload`` is sent as a JSON body; ``headers`` are the caller's, the key's are added last.
         """
         self.check_key()
         url = self.base_url() + path + ("?" + urllib.parse.urlencode(params) if params else "")
-        sent = {"Accept": "application/json", "Accept-Encoding": "gzip",
-                "User-Agent": "websearch-worker/%s" % __version__}
+        sent = {
+            "Accept": "application/json",
+            "Accept-Encoding": "gzip",
+            "User-Agent": "websearch-worker/%s" % __version__,
+        }
         sent.update(headers or {})
         data = None
         if payload is not None:
@@ -171,25 +200,30 @@ class KeyedApi(Provider):
             raise self.http_error(status, answer_headers, raw)
         return answer_headers, self.decode(raw)
 
-    def decode(self, raw):
+    def decode(self, raw: bytes) -> dict[str, Any]:
         """A 200 body as a JSON object, NaN and Infinity made null."""
         from .. import jsonio
 
         try:
             body = jsonio.tame(jsonio.loads(raw.decode("utf-8", errors="replace")))
         except (ValueError, RecursionError):  # jsonio.Untamed is a ValueError
-            raise WorkerError("provider", "%s answered with a body that is not JSON it can use (%d bytes)"
-                              % (self.label, len(raw)), hint="retry in a moment") from None
+            raise WorkerError(
+                "provider",
+                "%s answered with a body that is not JSON it can use (%d bytes)" % (self.label, len(raw)),
+                hint="retry in a moment",
+            ) from None
         if not isinstance(body, dict):
-            raise WorkerError("provider", "%s answered with an unexpected JSON shape" % self.label, hint="retry in a moment")
+            raise WorkerError(
+                "provider", "%s answered with an unexpected JSON shape" % self.label, hint="retry in a moment"
+            )
         return body
 
-    def http_error(self, status, headers, raw):
+    def http_error(self, status: int, headers: Headers | None, raw: bytes) -> WorkerError:
         """The WorkerError for a non-200 answer (status, headers, body bytes: no I/O)."""
         body = error_body(raw)
         detail, body_id = error_detail(body)
         code, retryable = status_code(status)
-        extra = {"status": status}
+        extra: dict[str, Any] = {"status": status}
         rid = self.request_id(headers) or body_id
         if rid:
             extra["request_id"] = rid
@@ -237,14 +271,18 @@ class KeyedApi(Provider):
             return contextlib.nullcontext(0.0)
         from ..state import ratelimit
 
-        return ratelimit.slot(self.call, "%s-interval-%s" % (self.spec.type, self.name),
-                              limit=int(options.get("concurrency", 5)), min_interval=interval)
+        return ratelimit.slot(
+            self.call,
+            "%s-interval-%s" % (self.spec.type, self.name),
+            limit=int(options.get("concurrency", 5)),
+            min_interval=interval,
+        )
 
     def _timeout(self):
         seconds = float(self.spec.options.get("timeout", self.request_timeout))
         return self.call.bounded(seconds) if self.call is not None else seconds
 
-    def _send(self, req):
+    def _send(self, req: urllib.request.Request) -> tuple[int, Headers, bytes]:
         """(status, headers, body bytes); transport failures become timeout/network."""
         timeout = self._timeout()
         label = self.label
@@ -254,29 +292,43 @@ class KeyedApi(Provider):
             with contextlib.closing(exc):
                 return exc.code, exc.headers, self._read(exc, exc.headers)
         except (socket.timeout, TimeoutError):
-            raise WorkerError("timeout", "%s did not answer within %.0f s" % (label, timeout),
-                              hint="retry, or raise --timeout") from None
+            raise WorkerError(
+                "timeout", "%s did not answer within %.0f s" % (label, timeout), hint="retry, or raise --timeout"
+            ) from None
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise WorkerError("timeout", "%s did not answer within %.0f s" % (label, timeout),
-                                  hint="retry, or raise --timeout") from None
-            raise WorkerError("network", "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(reason))[:200]),
-                              hint="check the network connection, proxy settings (HTTPS_PROXY), DNS and the provider's baseUrl") from None
+                raise WorkerError(
+                    "timeout", "%s did not answer within %.0f s" % (label, timeout), hint="retry, or raise --timeout"
+                ) from None
+            raise WorkerError(
+                "network",
+                "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(reason))[:200]),
+                hint="check the network connection, proxy settings (HTTPS_PROXY), DNS and the provider's baseUrl",
+            ) from None
         except (ConnectionError, OSError) as exc:
-            raise WorkerError("network", "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(exc))[:200]),
-                              hint="check the network connection and proxy settings") from None
+            raise WorkerError(
+                "network",
+                "cannot reach %s at %s: %s" % (label, self.host(), self.scrub(str(exc))[:200]),
+                hint="check the network connection and proxy settings",
+            ) from None
         with contextlib.closing(resp):
             try:
                 return resp.status, resp.headers, self._read(resp, resp.headers)
             except (socket.timeout, TimeoutError):
-                raise WorkerError("timeout", "%s's answer stalled (no data within %.0f s)" % (label, timeout),
-                                  hint="retry, or raise --timeout") from None
+                raise WorkerError(
+                    "timeout",
+                    "%s's answer stalled (no data within %.0f s)" % (label, timeout),
+                    hint="retry, or raise --timeout",
+                ) from None
             except (ConnectionError, OSError) as exc:
-                raise WorkerError("network", "the connection to %s broke: %s" % (label, self.scrub(str(exc))[:200]),
-                                  hint="retry in a moment") from None
+                raise WorkerError(
+                    "network",
+                    "the connection to %s broke: %s" % (label, self.scrub(str(exc))[:200]),
+                    hint="retry in a moment",
+                ) from None
 
-    def _read(self, resp, headers):
+    def _read(self, resp: Any, headers: Headers) -> bytes:
         cap = self.max_body
         raw = resp.read(cap + 1)
         if len(raw) > cap:
@@ -294,5 +346,5 @@ class KeyedApi(Provider):
         return raw
 
 
-def _get(headers, name):
+def _get(headers: Headers | None, name: str) -> str | None:
     return headers.get(name) if headers is not None else None

@@ -1,25 +1,39 @@
 """The default fetch provider: the worker downloads and extracts pages itself, no key."""
 
+from __future__ import annotations
+
 from ..pages import download
 from ..pages.net import DEFAULT_MAX_BYTES
 from .base import Provider
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ..request import FetchRequest
 
 
 class LocalFetchProvider(Provider):
     tools = frozenset({"fetch"})
 
-    def fetch(self, urls, request):
+    def fetch(self, urls: list[str], request: FetchRequest) -> dict[str, Any]:
         spec = download.Spec(
             fmt=request.fetch_format or "markdown",
             max_chars=request.max_chars or download.DEFAULT_MAX_CHARS,
             start_index=request.start_index or 0,
             allow_private=bool(request.allow_private),
             max_bytes=request.max_bytes or DEFAULT_MAX_BYTES,
-            sites=request.sites, adapters=not request.no_adapters,
+            sites=request.sites,
+            adapters=not request.no_adapters,
             llms_txt=bool(request.llms_txt),
         )
         concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
-        meta = {"format": spec.fmt, "max_chars": spec.max_chars, "start_index": spec.start_index,
-                "concurrency": min(concurrency, len(urls)), "max_bytes": spec.max_bytes}
+        meta = {
+            "format": spec.fmt,
+            "max_chars": spec.max_chars,
+            "start_index": spec.start_index,
+            "concurrency": min(concurrency, len(urls)),
+            "max_bytes": spec.max_bytes,
+        }
         return {"results": items, "meta": meta}

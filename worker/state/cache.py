@@ -17,11 +17,27 @@ does not touch the network or any provider.  Keys are the normalised request as
 JSON text (no hashing module to import); they never contain an API key.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import time
 
 from .. import jsonio, redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Container, Iterable, Mapping, Sequence
+    from typing import Any
+
+    from ..providers.base import ProviderSpec
+    from ..request import Request
+    from ..runtime import Call
+
+    # (value, age in seconds) of a fresh entry
+    Hit = tuple[dict[str, Any], float]
+    # (key, tool, provider name, value) to store
+    Row = tuple[str, str, str, dict[str, Any]]
 
 DB_NAME = "cache.sqlite3"
 SCHEMA_VERSION = 1
@@ -31,26 +47,36 @@ BUSY_TIMEOUT_S = 1.0  # short: a cache that is busy this long is skipped, not wa
 KEY_VERSION = 1
 
 # Request fields that never change the answer: how the call runs or is shown.
-NOT_IN_KEY = frozenset({
-    "config", "provider", "timeout", "output", "keep_temp",
-    "no_cache", "refresh", "cache_ttl", "cache_dir",
-    "concurrency", "source_timeout",
-})
+NOT_IN_KEY = frozenset(
+    {
+        "config",
+        "provider",
+        "timeout",
+        "output",
+        "keep_temp",
+        "no_cache",
+        "refresh",
+        "cache_ttl",
+        "cache_dir",
+        "concurrency",
+        "source_timeout",
+    }
+)
 
 # SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xff).
-_BUSY = {5, 6}            # SQLITE_BUSY, SQLITE_LOCKED
-_BROKEN = {11, 26}        # SQLITE_CORRUPT, SQLITE_NOTADB
+_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_BROKEN = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _UNREADABLE = {3, 8, 10, 14, 23}  # PERM, READONLY, IOERR, CANTOPEN, AUTH
 
 
-def default_dir():
+def default_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME")
     if not base or not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "websearch-worker")
 
 
-def resolve_dir(request=None, settings=None):
+def resolve_dir(request: Request | None = None, settings: Mapping[str, Any] | None = None) -> str:
     """The cache directory: --cache-dir, the cacheDir setting, else the user cache dir."""
     explicit = (request.cache_dir if request is not None else None) or (settings or {}).get("cacheDir")
     if explicit and isinstance(explicit, str):
@@ -58,7 +84,7 @@ def resolve_dir(request=None, settings=None):
     return default_dir()
 
 
-def _number(value, default, name):
+def _number(value: Any, default: float, name: str) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -70,7 +96,14 @@ def _number(value, default, name):
 class Policy:
     """What this call may do with the cache."""
 
-    def __init__(self, directory, ttl=DEFAULT_TTL, read=True, write=True, max_bytes=DEFAULT_MAX_BYTES):
+    def __init__(
+        self,
+        directory: str,
+        ttl: float = DEFAULT_TTL,
+        read: bool = True,
+        write: bool = True,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
         self.directory = directory
         self.ttl = ttl
         self.read = read and ttl > 0
@@ -78,14 +111,14 @@ class Policy:
         self.max_bytes = max_bytes
 
     @property
-    def enabled(self):
+    def enabled(self) -> bool:
         return self.read or self.write
 
 
-def policy(request, settings=None):
+def policy(request: Request, settings: Mapping[str, Any] | None = None) -> Policy:
     """The cache policy from the request (its cache options) and the config file's settings."""
     settings = settings or {}
-    ttl = request.cache_ttl
+    ttl: float | None = request.cache_ttl
     if ttl is None:
         ttl = _number(settings.get("cacheTtl"), DEFAULT_TTL, "cacheTtl")
     max_bytes = _number(settings.get("cacheMaxBytes"), DEFAULT_MAX_BYTES, "cacheMaxBytes")
@@ -101,12 +134,13 @@ def policy(request, settings=None):
 
 # -- keys -------------------------------------------------------------------
 
-def _secretish(name):
+
+def _secretish(name: str) -> bool:
     name = name.lower()
     return "key" in name or "token" in name or "secret" in name or "password" in name
 
 
-def request_fields(request, exclude=()):
+def request_fields(request: Request, exclude: Container[str] = ()) -> dict[str, Any]:
     """The fields of the request (worker.request) that can change the answer."""
     out = {}
     for name, value in sorted(request.fields().items()):
@@ -118,7 +152,7 @@ def request_fields(request, exclude=()):
     return out
 
 
-def spec_fingerprint(spec):
+def spec_fingerprint(spec: ProviderSpec) -> str:
     """A short fingerprint of the provider's settings (never its key), so editing them misses."""
     import zlib
 
@@ -126,15 +160,20 @@ def spec_fingerprint(spec):
     return "%08x" % zlib.crc32(material.encode("utf-8", "surrogatepass"))
 
 
-def make_key(tool, spec, request):
+def make_key(tool: str, spec: ProviderSpec, request: dict[str, Any]) -> str:
     """The cache key: tool, provider name and the normalised request, as canonical JSON."""
-    return jsonio.dumps([KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
-                        sort_keys=True, separators=(",", ":"), default=str)
+    return jsonio.dumps(
+        [KEY_VERSION, tool, spec.name, spec_fingerprint(spec), request],
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
 
 
 # -- the store ----------------------------------------------------------------
 
-def _stderr(message):
+
+def _stderr(message: str) -> None:
     try:
         sys.stderr.write("websearch-worker: cache: %s\n" % message)
         sys.stderr.flush()
@@ -154,7 +193,7 @@ def _sqlite():
 
         driver.connect, driver.Error  # noqa: B018 -- present in every CPython we run on; else the public module
     except (ImportError, AttributeError):
-        import sqlite3 as driver
+        import sqlite3 as driver  # type: ignore[no-redef]  # the public name of the same classes
     return driver
 
 
@@ -190,7 +229,7 @@ CREATE INDEX IF NOT EXISTS entries_created ON entries(created);
 class Store:
     """The cache file for one call.  Every method swallows cache trouble: never a failed call."""
 
-    def __init__(self, pol, call=None):
+    def __init__(self, pol: Policy, call: Call | None = None) -> None:
         self.policy = pol
         self.call = call
         self.path = os.path.join(pol.directory, DB_NAME)
@@ -206,8 +245,7 @@ class Store:
         sqlite3 = _sqlite()
 
         os.makedirs(self.policy.directory, mode=0o700, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=self._busy_timeout(), isolation_level=None,
-                             check_same_thread=False)
+        db = sqlite3.connect(self.path, timeout=self._busy_timeout(), isolation_level=None, check_same_thread=False)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
@@ -245,7 +283,7 @@ class Store:
             self._db = self._connect()
         return self._db
 
-    def close(self):
+    def close(self) -> None:
         if self._db is not None:
             try:
                 self._db.close()
@@ -286,8 +324,10 @@ class Store:
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as err:
-            _stderr("cache file %s is unusable (%s) and cannot be replaced (%s); continuing without the cache"
-                    % (self.path, _one_line(exc), _one_line(err)))
+            _stderr(
+                "cache file %s is unusable (%s) and cannot be replaced (%s); continuing without the cache"
+                % (self.path, _one_line(exc), _one_line(err))
+            )
             return False
         try:
             # Serialised: a second process that saw the same damage must not move the fresh file aside.
@@ -300,12 +340,16 @@ class Store:
                     os.rename(self.path + suffix, aside + suffix)
                 except FileNotFoundError:
                     pass
-            _stderr("cache file %s was unusable (%s); moved it to %s and started a new one"
-                    % (self.path, _one_line(exc), aside))
+            _stderr(
+                "cache file %s was unusable (%s); moved it to %s and started a new one"
+                % (self.path, _one_line(exc), aside)
+            )
             return True
         except OSError as err:
-            _stderr("cache file %s is unusable (%s) and cannot be moved aside (%s); continuing without the cache"
-                    % (self.path, _one_line(exc), _one_line(err)))
+            _stderr(
+                "cache file %s is unusable (%s) and cannot be moved aside (%s); continuing without the cache"
+                % (self.path, _one_line(exc), _one_line(err))
+            )
             return False
         finally:
             os.close(fd)
@@ -328,7 +372,7 @@ class Store:
         return ok
 
     # -- reading -------------------------------------------------------------
-    def get(self, key):
+    def get(self, key: str) -> Hit | None:
         """(value, age_seconds) for a fresh entry, else None."""
         if not self.policy.read or not os.path.exists(self.path):
             return None  # a missing file is a miss without importing sqlite3
@@ -357,7 +401,7 @@ class Store:
             return None
         return answer, max(0.0, age)
 
-    def get_many(self, keys):
+    def get_many(self, keys: Iterable[str]) -> dict[str, Hit]:
         """{key: (value, age)} for the fresh entries among ``keys``."""
         out = {}
         for key in keys:
@@ -367,10 +411,10 @@ class Store:
         return out
 
     # -- writing -------------------------------------------------------------
-    def put(self, key, tool, provider, value):
+    def put(self, key: str, tool: str, provider: str, value: dict[str, Any]) -> None:
         self.put_many([(key, tool, provider, value)])
 
-    def put_many(self, rows):
+    def put_many(self, rows: Sequence[Row]) -> None:
         """Store successes; one transaction, then prune.  Never raises."""
         if not self.policy.write or not rows:
             return
@@ -390,7 +434,9 @@ class Store:
             try:
                 db.executemany(
                     "INSERT OR REPLACE INTO entries (key, tool, provider, created, expires, size, value)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    records,
+                )
                 _test_pause("cache-write")
                 db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
                 self._bound_size(db)
@@ -456,7 +502,7 @@ def _test_pause(point):
         time.sleep(float(os.environ.get("WEBSEARCH_WORKER_TEST_PAUSE_S") or 30))
 
 
-def _one_line(exc, limit=200):
+def _one_line(exc: BaseException, limit: int = 200) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -466,30 +512,30 @@ class _Null:
 
     policy = None
 
-    def get(self, key):
+    def get(self, key: str) -> Hit | None:
         return None
 
-    def get_many(self, keys):
+    def get_many(self, keys: Iterable[str]) -> dict[str, Hit]:
         return {}
 
-    def put(self, *a):
+    def put(self, *a: Any) -> None:
         pass
 
-    def put_many(self, rows):
+    def put_many(self, rows: Sequence[Row]) -> None:
         pass
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def open_store(request, settings=None, call=None):
+def open_store(request: Request, settings: Mapping[str, Any] | None = None, call: Call | None = None) -> Store | _Null:
     pol = policy(request, settings)
     if not pol.enabled:
         return _Null()
     return Store(pol, call)
 
 
-def annotate(meta, age):
+def annotate(meta: dict[str, Any], age: float) -> dict[str, Any]:
     """Mark an answer as served from the cache (it waited for no slot)."""
     meta["cached"] = True
     meta["cache_age_s"] = round(age, 1)

@@ -22,28 +22,72 @@ What counts as the same page:
   ``canonical_url`` on the result).
 """
 
+from __future__ import annotations
+
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
 # Click and campaign ids that never change the page served.
-TRACKING = frozenset({
-    "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "twclid", "ttclid",
-    "li_fat_id", "mc_cid", "mc_eid", "igshid", "igsh", "_ga", "_gl", "_hsenc", "_hsmi", "__hstc",
-    "__hssc", "__hsfp", "hsctatracking", "mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "vero_conv",
-    "wickedid", "rb_clickid", "s_cid", "spm", "ref_src", "ref_url", "cmpid", "icid", "ncid",
-    "sr_share", "ocid", "amp", "outputtype",
-})
+TRACKING = frozenset(
+    {
+        "fbclid",
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "msclkid",
+        "yclid",
+        "twclid",
+        "ttclid",
+        "li_fat_id",
+        "mc_cid",
+        "mc_eid",
+        "igshid",
+        "igsh",
+        "_ga",
+        "_gl",
+        "_hsenc",
+        "_hsmi",
+        "__hstc",
+        "__hssc",
+        "__hsfp",
+        "hsctatracking",
+        "mkt_tok",
+        "oly_anon_id",
+        "oly_enc_id",
+        "vero_id",
+        "vero_conv",
+        "wickedid",
+        "rb_clickid",
+        "s_cid",
+        "spm",
+        "ref_src",
+        "ref_url",
+        "cmpid",
+        "icid",
+        "ncid",
+        "sr_share",
+        "ocid",
+        "amp",
+        "outputtype",
+    }
+)
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MOBILE_LABELS = ("www", "amp", "m", "mobile")  # www too: a mobile copy's desktop page is usually www.
 AMP_CACHE_SUFFIX = ".cdn.ampproject.org"
 
 
-def _is_tracking(name):
+def _is_tracking(name: str) -> bool:
     name = name.lower()
     return name in TRACKING or name.startswith(TRACKING_PREFIXES)
 
 
-def _unwrap_amp_cache(host, path):
+def _unwrap_amp_cache(host: str, path: str) -> tuple[str, str] | None:
     """(host, path) of the page an AMP cache URL serves, or None when it is not one."""
     parts = path.split("/")
     if host.endswith(AMP_CACHE_SUFFIX) and len(parts) > 3 and parts[1] in ("c", "v", "i"):
@@ -53,8 +97,11 @@ def _unwrap_amp_cache(host, path):
             rest = rest[1:]
         if rest and "." in rest[0]:
             return rest[0].lower(), "/" + "/".join(rest[1:])
-    if (host == "google.com" or host.startswith("google.") or host.endswith(".google.com")) and len(parts) > 3 \
-            and parts[1] == "amp":
+    if (
+        (host == "google.com" or host.startswith("google.") or host.endswith(".google.com"))
+        and len(parts) > 3
+        and parts[1] == "amp"
+    ):
         rest = parts[2:]
         if rest and rest[0] == "s":
             rest = rest[1:]
@@ -63,7 +110,7 @@ def _unwrap_amp_cache(host, path):
     return None
 
 
-def canonical_key(url):
+def canonical_key(url: object) -> str:
     """A comparison key for ``url`` (a string); the stripped input when it does not parse as http(s)."""
     if not isinstance(url, str):
         return ""
@@ -101,14 +148,14 @@ def canonical_key(url):
     return "//%s%s%s" % (host, path, "?" + urlencode(query) if query else "")
 
 
-def dedupe(results):
+def dedupe(results: list[Any]) -> tuple[list[dict[str, Any]], int]:
     """(results without duplicates, number dropped): the best-ranked copy of each page stays.
 
     A result's key is the canonical URL its page states (``canonical_url``, after
     --fetch-top) when it has one, else the key of its ``url``; a later copy
     that matches either of an earlier copy's keys is dropped.
     """
-    seen = set()
+    seen: set[str] = set()
     out = []
     dropped = 0
     for r in results:

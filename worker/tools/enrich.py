@@ -8,15 +8,25 @@ its own thread and is abandoned (it is a daemon; the process exits soon) when
 it outlives its bound, which always ends before the call's own deadline.
 """
 
+from __future__ import annotations
+
 import threading
 
 from ..errors import WorkerError, error_object
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..request import SearchRequest
+    from ..runtime import Call
 
 GRACE_S = 1.0  # beyond the per-source timeout, for fetch_many's own bookkeeping
 RESERVE_S = 0.5  # kept back from the call's deadline for rendering the answer
 
 
-def excerpt(text, limit):
+def excerpt(text: object, limit: int) -> tuple[str, bool]:
     """``text`` cut to ``limit`` characters at a word boundary, whitespace folded."""
     text = " ".join(str(text or "").split())
     if len(text) <= limit:
@@ -27,9 +37,11 @@ def excerpt(text, limit):
     return text[:cut].rstrip() + "...", True
 
 
-def _fetch_bounded(fetch_many, urls, call, wait_s, **kw):
+def _fetch_bounded(
+    fetch_many: Callable[..., list[dict[str, Any]]], urls: list[Any], call: Call, wait_s: float, **kw: Any
+) -> list[dict[str, Any]]:
     """fetch_many's items, or raise WorkerError("timeout") when it outlives ``wait_s``."""
-    box = {}
+    box: dict[str, Any] = {}
     done = threading.Event()
 
     def target():
@@ -48,12 +60,14 @@ def _fetch_bounded(fetch_many, urls, call, wait_s, **kw):
     return box["items"]
 
 
-def _mark_failed(result, code, message):
+def _mark_failed(result: dict[str, Any], code: str, message: object) -> None:
     result["fetched"] = False
     result["fetch_error"] = error_object(code, " ".join(str(message).split())[:300], fields=("code", "message"))
 
 
-def enrich(results, request, call, settings=None):
+def enrich(
+    results: list[dict[str, Any]], request: SearchRequest, call: Call, settings: dict[str, Any] | None = None
+) -> list[str]:
     """Fetch the top ``request.fetch_top`` results in place; returns the warnings to add.
 
     ``settings`` is the config file's top level: its ``allowPrivate`` lifts the
@@ -73,14 +87,22 @@ def enrich(results, request, call, settings=None):
         from ..pages.download import fetch_many
 
         items = _fetch_bounded(
-            fetch_many, [r.get("url") for r in top], call, wait_s,
-            fmt="text", max_chars=limit, per_url_timeout=per_source,
+            fetch_many,
+            [r.get("url") for r in top],
+            call,
+            wait_s,
+            fmt="text",
+            max_chars=limit,
+            per_url_timeout=per_source,
             allow_private=bool(request.allow_private or (settings or {}).get("allowPrivate")),
             concurrency=n,
         )
         if not isinstance(items, list) or len(items) != n:
-            raise WorkerError("internal", "the fetch pipeline returned %s items for %d urls"
-                              % (len(items) if isinstance(items, list) else "no", n))
+            raise WorkerError(
+                "internal",
+                "the fetch pipeline returned %s items for %d urls"
+                % (len(items) if isinstance(items, list) else "no", n),
+            )
     except WorkerError as exc:
         items = [{"ok": False, "error": exc.to_dict()}] * n
     except Exception as exc:  # a bug in fetching must not cost the search answer
@@ -101,7 +123,7 @@ def enrich(results, request, call, settings=None):
         if item.get("ok"):
             code, message = "unsupported_content", "the page had no extractable text"
         else:
-            err = item.get("error") if isinstance(item.get("error"), dict) else {}
+            err: Any = item.get("error") if isinstance(item.get("error"), dict) else {}  # an object, by the test
             code, message = str(err.get("code") or "internal"), err.get("message") or "no detail"
         _mark_failed(result, code, message)
         warnings.append("source %d: %s; showing the search snippet only" % (i, code))

@@ -5,6 +5,8 @@ and asks the provider for the rest; the download-and-extract pipeline behind the
 local provider is worker.pages.download.
 """
 
+from __future__ import annotations
+
 import os
 import time
 
@@ -15,16 +17,18 @@ from . import textview
 
 MAX_URLS = 100
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Mapping
     from typing import Any
 
+    from ..config import Config
+    from ..providers.base import ProviderSpec
     from ..request import FetchRequest
     from ..runtime import Call
 
 
-def batch_error(items):
+def batch_error(items: list[dict[str, Any]]) -> WorkerError:
     """The WorkerError for a batch in which every URL failed (items ride along)."""
     from collections import Counter
 
@@ -39,7 +43,10 @@ def batch_error(items):
         message = "all %d URLs failed (%s); first: %s" % (len(items), code, first["error"]["message"])
     else:
         message = "all %d URLs failed (%s); first: %s" % (
-            len(items), ", ".join("%s x%d" % kv for kv in codes.most_common()), items[0]["error"]["message"])
+            len(items),
+            ", ".join("%s x%d" % kv for kv in codes.most_common()),
+            items[0]["error"]["message"],
+        )
     extra = {"results": items}
     statuses = {it["error"].get("status") for it in items}
     if code == "http_error" and len(statuses) == 1 and None not in statuses:
@@ -48,7 +55,7 @@ def batch_error(items):
     return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
 
 
-def cached_fetch(urls, request, call, cfg, spec):
+def cached_fetch(urls: list[str], request: FetchRequest, call: Call, cfg: Config, spec: ProviderSpec) -> dict[str, Any]:
     """The provider's answer for ``urls``, each URL served from the cache when it can be.
 
     Cached per URL, so a later batch reuses any of its URLs; only successful
@@ -95,31 +102,38 @@ def cached_fetch(urls, request, call, cfg, spec):
 
 
 def settle(
-    request: "FetchRequest", settings: "Mapping[str, Any]", environ: "Mapping[str, str] | None" = None
-) -> "FetchRequest":
+    request: FetchRequest, settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> FetchRequest:
     """The request with what the config and the environment decide filled in; the providers get this one."""
     environ = os.environ if environ is None else environ
     settled = dict(
         allow_private=bool(request.allow_private or settings.get("allowPrivate")),
         max_chars_given=request.max_chars is not None,  # providers with their own default (Exa) need to know
-        max_chars=request.max_chars if request.max_chars is not None else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
+        max_chars=request.max_chars
+        if request.max_chars is not None
+        else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
         max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
     )
     if not request.no_adapters:
         # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
         settled["sites"] = settings.get("sites") or None
-        settled["github_auth"] = bool(environ.get("GITHUB_TOKEN", "").strip() or environ.get("GH_TOKEN", "").strip()) or None
+        settled["github_auth"] = (
+            bool(environ.get("GITHUB_TOKEN", "").strip() or environ.get("GH_TOKEN", "").strip()) or None
+        )
     return request.replace(**settled)
 
 
-def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
+def run_fetch(request: FetchRequest, call: Call) -> dict[str, Any]:
     """The fetch payload for ``request`` (a worker.request.FetchRequest)."""
     from .. import config as config_mod
 
     urls = list(request.urls)
     if len(urls) > MAX_URLS:
-        raise WorkerError("invalid_argument", "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
-                          hint="split the URLs over several calls")
+        raise WorkerError(
+            "invalid_argument",
+            "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
+            hint="split the URLs over several calls",
+        )
     cfg = config_mod.load(request)
     spec = config_mod.select(cfg, "fetch", request.provider)
     request = settle(request, getattr(cfg, "settings", None) or {})
@@ -144,4 +158,3 @@ def run_fetch(request: "FetchRequest", call: "Call") -> "dict[str, Any]":
         payload["raw"] = answer["raw"]
     payload["text"] = textview.fetch_text(payload)
     return payload
-

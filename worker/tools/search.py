@@ -11,6 +11,8 @@ keeps refusing.  Every attempt is in ``meta.attempts``.  The answer's results
 are de-duplicated by canonical URL (worker/tools/canonical.py) before it is cached.
 """
 
+from __future__ import annotations
+
 import time
 
 from .. import config as config_mod
@@ -19,12 +21,18 @@ from ..providers import registry
 from ..state import cache
 from . import textview
 
-TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
+    from ..config import Config
+    from ..providers.base import ProviderSpec
     from ..request import SearchRequest
     from ..runtime import Call
+
+    # The providers to try, each with the config error that rules it out (None: usable).
+    Chain = list[tuple[ProviderSpec, WorkerError | None]]
+    Failures = list[tuple[ProviderSpec, WorkerError]]
 
 # The text field is rebuilt from the results on every call, cached or not;
 # enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
@@ -35,15 +43,21 @@ FALL_THROUGH = frozenset({"rate_limited", "blocked", "quota", "timeout", "networ
 # The user's own setup is wrong: said out loud; the next provider only when they wrote a fallback list.
 REPORTED = frozenset({"auth", "config"})
 OUTCOME_WORDS = {
-    "rate_limited": "rate limited", "blocked": "blocked", "quota": "out of credit", "timeout": "timed out",
-    "network": "unreachable", "provider": "failed", "auth": "refused the API key", "config": "not usable",
+    "rate_limited": "rate limited",
+    "blocked": "blocked",
+    "quota": "out of credit",
+    "timeout": "timed out",
+    "network": "unreachable",
+    "provider": "failed",
+    "auth": "refused the API key",
+    "config": "not usable",
 }
 # A provider that is not the last one gets at most this share of what is left of --timeout.
 ATTEMPT_SHARE = 0.5
 MIN_ATTEMPT_S = 1.0
 
 
-def fresh_answer(spec, call, request, tool="search"):
+def fresh_answer(spec: ProviderSpec, call: Call, request: SearchRequest, tool: str = "search") -> dict[str, Any]:
     """Ask the provider (the miss path: provider libraries load only here), within the provider's slot."""
     from ..state import ratelimit
 
@@ -53,16 +67,19 @@ def fresh_answer(spec, call, request, tool="search"):
         return provider.search(request)
 
 
-def chain_key_spec(chain):
+def chain_key_spec(chain: Chain) -> ProviderSpec:
     """A stand-in spec naming the whole chain: its answer is cached apart from any one provider's."""
     from ..providers.base import ProviderSpec
 
     names = [spec.name for spec, _ in chain]
-    return ProviderSpec("auto:" + ",".join(names), "chain",
-                        options={"chain": [[spec.name, cache.spec_fingerprint(spec)] for spec, _ in chain]})
+    return ProviderSpec(
+        "auto:" + ",".join(names),
+        "chain",
+        options={"chain": [[spec.name, cache.spec_fingerprint(spec)] for spec, _ in chain]},
+    )
 
 
-def describe(exc):
+def describe(exc: WorkerError) -> str:
     """'rate limited (retry after 30 s)': one failure in a few words."""
     words = OUTCOME_WORDS.get(exc.code, exc.code)
     retry = exc.extra.get("retry_after")
@@ -71,7 +88,7 @@ def describe(exc):
     return words
 
 
-def _attempt(spec, outcome, ms, exc=None):
+def _attempt(spec: ProviderSpec, outcome: str, ms: float, exc: WorkerError | None = None) -> dict[str, Any]:
     entry = {"provider": spec.name, "type": spec.type, "outcome": outcome, "ms": int(round(ms))}
     if exc is not None:  # the outcome is the code; of the error, the message and the wait
         entry.update(exc.to_dict(("message", "retry_after")))
@@ -79,7 +96,7 @@ def _attempt(spec, outcome, ms, exc=None):
     return entry
 
 
-def _attempt_deadline(call, more):
+def _attempt_deadline(call: Call, more: bool) -> float | None:
     """The deadline of one attempt: all that is left for the last provider, a share of it otherwise."""
     left = call.remaining()
     if not more or left is None:
@@ -87,16 +104,20 @@ def _attempt_deadline(call, more):
     return time.monotonic() + max(min(left, MIN_ATTEMPT_S), left * ATTEMPT_SHARE)
 
 
-def _out_of_time(call):
+def _out_of_time(call: Call) -> bool:
     return call.deadline is not None and time.monotonic() >= call.deadline
 
 
-def ask_chain(chain, explicit, listed, request, call, settings):
+def ask_chain(
+    chain: Chain, explicit: bool, listed: bool, request: SearchRequest, call: Call, settings: dict[str, Any]
+) -> tuple[ProviderSpec, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], Failures]:
     """(spec, answer, attempts, skipped, failures) from the first provider that answers; raises when none does."""
     from ..state import breaker as breaker_mod
 
     br = breaker_mod.open_breaker(call.state_dir, settings, call=call)
-    attempts, skipped, failures = [], [], []
+    attempts: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    failures: Failures = []
     try:
         ran_out = False
         for i, (spec, problem) in enumerate(chain):
@@ -116,7 +137,7 @@ def ask_chain(chain, explicit, listed, request, call, settings):
                     skipped.append(decision.skipped(guard.now(), provider=spec.name))
                     attempts.append(_attempt(spec, "skipped", 0))
                     continue
-            more = any(err is None for _, err in chain[i + 1:])
+            more = any(err is None for _, err in chain[i + 1 :])
             started = time.monotonic()
             call.attempt_deadline = _attempt_deadline(call, more)
             call.breaker = guard
@@ -152,22 +173,28 @@ def ask_chain(chain, explicit, listed, request, call, settings):
     raise none_answered(attempts, skipped, failures, ran_out)
 
 
-def none_answered(attempts, skipped, failures, ran_out=False):
+def none_answered(
+    attempts: list[dict[str, Any]], skipped: list[dict[str, Any]], failures: Failures, ran_out: bool = False
+) -> WorkerError:
     """The error of a chain where no provider answered."""
-    extra = {"attempts": attempts, "skipped_providers": skipped}
+    extra: dict[str, Any] = {"attempts": attempts, "skipped_providers": skipped}
     waits = [e.extra["retry_after"] for _, e in failures if isinstance(e.extra.get("retry_after"), (int, float))]
     waits += [s["retry_in_s"] for s in skipped]
     if waits:
         extra["retry_after"] = max(1, int(round(min(waits) + 0.49)))
     parts = ["%s: %s" % (spec.name, describe(exc)) for spec, exc in failures]
-    parts += ["%s: skipped until %s (%s)" % (_where(s), s["until"], OUTCOME_WORDS.get(s["reason"], s["reason"]))
-              for s in skipped]
+    parts += [
+        "%s: skipped until %s (%s)" % (_where(s), s["until"], OUTCOME_WORDS.get(s["reason"], s["reason"]))
+        for s in skipped
+    ]
     if not failures:
         reason = skipped[0]["reason"] if skipped else "blocked"
-        return WorkerError(reason if reason in ("blocked", "rate_limited") else "blocked",
-                           "every provider is cooling down after repeated refusals (%s)" % "; ".join(parts),
-                           hint="retry after %s s, or name one with --provider to try it anyway"
-                                % extra.get("retry_after", "a few"), **extra)
+        return WorkerError(
+            reason if reason in ("blocked", "rate_limited") else "blocked",
+            "every provider is cooling down after repeated refusals (%s)" % "; ".join(parts),
+            hint="retry after %s s, or name one with --provider to try it anyway" % extra.get("retry_after", "a few"),
+            **extra,
+        )
     if len(failures) == 1 and not skipped and not ran_out:  # one provider was asked: its own words say it best
         exc = failures[0][1]
         exc.extra.setdefault("attempts", attempts)
@@ -177,24 +204,31 @@ def none_answered(attempts, skipped, failures, ran_out=False):
     code = codes.pop() if len(codes) == 1 else last.code
     if ran_out:  # --timeout ended the chain before every provider had its turn
         code = "timeout"
-    return WorkerError(code, "no provider could answer (%s)" % "; ".join(parts), hint=last.hint,
-                       retryable=any(exc.retryable for _, exc in failures) or bool(skipped), **extra)
+    return WorkerError(
+        code,
+        "no provider could answer (%s)" % "; ".join(parts),
+        hint=last.hint,
+        retryable=any(exc.retryable for _, exc in failures) or bool(skipped),
+        **extra,
+    )
 
 
-def _where(s):
+def _where(s: dict[str, Any]) -> str:
     return "%s/%s" % (s["provider"], s["engine"]) if s.get("engine") else s["provider"]
 
 
-def fallback_warnings(spec, failures, skipped):
+def fallback_warnings(spec: ProviderSpec, failures: Failures, skipped: list[dict[str, Any]]) -> list[str]:
     """'exa: rate limited (retry after 30 s); answered by brave' for each provider passed over."""
     out = ["%s: %s; answered by %s" % (s.name, describe(exc), spec.name) for s, exc in failures]
     for s in skipped:
-        out.append("%s: skipped until %s after %d %s answers; answered by %s"
-                   % (_where(s), s["until"], s["failures"], OUTCOME_WORDS.get(s["reason"], s["reason"]), spec.name))
+        out.append(
+            "%s: skipped until %s after %d %s answers; answered by %s"
+            % (_where(s), s["until"], s["failures"], OUTCOME_WORDS.get(s["reason"], s["reason"]), spec.name)
+        )
     return out
 
 
-def plan(cfg, request):
+def plan(cfg: Config, request: SearchRequest) -> tuple[str, ProviderSpec, Chain, bool, bool]:
     """(cache key, key spec, chain, explicit, listed) of a search request."""
     chain, explicit, listed = config_mod.search_chain(cfg, request.provider, request.vertical or "web")
     key_spec = chain[0][0] if explicit else chain_key_spec(chain)
@@ -202,7 +236,7 @@ def plan(cfg, request):
     return key, key_spec, chain, explicit, listed
 
 
-def run_search(request: "SearchRequest", call: "Call") -> "dict[str, Any]":
+def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
     """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
     vertical = request.vertical or "web"
     cfg = config_mod.load(request)

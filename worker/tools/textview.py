@@ -18,6 +18,12 @@ apart by line position:
   ``## Meta`` or ``2. ...`` arrives as ``> ## Meta``, visibly inside the quote.
 """
 
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
 DEFAULT_TEXT_CHARS = 20000
 QUOTE = "> "
 MAX_TITLE = 200
@@ -28,20 +34,29 @@ MIN_BODY = 80  # a source's snippet is never squeezed below this before sources 
 
 # C0/C1 controls (tab and newline are folded before this runs) and bidi overrides/isolates.
 # (A deletion table, not a regex: ``re`` would be this module's only reason to load it.)
-_UNSAFE = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F,
-                         *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_UNSAFE = dict.fromkeys(
+    [
+        *range(0x00, 0x09),
+        *range(0x0B, 0x20),
+        *range(0x7F, 0xA0),
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
 
 
-def md_link_url(url):
+def md_link_url(url: str | None) -> str:
     """A URL safe inside markdown link parentheses."""
     return (url or "").replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
-def md_link_text(text):
+def md_link_text(text: str | None) -> str:
     return " ".join((text or "").split()).replace("[", "\\[").replace("]", "\\]")
 
 
-def one_line(value, limit=None):
+def one_line(value: object, limit: int | None = None) -> str:
     """Untrusted text as one safe line: no line breaks, no control or bidi characters."""
     if value is None:
         return ""
@@ -53,7 +68,7 @@ def one_line(value, limit=None):
     return text
 
 
-def quote(text):
+def quote(text: object) -> str:
     """Multi-line untrusted text, every line behind the quote prefix."""
     lines = []
     for raw in str(text or "").splitlines():  # splitlines knows every Unicode line boundary
@@ -62,13 +77,18 @@ def quote(text):
     return "\n".join(lines)
 
 
-def _is_iso_datetime(text):
+def _is_iso_datetime(text: str) -> bool:
     """Starts like 2024-11-22T...: an ISO timestamp whose day is all a reader needs."""
-    return (len(text) > 10 and text[4] == "-" and text[7] == "-" and text[10] == "T"
-            and (text[:4] + text[5:7] + text[8:10]).isdigit())
+    return (
+        len(text) > 10
+        and text[4] == "-"
+        and text[7] == "-"
+        and text[10] == "T"
+        and (text[:4] + text[5:7] + text[8:10]).isdigit()
+    )
 
 
-def _date(r):
+def _date(r: dict[str, Any]) -> str:
     published = one_line(r.get("published") or r.get("published_date") or r.get("publishedDate"), 40)
     if _is_iso_datetime(published):
         published = published[:10]  # the day is what a reader needs
@@ -78,31 +98,33 @@ def _date(r):
     return published or age
 
 
-def _source_head(i, r):
+def _source_head(i: int, r: dict[str, Any]) -> list[str]:
     """``N. [Title](url)``: a numbered markdown link people and models both read.
 
     Brackets in the title are escaped and parentheses and spaces in the URL
     percent-encoded, so neither can end the link early."""
     title = one_line(r.get("title"), MAX_TITLE) or "(untitled)"
     url = one_line(r.get("url"), MAX_URL)
-    lines = ["%d. [%s](%s)" % (i, md_link_text(title), md_link_url(url)) if url else "%d. %s" % (i, md_link_text(title))]
+    lines = [
+        "%d. [%s](%s)" % (i, md_link_text(title), md_link_url(url)) if url else "%d. %s" % (i, md_link_text(title))
+    ]
     date = _date(r)
     if date:
         lines.append("    date: %s" % date)
     return lines
 
 
-def _source_body(r):
+def _source_body(r: dict[str, Any]) -> tuple[str, str]:
     """(label, text) of what a source says: the fetched excerpt, else the search snippet."""
     if r.get("excerpt"):
         return "excerpt", one_line(r.get("excerpt"))
     body = one_line(r.get("snippet") or r.get("summary") or r.get("text") or "")
     if not body and r.get("highlights"):
-        body = one_line(" ... ".join(str(h) for h in r.get("highlights") if h))
+        body = one_line(" ... ".join(str(h) for h in r["highlights"] if h))
     return "snippet", body
 
 
-def _render_source(i, r, body_limit):
+def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
     lines = _source_head(i, r)
     label, body = _source_body(r)
     if body:
@@ -115,7 +137,7 @@ def _render_source(i, r, body_limit):
     return "\n".join(lines)
 
 
-def _meta_section(payload, tool):
+def _meta_section(payload: dict[str, Any], tool: str) -> str:
     meta = payload.get("meta") or {}
     provider = one_line(payload.get("provider"), 80) or "?"
     ptype = one_line(payload.get("provider_type"), 80)
@@ -142,7 +164,7 @@ def _meta_section(payload, tool):
     return "\n".join(lines)
 
 
-def _warnings_section(payload):
+def _warnings_section(payload: dict[str, Any]) -> str:
     warnings = [w for w in (payload.get("warnings") or []) if w]
     if not warnings:
         return ""
@@ -153,14 +175,14 @@ def _warnings_section(payload):
     return "\n".join(lines)
 
 
-def _hard_clip(text, limit):
+def _hard_clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     marker = "\n[... truncated to %d characters]\n" % limit
     return text[: max(0, limit - len(marker))].rstrip() + marker
 
 
-def _fit_sources(results, budget):
+def _fit_sources(results: list[dict[str, Any]], budget: int) -> list[str]:
     """Rendered sources within ``budget``: shrink snippets evenly first, then drop from the end."""
     rendered = [_render_source(i, r, None) for i, r in enumerate(results, 1)]
     if sum(len(s) + 2 for s in rendered) <= budget:
@@ -181,12 +203,14 @@ def _fit_sources(results, budget):
         used += len(s) + 2
     dropped = len(rendered) - len(kept)
     if dropped:
-        kept.append("[%d more source%s not shown here: raise --max-chars or read the results]"
-                    % (dropped, "" if dropped == 1 else "s"))
+        kept.append(
+            "[%d more source%s not shown here: raise --max-chars or read the results]"
+            % (dropped, "" if dropped == 1 else "s")
+        )
     return kept
 
 
-def search_text(payload, max_chars=None):
+def search_text(payload: dict[str, Any], max_chars: int | None = None) -> str:
     """The LLM-facing text of a search payload, at most ``max_chars`` characters."""
     limit = max_chars or DEFAULT_TEXT_CHARS
     results = [r for r in (payload.get("results") or []) if isinstance(r, dict)]
@@ -210,6 +234,7 @@ def search_text(payload, max_chars=None):
 
 
 # -- fetch ---------------------------------------------------------------------------
+
 
 def _page_status(item):
     if not item.get("ok"):
@@ -238,11 +263,14 @@ def _page_range(item, shown):
     span = "characters %d-%d%s" % (start, end, " of %d" % total if isinstance(total, int) else "")
     marker = None
     if item.get("truncated"):
-        marker = "[... truncated: %s shown%s]" % (span, "; continue with --start-index %d" % nxt if isinstance(nxt, int) else "")
+        marker = "[... truncated: %s shown%s]" % (
+            span,
+            "; continue with --start-index %d" % nxt if isinstance(nxt, int) else "",
+        )
     return span, marker
 
 
-def fetch_page_text(i, n, item, max_chars=None):
+def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None = None) -> str:
     """One URL's section: header, status, title, and the quoted (bounded) text."""
     url = one_line(item.get("url"), MAX_URL)
     lines = ["## Page %d of %d: %s" % (i, n, url), _page_status(item)]
@@ -276,7 +304,7 @@ def fetch_page_text(i, n, item, max_chars=None):
     return "\n".join(lines)
 
 
-def fetch_text(payload, max_chars=None):
+def fetch_text(payload: dict[str, Any], max_chars: int | None = None) -> str:
     """The LLM-facing text of a fetch payload: one clearly separated section per URL.
 
     ``max_chars`` bounds each page's quoted text (the content itself is already
