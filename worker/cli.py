@@ -127,7 +127,7 @@ def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
         from . import numbers
 
         try:
-            return numbers.parse(value, lo, hi, integer=True)
+            return int(numbers.parse(value, lo, hi, integer=True))  # already whole: integer=True
         except ValueError as exc:
             if numbers.or_none(value, integer=True) is None:
                 raise _bad_value("expected a whole number, got %r" % value[:40]) from None

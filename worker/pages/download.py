@@ -140,7 +140,7 @@ def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
     )
     # Not an Options field: the download seam passes it on to negotiate.fetch
-    opts.llms_txt = getattr(spec, "llms_txt", False)  # type: ignore[attr-defined]
+    opts.llms_txt = getattr(spec, "llms_txt", False)
     return opts
 
 

@@ -114,7 +114,8 @@ def ask_chain(
     """(spec, answer, attempts, skipped, failures) from the first provider that answers; raises when none does."""
     from ..state import breaker as breaker_mod
 
-    br = breaker_mod.open_breaker(call.state_dir, settings, call=call)
+    # run_search set the state directory before asking; a caller that did not gets the default one
+    br = breaker_mod.open_breaker(call.state_dir or cache.resolve_dir(request, settings), settings, call=call)
     attempts: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     failures: Failures = []
