@@ -62,7 +62,11 @@ def run_worker(args, env, timeout=60, input=None):
     """Run ``python -m worker`` as a real subprocess, the way hosts do."""
     proc = subprocess.run(
         [sys.executable, "-I", "-m", "worker"] + list(args),
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
     return Result(proc, proc.stdout.decode("ascii", errors="replace"), proc.stderr.decode("utf-8", errors="replace"))

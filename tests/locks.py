@@ -62,9 +62,11 @@ def version_problem(dist):
     for path in (RUNTIME, DEV):
         locked = pins(path).get(name)
         if locked is not None and locked != installed:
-            return ("%s %s is installed, %s pins %s: these tests watch its internals and hold only for the locked "
-                    "version (python3 bootstrap/test.py builds .venv-dev from the lock)"
-                    % (dist, installed or "(none)", os.path.basename(path), locked))
+            return (
+                "%s %s is installed, %s pins %s: these tests watch its internals and hold only for the locked "
+                "version (python3 bootstrap/test.py builds .venv-dev from the lock)"
+                % (dist, installed or "(none)", os.path.basename(path), locked)
+            )
     if name not in pins(RUNTIME) and name not in pins(DEV):
         return "%s is in no lock file: an upstream mark must name a locked distribution" % dist
     return None

@@ -25,8 +25,8 @@ import time
 import zipfile
 
 import pytest
-
 from conftest import ROOT
+
 from worker import protocol
 
 pytestmark = pytest.mark.slow  # real venvs, built by pip and uv
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow  # real venvs, built by pip and uv
 STAMP = "websearch-worker-ready.json"
 UV = shutil.which("uv", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
 
-STANDIN_MAIN = '''\
+STANDIN_MAIN = """\
 import json, sys
 import wsw_dummy
 payload = {"ok": True, "v": 1, "argv": sys.argv[1:], "dummy": wsw_dummy.VALUE,
@@ -45,7 +45,7 @@ try:
 except ImportError:
     pass
 sys.stdout.write("SEARCH_OK\\n%s\\nSEARCH_DONE\\n" % json.dumps(payload))
-'''
+"""
 
 
 def build_wheel(wheeldir, name, version, value):
@@ -133,16 +133,23 @@ def boot_env(tmp, wheeldir, uv=False, **extra):
     for key in list(env):
         if key.startswith(("PIP_", "UV_", "WEBSEARCH_WORKER_", "PYTHON")) and key != "PYTHONDONTWRITEBYTECODE":
             del env[key]
-    env.update({
-        # pip: this wheel directory only, whatever the machine's pip.conf says.
-        "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheeldir),
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-        "UV_NO_CONFIG": "1", "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(wheeldir),
-        "UV_CACHE_DIR": os.path.join(str(tmp), "uv-cache"), "UV_OFFLINE": "1",
-        # Hosts that set this must still get .pyc files from the install.
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "WEBSEARCH_WORKER_INSTALL_BACKOFF": "0.05",
-    })
+    env.update(
+        {
+            # pip: this wheel directory only, whatever the machine's pip.conf says.
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(wheeldir),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "UV_NO_CONFIG": "1",
+            "UV_NO_INDEX": "1",
+            "UV_FIND_LINKS": str(wheeldir),
+            "UV_CACHE_DIR": os.path.join(str(tmp), "uv-cache"),
+            "UV_OFFLINE": "1",
+            # Hosts that set this must still get .pyc files from the install.
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "WEBSEARCH_WORKER_INSTALL_BACKOFF": "0.05",
+        }
+    )
     if uv:
         env["PATH"] = os.path.dirname(UV) + os.pathsep + env.get("PATH", "")
     else:
@@ -152,9 +159,14 @@ def boot_env(tmp, wheeldir, uv=False, **extra):
 
 
 def boot(repo, args, env, timeout=300):
-    proc = subprocess.run([sys.executable, os.path.join(repo, "bootstrap", "run.py")] + list(args),
-                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(repo, "bootstrap", "run.py")] + list(args),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     return proc.returncode, proc.stdout.decode("ascii"), proc.stderr.decode("utf-8", "replace")
 
 
@@ -222,12 +234,20 @@ def test_pip_stamp_is_whole_and_written_last(pip_repo):
     stamp_path = os.path.join(venv, STAMP)
     # Nothing in the venv is newer than the stamp, and no temp stamp was left.
     assert newest_mtime(venv, stamp_path) <= os.stat(stamp_path).st_mtime_ns
-    assert [n for n in os.listdir(venv) if n.startswith("websearch-worker-ready")] == ["websearch-worker-ready.lock", STAMP]
+    assert [n for n in os.listdir(venv) if n.startswith("websearch-worker-ready")] == [
+        "websearch-worker-ready.lock",
+        STAMP,
+    ]
 
 
 def test_pip_install_compiled_bytecode_despite_dontwritebytecode(pip_repo):
     venv = pip_repo["venv"]
-    libs = [os.path.join(dp, f) for dp, _, fs in os.walk(venv) for f in fs if f.startswith("__init__.") and "wsw_dummy" in dp]
+    libs = [
+        os.path.join(dp, f)
+        for dp, _, fs in os.walk(venv)
+        for f in fs
+        if f.startswith("__init__.") and "wsw_dummy" in dp
+    ]
     assert any(p.endswith(".pyc") for p in libs), libs
     assert [f for f in os.listdir(os.path.join(pip_repo["repo"], "worker", "__pycache__")) if f.startswith("__main__.")]
 
@@ -240,10 +260,16 @@ def test_pip_second_call_takes_fast_path(pip_repo):
 
 def test_fast_path_imports_nothing_heavy(pip_repo):
     """The ready check reads two files and execs: no json, re or subprocess on the way."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", os.path.join(pip_repo["repo"], "bootstrap", "run.py"),
-                           "search", "fast"], env=pip_repo["env"], capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", os.path.join(pip_repo["repo"], "bootstrap", "run.py"), "search", "fast"],
+        env=pip_repo["env"],
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and protocol.parse(proc.stdout.decode())["argv"] == ["search", "fast"]
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    imported = {
+        line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")
+    }
     assert imported, proc.stderr  # -X importtime reported the bootstrap's own imports
     assert not imported & {"json", "re", "subprocess", "shutil", "platform", "fcntl", "signal"}, sorted(imported)
 
@@ -293,7 +319,7 @@ def test_pip_changed_requirements_reinstall(pip_repo, wheeldir):
 
 def test_pip_changed_lock_alone_reinstalls(pip_repo, wheeldir):
     """A lock written again (a pin moved) with requirements.txt unchanged: the venv follows the lock."""
-    repo, env, venv = pip_repo["repo"], pip_repo["env"], pip_repo["venv"]
+    repo, env = pip_repo["repo"], pip_repo["env"]
     build_wheel(wheeldir, "wsw_extra", "1.1", "extra-1.1")
     lock = lock_text(wheeldir, "wsw_dummy==1.0\nwsw_extra==1.1\n").splitlines()
     lock[0] = "# input sha256 %s  requirements.txt" % sha256_file(os.path.join(repo, "requirements.txt"))
@@ -336,8 +362,13 @@ def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldi
 
 def _start_install(repo, env):
     """A first call of the bootstrap, returned once it says it is creating the venv."""
-    proc = subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", "x"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     line = b""
     while b"creating venv" not in line:
         line = proc.stderr.readline()
@@ -433,9 +464,16 @@ def test_uv_five_racing_first_calls_install_once(tmp_path, wheeldir):
 
     watcher = threading.Thread(target=watch_stamp, daemon=True)
     watcher.start()
-    procs = [subprocess.Popen([sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", str(i)],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-             for i in range(5)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, os.path.join(repo, "bootstrap", "run.py"), "search", str(i)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        for i in range(5)
+    ]
     results = [(p.communicate(timeout=300), p.returncode) for p in procs]
     stop.set()
     watcher.join()
@@ -527,8 +565,13 @@ def test_unwritable_venv_location_is_a_bootstrap_failed_block(tmp_path):
     import subprocess
     import sys as _sys
 
-    proc = subprocess.run([_sys.executable, os.path.join(ROOT, "bootstrap", "run.py"), "--venv", "/dev/null/x", "search", "q"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    proc = subprocess.run(
+        [_sys.executable, os.path.join(ROOT, "bootstrap", "run.py"), "--venv", "/dev/null/x", "search", "q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert protocol.parse(proc.stdout)["error"]["code"] == "bootstrap_failed"
@@ -586,8 +629,12 @@ def test_sigkilled_bootstrap_takes_its_installer_with_it(tmp_path, wheeldir):
 
 def test_bad_install_settings_and_venv_file_are_blocks_not_tracebacks(tmp_path, wheeldir):
     repo = make_repo(tmp_path / "repo", wheeldir)
-    for name, value in (("WEBSEARCH_WORKER_LOCK_WAIT", "abc"), ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "\u00b2"),
-                        ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "9" * 400), ("WEBSEARCH_WORKER_LOCK_WAIT", "inf")):
+    for name, value in (
+        ("WEBSEARCH_WORKER_LOCK_WAIT", "abc"),
+        ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "\u00b2"),
+        ("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", "9" * 400),
+        ("WEBSEARCH_WORKER_LOCK_WAIT", "inf"),
+    ):
         env = boot_env(tmp_path, wheeldir, **{name: value})
         rc, out, err = boot(repo, ["search", "x"], env)
         assert rc == 1 and "Traceback" not in err, err

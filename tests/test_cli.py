@@ -37,13 +37,64 @@ from hypothesis import strategies as st
 from worker import cli
 from worker.errors import UsageError
 
-TOKENS = ["search", "fetch", "q", "two words", "-", "--", "-h", "--help", "--version", "-5", "3", "0", "x",
-          "https://a.example/", "--limit", "--limit=2", "--lim", "--timeout", "--timeout=0", "--timeout=2.5",
-          "--output", "text", "protocol", "--output=text", "--config", "c.json", "--provider", "exa",
-          "--keep-temp", "--keep-temp=1", "--no-cache", "--refresh", "--cache-ttl", "--cache-dir", "/tmp/c",
-          "--format", "markdown", "raw", "--max-chars", "500", "--start-index", "--concurrency", "--recency",
-          "week", "--include-domain", "a.org", "--exclude-domain=b.org", "--fetch-top", "--type", "deep",
-          "--highlights", "--additional-query", "--backend", "duckduckgo", "--allow-private", "--page"]
+TOKENS = [
+    "search",
+    "fetch",
+    "q",
+    "two words",
+    "-",
+    "--",
+    "-h",
+    "--help",
+    "--version",
+    "-5",
+    "3",
+    "0",
+    "x",
+    "https://a.example/",
+    "--limit",
+    "--limit=2",
+    "--lim",
+    "--timeout",
+    "--timeout=0",
+    "--timeout=2.5",
+    "--output",
+    "text",
+    "protocol",
+    "--output=text",
+    "--config",
+    "c.json",
+    "--provider",
+    "exa",
+    "--keep-temp",
+    "--keep-temp=1",
+    "--no-cache",
+    "--refresh",
+    "--cache-ttl",
+    "--cache-dir",
+    "/tmp/c",
+    "--format",
+    "markdown",
+    "raw",
+    "--max-chars",
+    "500",
+    "--start-index",
+    "--concurrency",
+    "--recency",
+    "week",
+    "--include-domain",
+    "a.org",
+    "--exclude-domain=b.org",
+    "--fetch-top",
+    "--type",
+    "deep",
+    "--highlights",
+    "--additional-query",
+    "--backend",
+    "duckduckgo",
+    "--allow-private",
+    "--page",
+]
 
 
 def _argparse_only(argv):
@@ -64,34 +115,62 @@ def test_fast_parser_agrees_with_argparse(argv):
     assert vars(fast) == _argparse_only(argv), argv
 
 
-@pytest.mark.parametrize("argv", [
-    ["search", "rust async"], ["search", "a", "b", "--limit", "3"], ["--timeout", "5", "search", "--", "-x y"],
-    ["search", "--limit", "3", "--", "q"], ["fetch", "https://a.example/", "https://b.example/", "--format", "text"],
-    ["--no-cache", "fetch", "--max-chars=900", "https://a.example/"], ["search", "q", "--include-domain", "a.org",
-                                                                      "--include-domain=b.org", "--output", "text"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "rust async"],
+        ["search", "a", "b", "--limit", "3"],
+        ["--timeout", "5", "search", "--", "-x y"],
+        ["search", "--limit", "3", "--", "q"],
+        ["fetch", "https://a.example/", "https://b.example/", "--format", "text"],
+        ["--no-cache", "fetch", "--max-chars=900", "https://a.example/"],
+        ["search", "q", "--include-domain", "a.org", "--include-domain=b.org", "--output", "text"],
+    ],
+)
 def test_fast_parser_takes_the_common_lines(argv):
     fast = cli.fast_parse(argv)
     assert fast is not None and vars(fast) == _argparse_only(argv)
 
 
-@pytest.mark.parametrize("argv", [["search", "q", "--lim", "3"], ["search", "-h"], ["search", "q", "--limit"],
-                                  ["search", "q", "--limit", "x"], ["search", "a", "--refresh", "b"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "q", "--lim", "3"],
+        ["search", "-h"],
+        ["search", "q", "--limit"],
+        ["search", "q", "--limit", "x"],
+        ["search", "a", "--refresh", "b"],
+    ],
+)
 def test_fast_parser_declines_what_argparse_must_word(argv):
     assert cli.fast_parse(argv) is None
 
 
-_VALUES = {"--limit": ["1", "7", "x"], "--timeout": ["5", "0.5", "-1"], "--output": ["text", "protocol", "json"],
-           "--config": ["c.json", ""], "--provider": ["exa", "search"], "--cache-ttl": ["0", "60"],
-           "--recency": ["week", "decade"], "--include-domain": ["a.org"], "--format": ["text", "raw", "pdf"],
-           "--max-chars": ["500", "1"], "--start-index": ["0", "40"], "--concurrency": ["2", "99"],
-           "--page": ["2"], "--fetch-top": ["1", "9"], "--additional-query": ["more"], "--backend": ["mojeek"]}
+_VALUES = {
+    "--limit": ["1", "7", "x"],
+    "--timeout": ["5", "0.5", "-1"],
+    "--output": ["text", "protocol", "json"],
+    "--config": ["c.json", ""],
+    "--provider": ["exa", "search"],
+    "--cache-ttl": ["0", "60"],
+    "--recency": ["week", "decade"],
+    "--include-domain": ["a.org"],
+    "--format": ["text", "raw", "pdf"],
+    "--max-chars": ["500", "1"],
+    "--start-index": ["0", "40"],
+    "--concurrency": ["2", "99"],
+    "--page": ["2"],
+    "--fetch-top": ["1", "9"],
+    "--additional-query": ["more"],
+    "--backend": ["mojeek"],
+}
 _FLAGS = ["--keep-temp", "--no-cache", "--refresh", "--allow-private", "--highlights", "--summary", "--text"]
 
 
 @st.composite
 def plausible_lines(draw):
     """Mostly well-formed command lines, so the fast path is really exercised."""
+
     def options():
         out = []
         for _ in range(draw(st.integers(0, 4))):
@@ -128,7 +207,9 @@ def test_fast_parser_takes_every_plain_line():
     rng = random.Random(3)
     for _ in range(200):
         command = rng.choice(["search", "fetch"])
-        extra = rng.choice([[], ["--no-cache"], ["--timeout=9"], ["--output", "text"], ["--provider", "x", "--refresh"]])
+        extra = rng.choice(
+            [[], ["--no-cache"], ["--timeout=9"], ["--output", "text"], ["--provider", "x", "--refresh"]]
+        )
         argv = [command, "q"] + extra
         fast = cli.fast_parse(argv)
         assert fast is not None and vars(fast) == _argparse_only(argv), argv

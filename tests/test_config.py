@@ -4,7 +4,6 @@ import json
 import os
 
 import pytest
-
 from conftest import run_worker
 from fakes import exa_server
 
@@ -81,22 +80,28 @@ def test_invalid_json_line_and_column(env, tmp_path):
     assert "minimal valid config" in err["hint"] and '"providers"' in err["hint"]
 
 
-@pytest.mark.parametrize("data, fragment", [
-    ([1, 2], "top level must be a JSON object"),
-    ({"providers": {"name": "x"}}, '"providers" must be a list'),
-    ({"providers": []}, "empty list"),
-    ({"providers": ["exa"]}, "provider entry 1 must be an object"),
-    ({"providers": [{"type": "exa"}]}, 'needs a "name"'),
-    ({"providers": [{"name": "a", "type": "exa"}, {"name": "a", "type": "ddgs"}]}, "duplicate provider name 'a'"),
-    ({"defaultProvider": "zzz", "providers": [{"name": "a", "type": "ddgs"}]}, "'zzz', which is not in \"providers\""),
-    ({"providers": [{"name": "a", "type": "bing"}]}, "unknown type 'bing'"),
-    ({"providers": [{"name": "a", "type": "ddgs", "colour": 1}]}, 'unknown key "colour"'),
-    ({"provider": []}, 'unknown key "provider"'),
-    ({"providers": [{"name": "a", "type": "exa", "options": {"defaultSearchLimit": "5"}}]}, "defaultSearchLimit"),
-    ({"providers": [{"name": "a", "type": "exa", "baseUrl": "ftp://x"}]}, '"baseUrl" must be an http(s) URL'),
-    ({"cacheTtl": -1}, '"cacheTtl" must be a whole number'),
-    ({"allowPrivate": "yes"}, '"allowPrivate" must be true or false'),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        ([1, 2], "top level must be a JSON object"),
+        ({"providers": {"name": "x"}}, '"providers" must be a list'),
+        ({"providers": []}, "empty list"),
+        ({"providers": ["exa"]}, "provider entry 1 must be an object"),
+        ({"providers": [{"type": "exa"}]}, 'needs a "name"'),
+        ({"providers": [{"name": "a", "type": "exa"}, {"name": "a", "type": "ddgs"}]}, "duplicate provider name 'a'"),
+        (
+            {"defaultProvider": "zzz", "providers": [{"name": "a", "type": "ddgs"}]},
+            "'zzz', which is not in \"providers\"",
+        ),
+        ({"providers": [{"name": "a", "type": "bing"}]}, "unknown type 'bing'"),
+        ({"providers": [{"name": "a", "type": "ddgs", "colour": 1}]}, 'unknown key "colour"'),
+        ({"provider": []}, 'unknown key "provider"'),
+        ({"providers": [{"name": "a", "type": "exa", "options": {"defaultSearchLimit": "5"}}]}, "defaultSearchLimit"),
+        ({"providers": [{"name": "a", "type": "exa", "baseUrl": "ftp://x"}]}, '"baseUrl" must be an http(s) URL'),
+        ({"cacheTtl": -1}, '"cacheTtl" must be a whole number'),
+        ({"allowPrivate": "yes"}, '"allowPrivate" must be true or false'),
+    ],
+)
 def test_shape_errors(env, tmp_path, data, fragment):
     path = write(tmp_path, data)
     err = config_error(run_worker(["search", "q", "--config", path], env))
@@ -106,8 +111,10 @@ def test_shape_errors(env, tmp_path, data, fragment):
 
 
 def test_unknown_provider_lists_configured(env, tmp_path):
-    path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY},
-                                          {"name": "web", "type": "ddgs"}]})
+    path = write(
+        tmp_path,
+        {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY}, {"name": "web", "type": "ddgs"}]},
+    )
     r = run_worker(["search", "q", "--config", path, "--provider", "nope"], env)
     err = config_error(r)
     assert "'nope'" in err["message"] and "exa-main" in err["message"] and "web" in err["message"]
@@ -130,14 +137,18 @@ def test_custom_type_import_failure_and_not_a_provider(env, tmp_path):
     path = write(tmp_path, {"providers": [{"name": "mine", "type": "no_such_module_xyz:Thing"}]})
     err = config_error(run_worker(["search", "q", "--config", path, "--provider", "mine"], env))
     assert "cannot be imported" in err["message"] and "ModuleNotFoundError" in err["message"]
-    path = write(tmp_path, {"providers": [{"name": "mine", "type": "tests.fakes.own_provider:NotAProvider"}]}, name="b.json")
+    path = write(
+        tmp_path, {"providers": [{"name": "mine", "type": "tests.fakes.own_provider:NotAProvider"}]}, name="b.json"
+    )
     err = config_error(run_worker(["search", "q", "--config", path, "--provider", "mine"], env))
     assert "not a subclass" in err["message"]
 
 
 def test_custom_provider_class_answers(env, tmp_path):
-    path = write(tmp_path, {"providers": [{"name": "mine", "type": "tests.fakes.own_provider:Echo",
-                                           "options": {"flavour": "x"}}]})
+    path = write(
+        tmp_path,
+        {"providers": [{"name": "mine", "type": "tests.fakes.own_provider:Echo", "options": {"flavour": "x"}}]},
+    )
     r = run_worker(["search", "hello", "--config", path, "--provider", "mine"], env)
     assert r.returncode == 0, r
     assert r.payload["provider"] == "mine" and r.payload["provider_type"] == "tests.fakes.own_provider:Echo"
@@ -165,14 +176,18 @@ def test_key_in_file_wins_over_env_and_source_reported(env, tmp_path):
     server = exa_server.start()
     try:
         env["EXA_API_KEY"] = "wrong-env-key"
-        path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY,
-                                               "baseUrl": server.url}]})
+        path = write(
+            tmp_path,
+            {"providers": [{"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": server.url}]},
+        )
         r = run_worker(["search", "q", "--config", path, "--provider", "exa-main"], env)
         assert r.returncode == 0, r
         assert r.payload["meta"]["key_source"] == "config"
         assert server.requests[-1]["headers"]["x-api-key"] == exa_server.KEY
         # without a key in the entry, the env key is used and reported
-        path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "baseUrl": server.url}]}, name="e.json")
+        path = write(
+            tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "baseUrl": server.url}]}, name="e.json"
+        )
         env["EXA_API_KEY"] = exa_server.KEY
         r = run_worker(["search", "q", "--config", path, "--provider", "exa-main", "--no-cache"], env)
         assert r.returncode == 0, r
@@ -185,10 +200,28 @@ def test_key_in_file_wins_over_env_and_source_reported(env, tmp_path):
 def test_several_providers_of_one_type_and_default(env, tmp_path):
     a, b = exa_server.start(key="key-a"), exa_server.start(key="key-b")
     try:
-        path = write(tmp_path, {"defaultProvider": "exa-b", "providers": [
-            {"name": "exa-a", "type": "exa", "apiKey": "key-a", "baseUrl": a.url, "options": {"defaultSearchLimit": 2}},
-            {"name": "exa-b", "type": "exa", "apiKey": "key-b", "baseUrl": b.url, "options": {"defaultSearchLimit": 3}},
-        ]})
+        path = write(
+            tmp_path,
+            {
+                "defaultProvider": "exa-b",
+                "providers": [
+                    {
+                        "name": "exa-a",
+                        "type": "exa",
+                        "apiKey": "key-a",
+                        "baseUrl": a.url,
+                        "options": {"defaultSearchLimit": 2},
+                    },
+                    {
+                        "name": "exa-b",
+                        "type": "exa",
+                        "apiKey": "key-b",
+                        "baseUrl": b.url,
+                        "options": {"defaultSearchLimit": 3},
+                    },
+                ],
+            },
+        )
         r = run_worker(["search", "q", "--config", path], env)
         assert r.returncode == 0, r
         assert r.payload["provider"] == "exa-b" and len(r.payload["results"]) == 3
@@ -210,14 +243,25 @@ def test_auto_skips_keyless_and_type_name_uses_env_builtin(env, tmp_path):
         # the first entry has no key: auto skips it and takes the env-key builtin exa
         path = write(tmp_path, {"providers": [{"name": "brave-main", "type": "brave"}]})
         env["EXA_API_KEY"] = exa_server.KEY
-        cfg2 = write(tmp_path, {"providers": [{"name": "brave-main", "type": "brave"},
-                                              {"name": "exa", "type": "exa", "baseUrl": server.url}]}, name="c2.json")
+        cfg2 = write(
+            tmp_path,
+            {
+                "providers": [
+                    {"name": "brave-main", "type": "brave"},
+                    {"name": "exa", "type": "exa", "baseUrl": server.url},
+                ]
+            },
+            name="c2.json",
+        )
         r = run_worker(["search", "q", "--config", cfg2, "--provider", "auto"], env)
         assert r.returncode == 0, r
         assert r.payload["provider"] == "exa" and r.payload["meta"]["key_source"] == "env:EXA_API_KEY"
         # fetch auto: the local fetcher unless defaultProvider can fetch
-        cfg3 = write(tmp_path, {"defaultProvider": "exa", "providers": [
-            {"name": "exa", "type": "exa", "baseUrl": server.url}]}, name="c3.json")
+        cfg3 = write(
+            tmp_path,
+            {"defaultProvider": "exa", "providers": [{"name": "exa", "type": "exa", "baseUrl": server.url}]},
+            name="c3.json",
+        )
         r = run_worker(["fetch", "https://docs.example/page", "--config", cfg3], env)
         assert r.returncode == 0, r
         assert r.payload["provider"] == "exa"
@@ -229,8 +273,11 @@ def test_auto_skips_keyless_and_type_name_uses_env_builtin(env, tmp_path):
 @pytest.mark.slow
 def test_permission_warning(env, tmp_path):
     # the provider points at a closed local port: the call fails fast with a network error
-    path = write(tmp_path, {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY,
-                                           "baseUrl": "http://127.0.0.1:9"}]}, mode=0o644)
+    path = write(
+        tmp_path,
+        {"providers": [{"name": "exa-main", "type": "exa", "apiKey": CANARY, "baseUrl": "http://127.0.0.1:9"}]},
+        mode=0o644,
+    )
     r = run_worker(["search", "q", "--config", path, "--provider", "exa-main"], env)
     assert r.payload["error"]["code"] == "network", r
     assert "readable by" in r.stderr and "chmod 600" in r.stderr, r

@@ -13,11 +13,11 @@ import os
 import sys
 
 import pytest
+from conftest import ROOT, run_worker, worker_env
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
-from conftest import ROOT, run_worker, worker_env
 from invariants import check
+
 from worker import cli, config, numbers
 from worker.errors import WorkerError
 
@@ -26,20 +26,88 @@ pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples per test
 sys.path.insert(0, os.path.join(ROOT, "bootstrap"))
 import run as bootstrap  # noqa: E402
 
-OPTIONS = ["--config", "--provider", "--timeout", "--output", "--keep-temp", "--allow-private", "--no-cache",
-           "--refresh", "--cache-ttl", "--cache-dir", "--format", "--limit", "--page", "--region", "--safesearch",
-           "--recency", "--include-domain", "--exclude-domain", "--backend", "--max-chars", "--type", "--category",
-           "--start-published", "--include-text", "--user-location", "--additional-query", "--output-schema",
-           "--text", "--highlights", "--summary", "--country", "--fetch-top", "--excerpt-chars", "--source-timeout",
-           "--start-index", "--concurrency", "--livecrawl", "--livecrawl-timeout", "--max-age-hours", "--subpages",
-           "--links", "--version", "--", "-", "--timeout=", "--limit="]
-NASTY = ["inf", "-inf", "nan", "NaN", "1e10", "1e400", "9" * 400, "\u00b2", "\u0663", "1_000", "0x10", "-1", "0",
-         "1.5", "", " ", "\udcff", "\x00", "http://[::1:80/x", "@/dev/zero", "SEARCH_DONE", "-5e-3", "+3", "07"]
-token = st.one_of(st.sampled_from(OPTIONS), st.sampled_from(NASTY), st.sampled_from(["search", "fetch"]),
-                  st.text(max_size=12))
-argv_strategy = st.builds(lambda head, rest: head + rest,
-                          st.lists(st.sampled_from(["search", "fetch"]), min_size=0, max_size=1),
-                          st.lists(token, max_size=10))
+OPTIONS = [
+    "--config",
+    "--provider",
+    "--timeout",
+    "--output",
+    "--keep-temp",
+    "--allow-private",
+    "--no-cache",
+    "--refresh",
+    "--cache-ttl",
+    "--cache-dir",
+    "--format",
+    "--limit",
+    "--page",
+    "--region",
+    "--safesearch",
+    "--recency",
+    "--include-domain",
+    "--exclude-domain",
+    "--backend",
+    "--max-chars",
+    "--type",
+    "--category",
+    "--start-published",
+    "--include-text",
+    "--user-location",
+    "--additional-query",
+    "--output-schema",
+    "--text",
+    "--highlights",
+    "--summary",
+    "--country",
+    "--fetch-top",
+    "--excerpt-chars",
+    "--source-timeout",
+    "--start-index",
+    "--concurrency",
+    "--livecrawl",
+    "--livecrawl-timeout",
+    "--max-age-hours",
+    "--subpages",
+    "--links",
+    "--version",
+    "--",
+    "-",
+    "--timeout=",
+    "--limit=",
+]
+NASTY = [
+    "inf",
+    "-inf",
+    "nan",
+    "NaN",
+    "1e10",
+    "1e400",
+    "9" * 400,
+    "\u00b2",
+    "\u0663",
+    "1_000",
+    "0x10",
+    "-1",
+    "0",
+    "1.5",
+    "",
+    " ",
+    "\udcff",
+    "\x00",
+    "http://[::1:80/x",
+    "@/dev/zero",
+    "SEARCH_DONE",
+    "-5e-3",
+    "+3",
+    "07",
+]
+token = st.one_of(
+    st.sampled_from(OPTIONS), st.sampled_from(NASTY), st.sampled_from(["search", "fetch"]), st.text(max_size=12)
+)
+argv_strategy = st.builds(
+    lambda head, rest: head + rest,
+    st.lists(st.sampled_from(["search", "fetch"]), min_size=0, max_size=1),
+    st.lists(token, max_size=10),
+)
 
 
 def _numbers_are_sane(args):
@@ -76,28 +144,48 @@ def test_parser_returns_args_or_usage_error(argv):
     assert request.command == args.command
 
 
-scalar = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
-                   st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
-                   st.sampled_from(["ddgs", "exa", "brave", "local", "auto", "a:b", "os:path", "\u0000", "9" * 400]))
-json_value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                          st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                          max_leaves=12)
+scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(["ddgs", "exa", "brave", "local", "auto", "a:b", "os:path", "\u0000", "9" * 400]),
+)
+json_value = st.recursive(
+    scalar,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
 OPTION_KEYS = sorted(config.OPTION_RULES) + ["other"]
-entry = st.fixed_dictionaries({}, optional={
-    "name": st.one_of(st.sampled_from(["ddgs", "exa", "brave", "local", "mine", "auto", ""]), scalar),
-    "type": st.one_of(st.sampled_from(["ddgs", "exa", "brave", "local", "nope", "os:path"]), scalar),
-    "apiKey": st.one_of(st.just("k" * 20), scalar), "apiKeyEnv": scalar,
-    "baseUrl": st.one_of(st.just("http://127.0.0.1:9"), scalar),
-    "options": st.one_of(st.dictionaries(st.sampled_from(OPTION_KEYS), json_value, max_size=4), scalar),
-})
+entry = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": st.one_of(st.sampled_from(["ddgs", "exa", "brave", "local", "mine", "auto", ""]), scalar),
+        "type": st.one_of(st.sampled_from(["ddgs", "exa", "brave", "local", "nope", "os:path"]), scalar),
+        "apiKey": st.one_of(st.just("k" * 20), scalar),
+        "apiKeyEnv": scalar,
+        "baseUrl": st.one_of(st.just("http://127.0.0.1:9"), scalar),
+        "options": st.one_of(st.dictionaries(st.sampled_from(OPTION_KEYS), json_value, max_size=4), scalar),
+    },
+)
 config_data = st.one_of(
     json_value,
-    st.fixed_dictionaries({}, optional={
-        "providers": st.one_of(st.lists(entry, max_size=3), scalar),
-        "defaultProvider": st.one_of(st.sampled_from(["ddgs", "exa", "mine", "auto"]), scalar),
-        "cacheTtl": scalar, "cacheDir": scalar, "cacheMaxBytes": scalar, "cache": scalar, "allowPrivate": scalar,
-        "apiKey": scalar, "baseUrl": scalar, "$comment": scalar,
-    }),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "providers": st.one_of(st.lists(entry, max_size=3), scalar),
+            "defaultProvider": st.one_of(st.sampled_from(["ddgs", "exa", "mine", "auto"]), scalar),
+            "cacheTtl": scalar,
+            "cacheDir": scalar,
+            "cacheMaxBytes": scalar,
+            "cache": scalar,
+            "allowPrivate": scalar,
+            "apiKey": scalar,
+            "baseUrl": scalar,
+            "$comment": scalar,
+        },
+    ),
 )
 
 
@@ -144,14 +232,20 @@ def test_config_loader_on_arbitrary_bytes(tmp_path, raw):
 
 
 @settings(max_examples=500, deadline=None)
-@given(text=st.one_of(st.text(max_size=40), st.sampled_from(NASTY),
-                      st.from_regex(r"[+-]?[0-9]{0,5}(\.[0-9]{0,3})?([eE][+-]?[0-9]{0,4})?", fullmatch=True)),
-       integer=st.booleans())
+@given(
+    text=st.one_of(
+        st.text(max_size=40),
+        st.sampled_from(NASTY),
+        st.from_regex(r"[+-]?[0-9]{0,5}(\.[0-9]{0,3})?([eE][+-]?[0-9]{0,4})?", fullmatch=True),
+    ),
+    integer=st.booleans(),
+)
 def test_bootstrap_number_twin_agrees_with_worker_numbers(text, integer):
     """bootstrap/run.py cannot import the worker; its copy of the number reader must agree with it."""
+
     def outcome(fn):
         try:
-            return ("ok", fn(text, 0, 10 ** 6, integer))
+            return ("ok", fn(text, 0, 10**6, integer))
         except ValueError:
             return ("error", None)
 
@@ -165,15 +259,16 @@ def test_bootstrap_number_twin_agrees_with_worker_numbers(text, integer):
 @given(argv=st.lists(token, max_size=6))
 def test_cli_fuzz_through_the_real_process(tmp_path_factory, argv):
     tmp = tmp_path_factory.mktemp("cli")
-    env = worker_env(tmp, {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-                           "NO_PROXY": ""})
+    env = worker_env(tmp, {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""})
     # A provider nobody configured: a search never leaves the process; fetches go to a closed local port.
     # Left out: what prints no block by design (--version, --help, --output text), keeps its temp dir
     # (--keep-temp), or writes where the test cannot clean (--cache-dir), and NUL, which no argv can hold.
     skip = ("search", "fetch", "--version", "-h", "--help", "--output", "--keep-temp", "--cache-dir")
-    argv = ["fetch", "--allow-private", "--timeout", "10"] + [a for a in argv if a not in skip and "\0" not in a
-                                                              and not a.startswith(("--output", "--cache-dir"))] + \
-           ["--", "http://127.0.0.1:9/x"]
+    argv = (
+        ["fetch", "--allow-private", "--timeout", "10"]
+        + [a for a in argv if a not in skip and "\0" not in a and not a.startswith(("--output", "--cache-dir"))]
+        + ["--", "http://127.0.0.1:9/x"]
+    )
     check(run_worker(argv, env, timeout=60), env)
 
 
@@ -184,25 +279,67 @@ def test_config_fuzz_through_the_real_process(tmp_path_factory, data):
     env = worker_env(tmp, {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
     path = tmp / "c.json"
     path.write_text(json.dumps(data, allow_nan=True))
-    r = run_worker(["fetch", "--config", str(path), "--provider", "local", "--allow-private", "--timeout", "10",
-                    "--", "http://127.0.0.1:9/x"], env, timeout=60)
+    r = run_worker(
+        [
+            "fetch",
+            "--config",
+            str(path),
+            "--provider",
+            "local",
+            "--allow-private",
+            "--timeout",
+            "10",
+            "--",
+            "http://127.0.0.1:9/x",
+        ],
+        env,
+        timeout=60,
+    )
     check(r, env)
 
 
-@pytest.mark.parametrize("text,integer,expected", [
-    ("42", True, 42), (" 7 ", True, 7), ("1.5", False, 1.5), ("1e3", False, 1000.0), ("+3", True, 3),
-    ("\u00b2", True, None), ("\u0663", True, None), ("1_000", True, None), ("inf", False, None), ("nan", False, None),
-    ("9" * 400, True, None), ("1e400", False, None), ("1.5", True, None), ("1e3", True, None), ("", True, None),
-])
+@pytest.mark.parametrize(
+    "text,integer,expected",
+    [
+        ("42", True, 42),
+        (" 7 ", True, 7),
+        ("1.5", False, 1.5),
+        ("1e3", False, 1000.0),
+        ("+3", True, 3),
+        ("\u00b2", True, None),
+        ("\u0663", True, None),
+        ("1_000", True, None),
+        ("inf", False, None),
+        ("nan", False, None),
+        ("9" * 400, True, None),
+        ("1e400", False, None),
+        ("1.5", True, None),
+        ("1e3", True, None),
+        ("", True, None),
+    ],
+)
 def test_strict_numbers(text, integer, expected):
     assert numbers.or_none(text, integer=integer) == expected
 
 
-@pytest.mark.parametrize("label,expected", [
-    ("utf-8", "utf-8"), ("latin1", "cp1252"), ("Shift_JIS", "cp932"), ("rot13", None), ("base64", None),
-    ("zlib", None), ("hex", None), ("uu", None), ("idna", None), ("punycode", None), ("unicode_escape", None),
-    ("x" * 100, None), ("no-such-codec", None),
-])
+@pytest.mark.parametrize(
+    "label,expected",
+    [
+        ("utf-8", "utf-8"),
+        ("latin1", "cp1252"),
+        ("Shift_JIS", "cp932"),
+        ("rot13", None),
+        ("base64", None),
+        ("zlib", None),
+        ("hex", None),
+        ("uu", None),
+        ("idna", None),
+        ("punycode", None),
+        ("unicode_escape", None),
+        ("x" * 100, None),
+        ("no-such-codec", None),
+    ],
+)
 def test_charset_lookup_accepts_text_encodings_only(label, expected):
     from worker.pages import content
 

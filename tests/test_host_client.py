@@ -7,8 +7,8 @@ import threading
 import time
 
 import pytest
-
 from fakes.stall_server import StallServer
+
 from worker import host_client as client
 
 pytestmark = pytest.mark.slow  # worker processes, one through the bootstrap
@@ -118,14 +118,16 @@ def test_through_the_bootstrap(tmp_path, web, env):
 
 
 def test_options_mapping():
-    assert client.options(limit=3, highlights=True, summary=False, provider=None,
-                          include_domain=["a.org", "b.org"]) == [
-        "--limit", "3", "--highlights", "--include-domain", "a.org", "--include-domain", "b.org"]
+    assert client.options(
+        limit=3, highlights=True, summary=False, provider=None, include_domain=["a.org", "b.org"]
+    ) == ["--limit", "3", "--highlights", "--include-domain", "a.org", "--include-domain", "b.org"]
 
 
 def test_importable_without_the_venv(tmp_path):
     """Hosts import worker.host_client with a plain interpreter: standard library only."""
     code = "import sys; sys.path.insert(0, sys.argv[1]); import worker.host_client as c; print(sorted(m for m in sys.modules if m.startswith('worker')))"
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, client.ROOT], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, client.ROOT], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['worker', 'worker.host_client', 'worker.protocol']"

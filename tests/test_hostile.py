@@ -14,11 +14,10 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from conftest import ROOT, Result, run_worker, worker_env
 from fakes.hostile_server import BRAVE, EXA, KEY, PAGES, HostileServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from invariants import call_dirs, check
 
 pytestmark = pytest.mark.slow  # a worker process per hostile page or answer
@@ -37,8 +36,10 @@ def server():
 def hostile_env(tmp_path, **extra):
     # Proxies point at a closed local port: nothing here can reach beyond 127.0.0.1.
     dead = "http://127.0.0.1:9"
-    return worker_env(tmp_path, dict({"HTTPS_PROXY": dead, "NO_PROXY": "127.0.0.1", "EXA_API_KEY": KEY,
-                                      "BRAVE_API_KEY": KEY}, **extra))
+    return worker_env(
+        tmp_path,
+        dict({"HTTPS_PROXY": dead, "NO_PROXY": "127.0.0.1", "EXA_API_KEY": KEY, "BRAVE_API_KEY": KEY}, **extra),
+    )
 
 
 def write_config(tmp_path, data, name="config.json"):
@@ -52,7 +53,7 @@ def write_config(tmp_path, data, name="config.json"):
 
 
 def _groups(names, size):
-    return [names[i:i + size] for i in range(0, len(names), size)]
+    return [names[i : i + size] for i in range(0, len(names), size)]
 
 
 @pytest.mark.parametrize("names", _groups(FAST_PAGES, 8), ids=lambda names: names[0])
@@ -74,13 +75,22 @@ def test_slow_pages_end_at_the_timeout(server, tmp_path, name):
     assert check(r, env, keys=[KEY])["error"]["code"] == "timeout"
 
 
-@pytest.mark.parametrize("name,code", [
-    ("retry-after-huge-429", "http_error"), ("retry-after-huge-503", "http_error"),
-    ("retry-after-superscript", "http_error"), ("retry-after-inf", "http_error"),
-    ("content-length-superscript", None), ("charset-header-rot13", None), ("charset-meta-hex", None),
-    ("charset-xml-base64", None), ("charset-header-idna", None),
-    ("redirect-bad-ipv6", "http_error"), ("redirect-file", "invalid_url"),
-])
+@pytest.mark.parametrize(
+    "name,code",
+    [
+        ("retry-after-huge-429", "http_error"),
+        ("retry-after-huge-503", "http_error"),
+        ("retry-after-superscript", "http_error"),
+        ("retry-after-inf", "http_error"),
+        ("content-length-superscript", None),
+        ("charset-header-rot13", None),
+        ("charset-meta-hex", None),
+        ("charset-xml-base64", None),
+        ("charset-header-idna", None),
+        ("redirect-bad-ipv6", "http_error"),
+        ("redirect-file", "invalid_url"),
+    ],
+)
 def test_named_cases_get_their_code(server, tmp_path, name, code):
     env = hostile_env(tmp_path)
     r = run_worker(["fetch", "--allow-private", "--timeout", "20", "--", server.url("/page/" + name)], env)
@@ -94,9 +104,11 @@ def test_named_cases_get_their_code(server, tmp_path, name, code):
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
-@given(names=st.lists(st.sampled_from(FAST_PAGES), min_size=1, max_size=6),
-       fmt=st.sampled_from(["markdown", "text", "html", "raw"]),
-       max_chars=st.sampled_from([None, "1", "50", "100000"]))
+@given(
+    names=st.lists(st.sampled_from(FAST_PAGES), min_size=1, max_size=6),
+    fmt=st.sampled_from(["markdown", "text", "html", "raw"]),
+    max_chars=st.sampled_from([None, "1", "50", "100000"]),
+)
 def test_property_random_batches(server, tmp_path_factory, names, fmt, max_chars):
     tmp = tmp_path_factory.mktemp("batch")
     env = hostile_env(tmp)
@@ -111,9 +123,20 @@ def test_property_random_batches(server, tmp_path_factory, names, fmt, max_chars
 
 @pytest.mark.parametrize("name", sorted(BRAVE))
 def test_brave_catalogue(server, tmp_path, name):
-    cfg = write_config(tmp_path, {"providers": [{"name": "b", "type": "brave", "apiKey": KEY,
-                                                  "baseUrl": server.brave_base(name),
-                                                  "options": {"minInterval": 0}}]})
+    cfg = write_config(
+        tmp_path,
+        {
+            "providers": [
+                {
+                    "name": "b",
+                    "type": "brave",
+                    "apiKey": KEY,
+                    "baseUrl": server.brave_base(name),
+                    "options": {"minInterval": 0},
+                }
+            ]
+        },
+    )
     env = hostile_env(tmp_path, WEBSEARCH_WORKER_DEBUG="1")
     r = run_worker(["search", "--config", cfg, "--provider", "b", "--timeout", "20", "--", "query"], env)
     payload = check(r, env, keys=[KEY], debug=True)
@@ -121,7 +144,7 @@ def test_brave_catalogue(server, tmp_path, name):
         assert payload["meta"]["request_id"] == "req-***"
     if name.startswith("reset-") or name.startswith("retry-after"):
         assert payload["error"]["code"] == "rate_limited"
-        assert payload["error"].get("retry_after") is None or payload["error"]["retry_after"] < 10 ** 8
+        assert payload["error"].get("retry_after") is None or payload["error"]["retry_after"] < 10**8
     if name in ("nan-body", "huge-number"):
         assert payload["ok"]
 
@@ -129,8 +152,9 @@ def test_brave_catalogue(server, tmp_path, name):
 @pytest.mark.parametrize("tool", ["search", "fetch"])
 @pytest.mark.parametrize("name", sorted(EXA))
 def test_exa_catalogue(server, tmp_path, name, tool):
-    cfg = write_config(tmp_path, {"providers": [{"name": "e", "type": "exa", "apiKey": KEY,
-                                                  "baseUrl": server.exa_base(name)}]})
+    cfg = write_config(
+        tmp_path, {"providers": [{"name": "e", "type": "exa", "apiKey": KEY, "baseUrl": server.exa_base(name)}]}
+    )
     env = hostile_env(tmp_path, WEBSEARCH_WORKER_DEBUG="1")
     target = ["query"] if tool == "search" else ["https://example.org/x"]
     r = run_worker([tool, "--config", cfg, "--provider", "e", "--timeout", "20", "--"] + target, env)
@@ -142,8 +166,9 @@ def test_exa_catalogue(server, tmp_path, name, tool):
 
 
 def test_exa_nan_answer_is_served_and_cached_as_null(server, tmp_path):
-    cfg = write_config(tmp_path, {"providers": [{"name": "e", "type": "exa", "apiKey": KEY,
-                                                  "baseUrl": server.exa_base("nan")}]})
+    cfg = write_config(
+        tmp_path, {"providers": [{"name": "e", "type": "exa", "apiKey": KEY, "baseUrl": server.exa_base("nan")}]}
+    )
     env = hostile_env(tmp_path)
     args = ["search", "--config", cfg, "--provider", "e", "--", "nan query"]
     first = check(run_worker(args, env), env, keys=[KEY])
@@ -155,17 +180,20 @@ def test_exa_nan_answer_is_served_and_cached_as_null(server, tmp_path):
 # -- user input -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args,code", [
-    (["fetch", "http://[::1:80/x"], "invalid_url"),
-    (["fetch", "--timeout", "inf", "http://127.0.0.1/"], "usage"),
-    (["fetch", "--timeout", "1e10", "http://127.0.0.1/"], "usage"),
-    (["fetch", "--timeout", "nan", "http://127.0.0.1/"], "usage"),
-    (["fetch", "--cache-ttl", "9" * 400, "http://127.0.0.1/"], "usage"),
-    (["fetch", "--concurrency", "\u00b2", "http://127.0.0.1/"], "usage"),
-    (["search", "--limit", "\u0663", "x"], "usage"),
-    (["fetch", "--config", "/dev/zero", "http://127.0.0.1/"], "config"),
-    (["search", "--provider", "exa", "--output-schema", "@/dev/zero", "x"], "usage"),
-])
+@pytest.mark.parametrize(
+    "args,code",
+    [
+        (["fetch", "http://[::1:80/x"], "invalid_url"),
+        (["fetch", "--timeout", "inf", "http://127.0.0.1/"], "usage"),
+        (["fetch", "--timeout", "1e10", "http://127.0.0.1/"], "usage"),
+        (["fetch", "--timeout", "nan", "http://127.0.0.1/"], "usage"),
+        (["fetch", "--cache-ttl", "9" * 400, "http://127.0.0.1/"], "usage"),
+        (["fetch", "--concurrency", "\u00b2", "http://127.0.0.1/"], "usage"),
+        (["search", "--limit", "\u0663", "x"], "usage"),
+        (["fetch", "--config", "/dev/zero", "http://127.0.0.1/"], "config"),
+        (["search", "--provider", "exa", "--output-schema", "@/dev/zero", "x"], "usage"),
+    ],
+)
 def test_bad_arguments_are_clear_errors(tmp_path, args, code):
     env = hostile_env(tmp_path)
     r = run_worker(args, env, timeout=30)
@@ -174,20 +202,29 @@ def test_bad_arguments_are_clear_errors(tmp_path, args, code):
 
 def test_non_utf8_url_argument(tmp_path):
     env = hostile_env(tmp_path)
-    proc = subprocess.run([sys.executable, "-I", "-m", "worker", "fetch", b"http://127.0.0.1/\xff"], cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "fetch", b"http://127.0.0.1/\xff"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=30,
+    )
     r = Result(proc, proc.stdout.decode("ascii"), proc.stderr.decode("utf-8", "replace"))
     assert check(r, env)["error"]["code"] == "invalid_url"
 
 
-@pytest.mark.parametrize("data,key", [
-    ({"providers": [{"name": "b", "type": "brave", "options": {"minInterval": "abc"}}]}, "minInterval"),
-    ({"providers": [{"name": "b", "type": "brave", "options": {"concurrency": "x"}}]}, "concurrency"),
-    ({"providers": [{"name": "b", "type": "brave", "options": {"timeout": None}}]}, "timeout"),
-    ({"providers": [{"name": "d", "type": "ddgs", "options": {"backends": 5}}]}, "backends"),
-    ({"cacheDir": "a\u0000b"}, "cacheDir"),
-    ({"cacheTtl": 10 ** 400}, "cacheTtl"),
-])
+@pytest.mark.parametrize(
+    "data,key",
+    [
+        ({"providers": [{"name": "b", "type": "brave", "options": {"minInterval": "abc"}}]}, "minInterval"),
+        ({"providers": [{"name": "b", "type": "brave", "options": {"concurrency": "x"}}]}, "concurrency"),
+        ({"providers": [{"name": "b", "type": "brave", "options": {"timeout": None}}]}, "timeout"),
+        ({"providers": [{"name": "d", "type": "ddgs", "options": {"backends": 5}}]}, "backends"),
+        ({"cacheDir": "a\u0000b"}, "cacheDir"),
+        ({"cacheTtl": 10**400}, "cacheTtl"),
+    ],
+)
 def test_config_values_of_the_wrong_type_name_the_key(tmp_path, data, key):
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps(data) if key != "cacheTtl" else '{"cacheTtl": %s}' % ("9" * 400))
@@ -200,8 +237,9 @@ def test_config_values_of_the_wrong_type_name_the_key(tmp_path, data, key):
 def test_backends_string_is_one_backend_not_letters():
     from worker import config
 
-    cfg = config.parse_config("c.json", {"providers": [{"name": "d", "type": "ddgs",
-                                                         "options": {"backends": "duckduckgo"}}]}, {})
+    cfg = config.parse_config(
+        "c.json", {"providers": [{"name": "d", "type": "ddgs", "options": {"backends": "duckduckgo"}}]}, {}
+    )
     assert cfg.providers["d"].options["backends"] == ["duckduckgo"]
 
 
@@ -223,9 +261,15 @@ def test_cache_rows_of_the_wrong_type_are_misses(server, tmp_path):
     import sqlite3
 
     db = sqlite3.connect(str(tmp_path / "cache" / "websearch-worker" / "cache.sqlite3"))
-    for column, value in (("created", "'yesterday'"), ("created", "x'00ff'"), ("value", "x'7b7d'"),
-                          ("value", "'[1, 2]'"), ("value", "'{\"meta\": 5}'"), ("value", "'{\"a\": NaN}'"),
-                          ("expires", "'never'")):
+    for column, value in (
+        ("created", "'yesterday'"),
+        ("created", "x'00ff'"),
+        ("value", "x'7b7d'"),
+        ("value", "'[1, 2]'"),
+        ("value", "'{\"meta\": 5}'"),
+        ("value", "'{\"a\": NaN}'"),
+        ("expires", "'never'"),
+    ):
         db.execute("UPDATE entries SET %s = %s" % (column, value))
         db.commit()
         r = run_worker(args, env)
@@ -244,9 +288,25 @@ def test_host_concurrency_is_capped(server, tmp_path):
 
 def test_output_text_prints_characters(server, tmp_path):
     env = hostile_env(tmp_path)
-    proc = subprocess.run([sys.executable, "-I", "-m", "worker", "fetch", "--allow-private", "--output", "text",
-                           "--", server.url("/page/cjk")], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-m",
+            "worker",
+            "fetch",
+            "--allow-private",
+            "--output",
+            "text",
+            "--",
+            server.url("/page/cjk"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout.decode("utf-8")
     assert "\u4e2d\u6587" in text and "\\u4e2d" not in text
@@ -254,16 +314,32 @@ def test_output_text_prints_characters(server, tmp_path):
 
 def test_subcommand_help_names_the_command_once(tmp_path):
     env = hostile_env(tmp_path, WEBSEARCH_WORKER_PROG="bootstrap/run.py")
-    out = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "--help"], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, timeout=30).stdout.decode()
-    assert "bootstrap/run.py search \"rust" in out and "search search" not in out
+    out = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "search", "--help"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        timeout=30,
+    ).stdout.decode()
+    assert 'bootstrap/run.py search "rust' in out and "search search" not in out
     assert "fetch https://" not in out  # only the command's own examples
 
 
 def test_debug_traceback_has_no_key(server, tmp_path):
-    cfg = write_config(tmp_path, {"providers": [{"name": "b", "type": "brave", "apiKey": KEY,
-                                                  "baseUrl": server.brave_base("echo-key-error-id"),
-                                                  "options": {"minInterval": 0}}]})
+    cfg = write_config(
+        tmp_path,
+        {
+            "providers": [
+                {
+                    "name": "b",
+                    "type": "brave",
+                    "apiKey": KEY,
+                    "baseUrl": server.brave_base("echo-key-error-id"),
+                    "options": {"minInterval": 0},
+                }
+            ]
+        },
+    )
     env = hostile_env(tmp_path, WEBSEARCH_WORKER_DEBUG="1")
     r = run_worker(["search", "--config", cfg, "--provider", "b", "--", "q"], env)
     assert "WorkerError" in r.stderr  # the traceback is there...
@@ -277,8 +353,15 @@ def _spawn(args, env, blocked=False):
     def block():
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGHUP})
 
-    return subprocess.Popen(args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, preexec_fn=block if blocked else None)
+    return subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=block if blocked else None,
+    )
 
 
 def _collect(proc, timeout=30):
@@ -291,8 +374,11 @@ def test_signal_before_the_handlers_is_held_then_answered(server, tmp_path, entr
     """A SIGTERM sent before any Python code runs (held in the inherited mask, as
     bootstrap/run.py holds it across exec) is answered with a cancelled block."""
     env = hostile_env(tmp_path, WEBSEARCH_WORKER_VENV=os.path.dirname(os.path.dirname(sys.executable)))
-    cmd = ([sys.executable, "-I", "-m", "worker"] if entry == "worker"
-           else [sys.executable, os.path.join(ROOT, "bootstrap", "run.py")])
+    cmd = (
+        [sys.executable, "-I", "-m", "worker"]
+        if entry == "worker"
+        else [sys.executable, os.path.join(ROOT, "bootstrap", "run.py")]
+    )
     proc = _spawn(cmd + ["fetch", "--allow-private", "--", server.url("/page/silent")], env, blocked=True)
     proc.send_signal(signal.SIGTERM)  # at once: the child may not even have exec'd yet
     r = _collect(proc)
@@ -304,8 +390,9 @@ def test_signal_before_the_handlers_is_held_then_answered(server, tmp_path, entr
 
 def test_sighup_cancels_like_sigterm(server, tmp_path):
     env = hostile_env(tmp_path)
-    proc = _spawn([sys.executable, "-I", "-m", "worker", "fetch", "--allow-private", "--",
-                   server.url("/page/silent")], env)
+    proc = _spawn(
+        [sys.executable, "-I", "-m", "worker", "fetch", "--allow-private", "--", server.url("/page/silent")], env
+    )
     deadline = time.monotonic() + 20
     while not call_dirs(env) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -329,8 +416,23 @@ def test_sigterm_while_a_big_block_is_stuck_in_a_full_pipe(tmp_path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         url = "http://127.0.0.1:%d/big.html" % httpd.server_address[1]
-        proc = _spawn([sys.executable, "-I", "-m", "worker", "fetch", "--allow-private", "--format", "raw",
-                       "--max-chars", "10000000", "--", url], env)
+        proc = _spawn(
+            [
+                sys.executable,
+                "-I",
+                "-m",
+                "worker",
+                "fetch",
+                "--allow-private",
+                "--format",
+                "raw",
+                "--max-chars",
+                "10000000",
+                "--",
+                url,
+            ],
+            env,
+        )
         # Wait until the worker is done with its work and sits in the write: its stdout pipe is full.
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

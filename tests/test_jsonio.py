@@ -5,10 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
 from worker import jsonio
 
 values = st.recursive(
@@ -22,10 +22,12 @@ values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_dumps_and_loads_match_json(value):
-    assert jsonio.dumps_ascii(value) == json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False,
-                                                   default=str)
-    assert jsonio.dumps(value, sort_keys=True, separators=(",", ":")) == json.dumps(value, sort_keys=True,
-                                                                                  separators=(",", ":"))
+    assert jsonio.dumps_ascii(value) == json.dumps(
+        value, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str
+    )
+    assert jsonio.dumps(value, sort_keys=True, separators=(",", ":")) == json.dumps(
+        value, sort_keys=True, separators=(",", ":")
+    )
     text = json.dumps(value)
     assert jsonio.loads(text) == json.loads(text)
     assert jsonio.loads("  %s\n" % text) == value
@@ -47,8 +49,10 @@ def test_nan_and_unknown_objects():
 
 
 def test_good_path_loads_neither_json_nor_re():
-    code = ("import sys; sys.path.insert(0, %r); from worker import jsonio; "
-            "jsonio.loads(jsonio.dumps_ascii({'a': [1, 'b\\u00e9']})); "
-            "print(sorted(m for m in ('json', 're', 'enum') if m in sys.modules))" % ROOT)
+    code = (
+        "import sys; sys.path.insert(0, %r); from worker import jsonio; "
+        "jsonio.loads(jsonio.dumps_ascii({'a': [1, 'b\\u00e9']})); "
+        "print(sorted(m for m in ('json', 're', 'enum') if m in sys.modules))" % ROOT
+    )
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

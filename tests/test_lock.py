@@ -8,12 +8,11 @@ import os
 import subprocess
 import sys
 
+import locks
 import pytest
+from conftest import ROOT
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
-import locks
-from conftest import ROOT
 
 pytest_plugins = ["pytester"]
 
@@ -50,11 +49,15 @@ def test_lock_was_written_from_the_current_requirement_files(lock):
     assert [path for _digest, path in header] == LOCKS[lock]
     for digest, path in header:
         assert digest == sha256(os.path.join(ROOT, path)), (
-            "%s was written from another %s: run python3 bootstrap/lock.py" % (os.path.basename(lock), path))
+            "%s was written from another %s: run python3 bootstrap/lock.py" % (os.path.basename(lock), path)
+        )
 
 
-@pytest.mark.parametrize("lock,source", [(locks.RUNTIME, "requirements.txt"), (locks.DEV, "requirements-dev.txt")],
-                         ids=["requirements.lock", "requirements-dev.lock"])
+@pytest.mark.parametrize(
+    "lock,source",
+    [(locks.RUNTIME, "requirements.txt"), (locks.DEV, "requirements-dev.txt")],
+    ids=["requirements.lock", "requirements-dev.lock"],
+)
 def test_every_requirement_is_pinned_to_a_version_it_allows(lock, source):
     entries = locks.parse(lock)
     for req in requirements(os.path.join(ROOT, source)):
@@ -122,8 +125,12 @@ def test_the_dev_venv_holds_the_locked_versions():
 
 
 def test_lock_check_passes():
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "bootstrap", "lock.py"), "--check"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bootstrap", "lock.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -139,7 +146,8 @@ def test_version_problem_names_the_installed_and_the_locked_version(monkeypatch)
 def test_an_upstream_test_fails_rather_than_skips_on_another_version(pytester, monkeypatch):
     import conftest
 
-    pytester.makepyfile(test_x="""
+    pytester.makepyfile(
+        test_x="""
         import pytest
 
         @pytest.mark.upstream("ddgs")
@@ -148,7 +156,8 @@ def test_an_upstream_test_fails_rather_than_skips_on_another_version(pytester, m
 
         def test_plain():
             pass
-    """)
+    """
+    )
     real = importlib.metadata.version
     monkeypatch.setattr(importlib.metadata, "version", lambda d: "0.0.1" if d == "ddgs" else real(d))
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", plugins=[conftest])

@@ -12,14 +12,15 @@ import time
 
 import anyio
 import pytest
+from conftest import ROOT, worker_env
+from fakes.stall_server import StallServer
 from jsonschema import Draft202012Validator
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import ROOT, worker_env
-from fakes.stall_server import StallServer
 from worker import cli
 from worker import tool_schemas as tools
+from worker.errors import UsageError
 
 pytestmark = pytest.mark.slow  # an MCP server and its worker processes in each test
 
@@ -31,8 +32,10 @@ def _route(path):
         time.sleep(1.0)
     if path.startswith(("/page/", "/slow/")):
         n = path.rsplit("/", 1)[1]
-        return ("text/markdown; charset=utf-8",
-                ("# Page %s\n\nThe body of page number %s, served to the MCP test.\n" % (n, n)).encode())
+        return (
+            "text/markdown; charset=utf-8",
+            ("# Page %s\n\nThe body of page number %s, served to the MCP test.\n" % (n, n)).encode(),
+        )
     return None
 
 
@@ -46,14 +49,21 @@ def web():
 @pytest.fixture
 def config(tmp_path):
     path = tmp_path / "web-search.json"
-    path.write_text(json.dumps({"defaultProvider": "echo", "providers": [
-        {"name": "echo", "type": "tests.fakes.own_provider:Echo", "options": {"flavour": "mcp"}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "defaultProvider": "echo",
+                "providers": [{"name": "echo", "type": "tests.fakes.own_provider:Echo", "options": {"flavour": "mcp"}}],
+            }
+        )
+    )
     return str(path)
 
 
 def params(tmp_path, *flags, extra=None):
-    return StdioServerParameters(command=PY, args=["-I", "-m", "worker", "mcp"] + list(flags),
-                                 env=worker_env(tmp_path, extra), cwd=ROOT)
+    return StdioServerParameters(
+        command=PY, args=["-I", "-m", "worker", "mcp"] + list(flags), env=worker_env(tmp_path, extra), cwd=ROOT
+    )
 
 
 def run_session(tmp_path, body, *flags, extra=None):
@@ -143,15 +153,17 @@ def test_schema_ranges_are_the_clis():
                         cli.parse_args([command, "%s=%d" % (param.flag, value), "--", positional])
                 for cli_bound, past in ((lo, -1), (hi, 1)):
                     if cli_bound is not None:
-                        with pytest.raises(Exception):
+                        with pytest.raises(UsageError):
                             cli.parse_args([command, "%s=%d" % (param.flag, cli_bound + past), "--", positional])
             for value in schema.get("enum", []):
                 cli.parse_args([command, "%s=%s" % (param.flag, value), "--", positional])
 
 
 def test_argv_keeps_dash_values_and_bounds_size():
-    argv = tools.argv("web_search", {"query": "-v flag", "exclude_domains": ["-evil.example"], "highlights": True,
-                                     "summary": False, "limit": 3})
+    argv = tools.argv(
+        "web_search",
+        {"query": "-v flag", "exclude_domains": ["-evil.example"], "highlights": True, "summary": False, "limit": 3},
+    )
     assert argv[-2:] == ["--", "-v flag"] and "--exclude-domain=-evil.example" in argv and "--summary" not in argv
     args = cli.parse_args(argv)
     assert args.query == "-v flag" and args.exclude_domain == ["-evil.example"] and args.limit == 3
@@ -213,9 +225,11 @@ def test_cancelling_a_slow_call_stops_its_worker(tmp_path, web):
 
     async def body(session):
         async with anyio.create_task_group() as tg:
+
             async def slow():
                 await session.call_tool("web_fetch", {"urls": [web.url + "/stall"]})
                 seen["finished"] = True  # never: the call is cancelled
+
             tg.start_soon(slow)
             await anyio.to_thread.run_sync(web.stalled.wait, 30)
             dirs = temp_dirs(tmp_path)
@@ -268,8 +282,9 @@ def test_progress_while_a_batch_runs(tmp_path, web):
         updates.append((value, message))
 
     async def body(session):
-        return await session.call_tool("web_fetch", {"urls": [web.url + "/slow/1", web.url + "/slow/2"]},
-                                       progress_callback=progress)
+        return await session.call_tool(
+            "web_fetch", {"urls": [web.url + "/slow/1", web.url + "/slow/2"]}, progress_callback=progress
+        )
 
     result, _ = run_session(tmp_path, body, "--allow-private", extra={"WEBSEARCH_MCP_PROGRESS_INTERVAL": "0.2"})
     assert not result.is_error and len(result.structured_content["results"]) == 2
@@ -293,9 +308,16 @@ def test_progress_while_the_first_run_install_runs(tmp_path, config):
     async def body(session):
         return await session.call_tool("web_search", {"query": "anything"}, progress_callback=progress)
 
-    extra = {"PATH": uv_dir + os.pathsep + os.environ.get("PATH", ""), "UV_NO_CONFIG": "1", "UV_NO_INDEX": "1",
-             "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv-cache"), "PIP_NO_INDEX": "1",
-             "PIP_CONFIG_FILE": os.devnull, "WEBSEARCH_WORKER_INSTALL_ATTEMPTS": "1"}
+    extra = {
+        "PATH": uv_dir + os.pathsep + os.environ.get("PATH", ""),
+        "UV_NO_CONFIG": "1",
+        "UV_NO_INDEX": "1",
+        "UV_OFFLINE": "1",
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "PIP_NO_INDEX": "1",
+        "PIP_CONFIG_FILE": os.devnull,
+        "WEBSEARCH_WORKER_INSTALL_ATTEMPTS": "1",
+    }
     result, _ = run_session(tmp_path, body, "--venv", str(venv), "--config", config, extra=extra)
     assert updates and updates[0].startswith("installing the worker's dependencies into %s (not installed)" % venv)
     assert result.is_error and result.structured_content["error"]["code"] == "bootstrap_failed"
@@ -305,9 +327,14 @@ def test_progress_while_the_first_run_install_runs(tmp_path, config):
 
 
 def start_raw(tmp_path, *flags, extra=None):
-    return subprocess.Popen([PY, "-I", "-m", "worker", "mcp"] + list(flags), cwd=ROOT,
-                            env=worker_env(tmp_path, extra), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [PY, "-I", "-m", "worker", "mcp"] + list(flags),
+        cwd=ROOT,
+        env=worker_env(tmp_path, extra),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def send(proc, message):
@@ -326,8 +353,19 @@ def receive(proc, want_id=None):
 
 
 def raw_initialize(proc):
-    send(proc, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw-test", "version": "1"}}})
+    send(
+        proc,
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "1"},
+            },
+        },
+    )
     init = receive(proc, 0)
     send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     return init
@@ -341,8 +379,19 @@ def test_raw_newline_delimited_json_rpc(tmp_path, web):
         assert "tools" in init["result"]["capabilities"]
         send(proc, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert sorted(t["name"] for t in receive(proc, 1)["result"]["tools"]) == ["web_fetch", "web_search"]
-        send(proc, {"jsonrpc": "2.0", "id": "two", "method": "tools/call", "params": {
-            "name": "web_fetch", "arguments": {"url": web.url + "/slow/5"}, "_meta": {"progressToken": "tok"}}})
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": "two",
+                "method": "tools/call",
+                "params": {
+                    "name": "web_fetch",
+                    "arguments": {"url": web.url + "/slow/5"},
+                    "_meta": {"progressToken": "tok"},
+                },
+            },
+        )
         seen = []
         while True:
             message = receive(proc)
@@ -354,7 +403,9 @@ def test_raw_newline_delimited_json_rpc(tmp_path, web):
         result = seen[-1]["result"]
         assert result["isError"] is False and "page number 5" in result["content"][0]["text"]
         assert result["structuredContent"]["results"][0]["url"] == web.url + "/slow/5"
-        send(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "web_crawl", "arguments": {}}})
+        send(
+            proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "web_crawl", "arguments": {}}}
+        )
         assert "web_crawl" in receive(proc, 3)["error"]["message"]
         proc.stdin.close()
         assert proc.wait(10) == 0
@@ -370,8 +421,15 @@ def test_ending_the_server_stops_every_call_in_flight(tmp_path, web, how):
     try:
         raw_initialize(proc)
         for i in range(2):
-            send(proc, {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
-                        "params": {"name": "web_fetch", "arguments": {"urls": [web.url + "/stall"]}}})
+            send(
+                proc,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 10 + i,
+                    "method": "tools/call",
+                    "params": {"name": "web_fetch", "arguments": {"urls": [web.url + "/stall"]}},
+                },
+            )
         assert wait_for(lambda: len(temp_dirs(tmp_path)) == 2), temp_dirs(tmp_path)
         pids = [int(d.split("-")[1]) for d in temp_dirs(tmp_path)]
         assert all(alive(p) for p in pids)
@@ -390,10 +448,19 @@ def test_ending_the_server_stops_every_call_in_flight(tmp_path, web, how):
 
 
 def test_bad_server_flags_are_one_line_not_a_traceback(tmp_path):
-    for flags, needle in ((["--colour"], "unknown argument"), (["--config", str(tmp_path / "nope.json")], "no such file"),
-                          (["--venv"], "needs a value")):
-        proc = subprocess.run([PY, "-I", "-m", "worker", "mcp"] + flags, cwd=ROOT, env=worker_env(tmp_path),
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    for flags, needle in (
+        (["--colour"], "unknown argument"),
+        (["--config", str(tmp_path / "nope.json")], "no such file"),
+        (["--venv"], "needs a value"),
+    ):
+        proc = subprocess.run(
+            [PY, "-I", "-m", "worker", "mcp"] + flags,
+            cwd=ROOT,
+            env=worker_env(tmp_path),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
         assert proc.returncode == 2 and proc.stdout == b""
         assert needle in proc.stderr.decode() and b"Traceback" not in proc.stderr
 
@@ -402,13 +469,22 @@ def test_search_and_fetch_never_import_the_sdk(tmp_path, web):
     """Start-up of ordinary calls is unchanged: neither the SDK nor the host is imported."""
     env = worker_env(tmp_path)
     for args in (["--version"], ["fetch", "--allow-private", web.url + "/page/3"]):
-        proc = subprocess.run([PY, "-X", "importtime", "-I", "-m", "worker"] + args, cwd=ROOT, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        proc = subprocess.run(
+            [PY, "-X", "importtime", "-I", "-m", "worker"] + args,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         modules = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
         assert "worker.main" in modules or args == ["--version"]
-        leaked = {m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "anyio", "hosts", "pydantic")
-                  or m == "worker.tool_schemas"}
+        leaked = {
+            m
+            for m in modules
+            if m.split(".")[0] in ("mcp", "mcp_types", "anyio", "hosts", "pydantic") or m == "worker.tool_schemas"
+        }
         assert not leaked, leaked
 
 
@@ -420,14 +496,24 @@ def test_bootstrap_takes_the_servers_venv_flag(tmp_path):
     boot = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(boot)
     assert boot.mcp_venv_first(["mcp", "--allow-private", "--venv", "/v", "--config", "c"]) == [
-        "--venv", "/v", "mcp", "--allow-private", "--config", "c"]
+        "--venv",
+        "/v",
+        "mcp",
+        "--allow-private",
+        "--config",
+        "c",
+    ]
     assert boot.mcp_venv_first(["mcp", "--venv=/v"]) == ["--venv=/v", "mcp"]
     assert boot.mcp_venv_first(["mcp", "--config", "c"]) == ["mcp", "--config", "c"]
     # End to end, without an install: a --venv naming a file is refused by the bootstrap, by that name.
     flag_file, env_file = tmp_path / "flag-venv", tmp_path / "env-venv"
     flag_file.write_text("")
     env_file.write_text("")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "bootstrap", "run.py"), "mcp", "--venv", str(flag_file)],
-                          env=dict(worker_env(tmp_path), WEBSEARCH_WORKER_VENV=str(env_file)),
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bootstrap", "run.py"), "mcp", "--venv", str(flag_file)],
+        env=dict(worker_env(tmp_path), WEBSEARCH_WORKER_VENV=str(env_file)),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and str(flag_file) in proc.stdout.decode() and str(env_file) not in proc.stdout.decode()

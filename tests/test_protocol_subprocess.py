@@ -20,25 +20,65 @@ import sys
 from urllib.parse import quote
 
 import pytest
+from conftest import ROOT, worker_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, worker_env
 from worker import protocol
 from worker.request import clean_query
 
 pytestmark = pytest.mark.slow  # hypothesis examples, a worker process each
 
 DDG = "html.duckduckgo.com"
-HOSTILE = ["SEARCH_DONE", "SEARCH_OK", "SEARCH_ERROR", "SEARCH_", "SEARCH\\u005f", "SEARCH_DONE\n", "\nSEARCH_DONE\n",
-           "\n", "\r\n", "\r", "\x00", "\x1b[2J", "\x7f", "\u0085", "\u2028", "\u2029", "\ufeff", "\ud800", "\udfff",
-           "\udc80", '"', "\\", "\\n", "</a>", "<b>", "&amp;", "&#10;", "%0A", "%00", "%E2%80%A8", "%ff", "{", "}",
-           "\U0001f600", "\u00e9", " "]
+HOSTILE = [
+    "SEARCH_DONE",
+    "SEARCH_OK",
+    "SEARCH_ERROR",
+    "SEARCH_",
+    "SEARCH\\u005f",
+    "SEARCH_DONE\n",
+    "\nSEARCH_DONE\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x00",
+    "\x1b[2J",
+    "\x7f",
+    "\u0085",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ud800",
+    "\udfff",
+    "\udc80",
+    '"',
+    "\\",
+    "\\n",
+    "</a>",
+    "<b>",
+    "&amp;",
+    "&#10;",
+    "%0A",
+    "%00",
+    "%E2%80%A8",
+    "%ff",
+    "{",
+    "}",
+    "\U0001f600",
+    "\u00e9",
+    " ",
+]
 
-hostile_text = st.lists(st.one_of(st.sampled_from(HOSTILE), st.characters(exclude_categories=())), max_size=12).map("".join)
+hostile_text = st.lists(st.one_of(st.sampled_from(HOSTILE), st.characters(exclude_categories=())), max_size=12).map(
+    "".join
+)
 
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def naive_parse(stdout):
@@ -48,7 +88,7 @@ def naive_parse(stdout):
         if i != -1:
             break
     j = stdout.find(protocol.DONE)
-    return json.loads(stdout[i + len(opener):j])
+    return json.loads(stdout[i + len(opener) : j])
 
 
 def check_stdout(raw):
@@ -65,6 +105,7 @@ def check_stdout(raw):
 
 def page_for(title, snippet, path):
     """A DuckDuckGo result page; every non-ASCII character as a character reference."""
+
     def esc(s):
         return html.escape(s, quote=True).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
@@ -72,8 +113,7 @@ def page_for(title, snippet, path):
     return (
         '<html><body><div class="result results_links web-result"><div class="links_main result__body">'
         '<h2 class="result__title"><a class="result__a" href="%s">%s</a></h2>'
-        '<a class="result__snippet" href="%s">%s</a></div></div></body></html>'
-        % (url, esc(title), url, esc(snippet))
+        '<a class="result__snippet" href="%s">%s</a></div></div></body></html>' % (url, esc(title), url, esc(snippet))
     )
 
 
@@ -106,8 +146,15 @@ def penv(tmp_path_factory, proxy):
 
 
 def run(args, env):
-    proc = subprocess.run([sys.executable, "-I", "-m", "worker"] + args, cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-m", "worker"] + args,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -75,20 +75,22 @@ def unannotated(source, filename="<source>"):
 
 
 def test_the_annotation_check_sees_what_is_missing():
-    src = ("def ok(a: int, *b: str, c: int = 1, **d: int) -> None: ...\n"
-           "def no_return(a: int): ...\n"
-           "def no_param(a) -> int: ...\n"
-           "def _private(a): ...\n"
-           "class C:\n"
-           "    def __init__(self, a: int): ...\n"
-           "    def m(self, x) -> None: ...\n"
-           "    def _p(self, x): ...\n"
-           "    def __repr__(self): ...\n"
-           "class D:\n"
-           "    if True:\n"
-           "        def n(self, x: int) -> None: ...\n"
-           "class _Hidden:\n"
-           "    def m(self, x): ...\n")
+    src = (
+        "def ok(a: int, *b: str, c: int = 1, **d: int) -> None: ...\n"
+        "def no_return(a: int): ...\n"
+        "def no_param(a) -> int: ...\n"
+        "def _private(a): ...\n"
+        "class C:\n"
+        "    def __init__(self, a: int): ...\n"
+        "    def m(self, x) -> None: ...\n"
+        "    def _p(self, x): ...\n"
+        "    def __repr__(self): ...\n"
+        "class D:\n"
+        "    if True:\n"
+        "        def n(self, x: int) -> None: ...\n"
+        "class _Hidden:\n"
+        "    def m(self, x): ...\n"
+    )
     assert [x.split(" ")[1] for x in unannotated(src)] == ["no_return", "no_param", "m"]
 
 

@@ -12,8 +12,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, worker_env
+
 from worker import protocol
 
 DDG = "html.duckduckgo.com"
@@ -36,9 +36,14 @@ def call_dirs(env):
 
 
 def start(args, env, code=None):
-    cmd = [sys.executable, "-I", "-m", "worker"] + list(args) if code is None else [sys.executable, "-I", "-c", code] + list(args)
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cmd = (
+        [sys.executable, "-I", "-m", "worker"] + list(args)
+        if code is None
+        else [sys.executable, "-I", "-c", code] + list(args)
+    )
+    return subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 def wait_for(predicate, timeout=30, what="condition"):
@@ -143,8 +148,13 @@ def test_stale_temp_dir_of_dead_pid_is_swept(hanging):
     alive = os.path.join(base, "call-%d-1" % os.getpid())
     os.mkdir(alive)
     proxy.route(DDG, status=403)
-    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo"],
-                       cwd=ROOT, env=env, capture_output=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert protocol.parse(r.stdout)["error"]["code"] == "blocked"
     assert call_dirs(env) == [os.path.basename(alive)]
 
@@ -153,8 +163,13 @@ def test_stale_temp_dir_of_dead_pid_is_swept(hanging):
 def test_timeout_bounds_the_whole_call(hanging):
     proxy, env = hanging
     started = time.monotonic()
-    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo",
-                        "--timeout", "1"], cwd=ROOT, env=env, capture_output=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "search", "q", "--backend", "duckduckgo", "--timeout", "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     elapsed = time.monotonic() - started
     payload = protocol.parse(r.stdout)
     assert r.returncode == protocol.EXIT_ERROR
@@ -165,7 +180,12 @@ def test_timeout_bounds_the_whole_call(hanging):
 
 def test_bad_timeout_is_usage(tmp_path):
     env = worker_env(tmp_path)
-    r = subprocess.run([sys.executable, "-I", "-m", "worker", "search", "q", "--timeout", "0"],
-                       cwd=ROOT, env=env, capture_output=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "search", "q", "--timeout", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert r.returncode == protocol.EXIT_USAGE
     assert protocol.parse(r.stdout)["error"]["code"] == "usage"

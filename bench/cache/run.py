@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.join(REPO, "tests"))
 sys.path.insert(0, REPO)
 
 from fakes.count_server import CountServer  # noqa: E402
+
 from worker import protocol  # noqa: E402
 
 PY = os.environ.get("BENCH_PYTHON", sys.executable)
@@ -53,8 +54,14 @@ def make_env(tmp, server):
     env["HOME"] = os.path.join(tmp, "home")
     cfg = os.path.join(tmp, "cfg.json")
     with open(cfg, "w") as fh:
-        json.dump({"providers": [{"name": "fake", "type": "tests.fakes.slow_provider:SlowProvider",
-                                  "options": {"url": server.url}}]}, fh)
+        json.dump(
+            {
+                "providers": [
+                    {"name": "fake", "type": "tests.fakes.slow_provider:SlowProvider", "options": {"url": server.url}}
+                ]
+            },
+            fh,
+        )
     env["WEBSEARCH_CONFIG"] = cfg
     for k in ("EXA_API_KEY", "BRAVE_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
         env.pop(k, None)
@@ -75,12 +82,28 @@ def store_ddgs_entry(env):
         cfg = config.load(request)
         key = search.plan(cfg, request)[0]
         spec = config.select(cfg, "search", None)
-        results = [{"title": "Result %d about async runtimes" % i, "url": "https://example.org/%d" % i,
-                    "snippet": "A comparison of tokio, async-std and smol, part %d." % i, "engine": "duckduckgo"}
-                   for i in range(1, 6)]
+        results = [
+            {
+                "title": "Result %d about async runtimes" % i,
+                "url": "https://example.org/%d" % i,
+                "snippet": "A comparison of tokio, async-std and smol, part %d." % i,
+                "engine": "duckduckgo",
+            }
+            for i in range(1, 6)
+        ]
         store = cache.open_store(request, cfg.settings)
-        store.put(key, "search", spec.name, {"results": results, "meta": {"engine": "duckduckgo"}, "warnings": [],
-                                             "provider": spec.name, "provider_type": spec.type})
+        store.put(
+            key,
+            "search",
+            spec.name,
+            {
+                "results": results,
+                "meta": {"engine": "duckduckgo"},
+                "warnings": [],
+                "provider": spec.name,
+                "provider_type": spec.type,
+            },
+        )
         store.close()
     finally:
         os.environ.clear()
@@ -90,8 +113,14 @@ def store_ddgs_entry(env):
 def run(args, env, extra_py=()):
     """(wall s, cpu s, payload, stderr) of one fresh worker process."""
     start = time.perf_counter()
-    proc = subprocess.Popen([PY, "-I"] + list(extra_py) + ["-m", "worker"] + list(args), cwd=REPO, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [PY, "-I"] + list(extra_py) + ["-m", "worker"] + list(args),
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = proc.communicate()
     wall = time.perf_counter() - start
     # communicate() reaped it; children's rusage accumulates in RUSAGE_CHILDREN, read around the call instead
@@ -119,7 +148,7 @@ def import_cost(args, env):
     cost = {}
     for line in err.decode().splitlines():
         if line.startswith("import time:"):
-            parts = [p.strip() for p in line[len("import time:"):].split("|")]
+            parts = [p.strip() for p in line[len("import time:") :].split("|")]
             try:
                 cost[parts[2].strip()] = int(parts[1])
             except (IndexError, ValueError):
@@ -180,17 +209,32 @@ def main():
         c = statistics.median(cpus[name])
         print("%-12s %9.1f %9.2f %9.1f %9.2f" % (name, w * 1000, w / base_w, c * 1000, c / base_c))
     for cold, hit in (("fake cold", "fake hit"), ("fetch cold", "fetch hit")):
-        print("%s / %s: wall x%.2f, cpu x%.2f" % (hit, cold, statistics.median(walls[hit]) / statistics.median(walls[cold]),
-                                                statistics.median(cpus[hit]) / statistics.median(cpus[cold])))
-    print("ddgs hit - search floor: wall %+.1f ms, cpu %+.1f ms (the cache's own share of a hit)"
-          % ((statistics.median(walls["ddgs hit"]) - statistics.median(walls["search floor"])) * 1000,
-             (statistics.median(cpus["ddgs hit"]) - statistics.median(cpus["search floor"])) * 1000))
+        print(
+            "%s / %s: wall x%.2f, cpu x%.2f"
+            % (
+                hit,
+                cold,
+                statistics.median(walls[hit]) / statistics.median(walls[cold]),
+                statistics.median(cpus[hit]) / statistics.median(cpus[cold]),
+            )
+        )
+    print(
+        "ddgs hit - search floor: wall %+.1f ms, cpu %+.1f ms (the cache's own share of a hit)"
+        % (
+            (statistics.median(walls["ddgs hit"]) - statistics.median(walls["search floor"])) * 1000,
+            (statistics.median(cpus["ddgs hit"]) - statistics.median(cpus["search floor"])) * 1000,
+        )
+    )
     hit_ratio = statistics.median(walls["ddgs hit"]) / base_w
     print("target: ddgs hit <= 1.30x version (wall): %.2fx %s" % (hit_ratio, "met" if hit_ratio <= 1.3 else "NOT met"))
     cost = import_cost(["search", QUERY], env)
-    print("imports on the ddgs hit path (-X importtime, cumulative us): _sqlite3 %s, worker.state.cache %s, worker.tools.search %s"
-          % (cost.get("_sqlite3"), cost.get("worker.state.cache"), cost.get("worker.tools.search")))
-    heavy = sorted(m for m in cost if m.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "ssl", "socket"))
+    print(
+        "imports on the ddgs hit path (-X importtime, cumulative us): _sqlite3 %s, worker.state.cache %s, worker.tools.search %s"
+        % (cost.get("_sqlite3"), cost.get("worker.state.cache"), cost.get("worker.tools.search"))
+    )
+    heavy = sorted(
+        m for m in cost if m.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "ssl", "socket")
+    )
     print("provider/network modules imported on the hit path: %s" % (", ".join(heavy) or "none"))
 
 

@@ -59,8 +59,13 @@ def main():
     with open(cfg, "w") as fh:
         json.dump({"apiKey": exa_server.KEY, "baseUrl": server.url}, fh)
     os.chmod(cfg, 0o600)
-    env = dict(os.environ, WEBSEARCH_CONFIG=cfg, HOME=tmp, XDG_CACHE_HOME=os.path.join(tmp, "cache"),
-               WEBSEARCH_WORKER_TMPDIR=os.path.join(tmp, "calltmp"))
+    env = dict(
+        os.environ,
+        WEBSEARCH_CONFIG=cfg,
+        HOME=tmp,
+        XDG_CACHE_HOME=os.path.join(tmp, "cache"),
+        WEBSEARCH_WORKER_TMPDIR=os.path.join(tmp, "calltmp"),
+    )
     for k in ("EXA_API_KEY", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "WEBSEARCH_EXA_PLAIN_IMPORT"):
         env.pop(k, None)
     py = sys.executable
@@ -86,12 +91,22 @@ def main():
     med = {k: statistics.median(v) for k, v in samples.items()}
     print("Exa search against the local fake API, fresh process, median of %d runs (ms):" % runs)
     for name, _, _ in cases:
-        print("  %-13s %7.0f   x%.2f of exa-py as is   x%.1f of urllib   (min %.0f, max %.0f)"
-              % (name, med[name], med[name] / med["exa-py"], med[name] / med["urllib"],
-                 min(samples[name]), max(samples[name])))
+        print(
+            "  %-13s %7.0f   x%.2f of exa-py as is   x%.1f of urllib   (min %.0f, max %.0f)"
+            % (
+                name,
+                med[name],
+                med[name] / med["exa-py"],
+                med[name] / med["urllib"],
+                min(samples[name]),
+                max(samples[name]),
+            )
+        )
     target = 0.4 * med["exa-py"]
-    print("target: worker <= 400 ms on a machine where exa-py as is takes ~1,000 ms, i.e. ratio <= 0.40: %s"
-          % ("met" if med["worker"] <= target else "NOT met"))
+    print(
+        "target: worker <= 400 ms on a machine where exa-py as is takes ~1,000 ms, i.e. ratio <= 0.40: %s"
+        % ("met" if med["worker"] <= target else "NOT met")
+    )
 
 
 if __name__ == "__main__":

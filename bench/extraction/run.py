@@ -43,7 +43,7 @@ def shingles(text, n=4):
     tokens = _TOKEN_RE.findall(text or "")
     if not tokens:
         return Counter()
-    return Counter(" ".join(tokens[i:i + n]) for i in range(max(1, len(tokens) - n + 1)))
+    return Counter(" ".join(tokens[i : i + n]) for i in range(max(1, len(tokens) - n + 1)))
 
 
 def page_scores(truth, pred):
@@ -71,30 +71,35 @@ def aggregate(rows):
 
 def _ours(html, url):
     from worker.pages.extract.core import extract
+
     return extract(html, url=url, fmt="text")["text"]
 
 
 def _traf_default(html, url):
     import trafilatura
+
     return trafilatura.extract(html, url=url) or ""
 
 
 def _traf_precision(html, url):
     import trafilatura
+
     return trafilatura.extract(html, url=url, favor_precision=True, include_comments=False) or ""
 
 
 def _readability_html_text(html, url):
-    from readability import Document
     import html_text
+    from readability import Document
+
     return html_text.extract_text(Document(html).summary(html_partial=True))
 
 
 def _readabilipy_markdownify(html, url):
     # What the reference MCP fetch server does: readabilipy without readability.js,
     # then markdownify of the simplified article HTML.
-    import readabilipy.simple_json
     import markdownify
+    import readabilipy.simple_json
+
     article = readabilipy.simple_json.simple_json_from_html_string(html, use_readability=False)
     content = article.get("content") or ""
     return markdownify.markdownify(content, heading_style=markdownify.ATX) if content else ""
@@ -102,6 +107,7 @@ def _readabilipy_markdownify(html, url):
 
 def _html2text_page(html, url):
     import html2text
+
     h = html2text.HTML2Text()
     h.body_width = 0
     return h.handle(html)
@@ -120,6 +126,7 @@ BASELINE = "trafilatura default"
 
 def available(modules):
     import importlib.util
+
     for m in modules:
         try:
             if importlib.util.find_spec(m) is None:
@@ -231,7 +238,8 @@ def main(argv=None):
         sys.stderr.write(
             "error: benchmark data not found at %s\n"
             "expected ground-truth.json and html/<id>.html.gz there (the Zyte article-extraction-benchmark);\n"
-            "pass --data DIR to point at it. The data is not part of this repo.\n" % data)
+            "pass --data DIR to point at it. The data is not part of this repo.\n" % data
+        )
         return 2
 
     pages = load_benchmark(data, args.limit or None)
@@ -256,13 +264,26 @@ def main(argv=None):
                 text = ""
             a, b = fixture_checks(text, spec)
             fx_pass, fx_total = fx_pass + a, fx_total + b
-        results.append(dict(name=name, f1=f1, p=p, r=r, med=statistics.median(times) if times else 0,
-                            p90=pct(times, 0.9), errors=errors, fx=(fx_pass, fx_total)))
+        results.append(
+            dict(
+                name=name,
+                f1=f1,
+                p=p,
+                r=r,
+                med=statistics.median(times) if times else 0,
+                p90=pct(times, 0.9),
+                errors=errors,
+                fx=(fx_pass, fx_total),
+            )
+        )
         per_page_all[name] = per_page
         sys.stdout.flush()
 
     base = next((x for x in results if x["name"] == BASELINE), None)
-    hdr = "| pipeline | F1 | precision | recall | median ms/page | p90 ms/page | median vs %s | held-out checks |" % BASELINE
+    hdr = (
+        "| pipeline | F1 | precision | recall | median ms/page | p90 ms/page | median vs %s | held-out checks |"
+        % BASELINE
+    )
     print()
     print(hdr)
     print("|" + "---|" * 8)
@@ -270,8 +291,10 @@ def main(argv=None):
         ratio = "%.2fx" % (x["med"] / base["med"]) if base and base["med"] else "-"
         fx = "%d/%d (%.0f%%)" % (x["fx"][0], x["fx"][1], 100.0 * x["fx"][0] / x["fx"][1]) if x["fx"][1] else "-"
         err = " (%d errors)" % x["errors"] if x["errors"] else ""
-        print("| %s%s | %.3f | %.3f | %.3f | %.1f | %.1f | %s | %s |" % (
-            x["name"], err, x["f1"], x["p"], x["r"], x["med"], x["p90"], ratio, fx))
+        print(
+            "| %s%s | %.3f | %.3f | %.3f | %.1f | %.1f | %s | %s |"
+            % (x["name"], err, x["f1"], x["p"], x["r"], x["med"], x["p90"], ratio, fx)
+        )
     if args.per_page:
         with open(args.per_page, "w", encoding="utf-8") as f:
             json.dump(per_page_all, f, indent=1)

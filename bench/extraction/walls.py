@@ -42,15 +42,15 @@ def main(argv=None):
     if cs.missing():
         sys.stderr.write("error: %s\n" % cs.missing())
         return 2
-    from worker.pages import content, pagecheck
     from worker.errors import WorkerError
-    from worker.pages import hidden
+    from worker.pages import content, hidden, pagecheck
     from worker.pages.extract.core import _load_html, extract, prepare
+
     prepare()
     pages = [("wcxb/" + r["id"], r["url"], lambda i=r["id"]: cs.wcxb_page(i)) for r in cs.wcxb_rows()]
     pages += [("zyte/" + i, "https://example.org/" + i, lambda i=i: cs.zyte_page(i)) for i in cs.zyte_ids()]
     if a.limit:
-        pages = pages[::a.limit]
+        pages = pages[:: a.limit]
     positives, times, hidden_pages, warned, hidden_times = [], [], 0, 0, []
     for name, url, load in pages:
         html, _, _ = content.decode(load(), "text/html", "html")
@@ -97,7 +97,10 @@ def main(argv=None):
 def _spread(times):
     times = sorted(times)
     return "median %.2f ms, p90 %.2f ms, max %.1f ms" % (
-        1000 * statistics.median(times), 1000 * times[int(0.9 * (len(times) - 1))], 1000 * times[-1])
+        1000 * statistics.median(times),
+        1000 * times[int(0.9 * (len(times) - 1))],
+        1000 * times[-1],
+    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ Three measurements, each against a baseline measured in the same run:
 """
 
 import argparse
-import gzip
 import json
 import os
 import re
@@ -45,8 +44,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakes import corpus_server as cs  # noqa: E402
 
 TYPES = ["all", "article", "documentation", "service", "forum", "listing", "collection", "product"]
-TARGETS = {"all": 0.87, "article": 0.93, "documentation": 0.94, "service": 0.84, "forum": 0.80,
-           "listing": 0.70, "collection": 0.70, "product": 0.70}
+TARGETS = {
+    "all": 0.87,
+    "article": 0.93,
+    "documentation": 0.94,
+    "service": 0.84,
+    "forum": 0.80,
+    "listing": 0.70,
+    "collection": 0.70,
+    "product": 0.70,
+}
 _TOKEN = re.compile(r"\w+")
 
 
@@ -74,11 +81,13 @@ def pct(values, q):
 
 def ours(html, url):
     from worker.pages.extract.core import extract
+
     return extract(html, url=url, fmt="text")["text"]
 
 
 def trafilatura_defaults(html, url):
     import trafilatura
+
     return trafilatura.extract(html, url=url) or ""
 
 
@@ -102,15 +111,21 @@ def cli_texts(names, pages, batch):
     for k in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
         env.pop(k, None)
     from worker import protocol
+
     out, crashes, elapsed = {}, 0, 0.0
     try:
         for start in range(0, len(names), batch):
-            chunk = names[start:start + batch]
+            chunk = names[start : start + batch]
             urls = [server.url(n, host=i) for i, n in enumerate(chunk)]
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-I", "-m", "worker", "fetch"] + urls +
-                                  ["--allow-private", "--no-cache", "--format", "text", "--max-chars", "50000000",
-                                   "--timeout", "600"], cwd=REPO, env=env, capture_output=True)
+            proc = subprocess.run(
+                [sys.executable, "-I", "-m", "worker", "fetch"]
+                + urls
+                + ["--allow-private", "--no-cache", "--format", "text", "--max-chars", "50000000", "--timeout", "600"],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+            )
             elapsed += time.perf_counter() - t0
             try:
                 payload = protocol.parse(proc.stdout.decode("ascii"))
@@ -146,59 +161,93 @@ def main(argv=None):
         return 2
     rows = cs.wcxb_rows()
     if a.limit:
-        rows = rows[::a.limit]
-    print("WCXB dev: %d pages (%s)" % (len(rows), ", ".join("%s %d" % kv for kv in Counter(
-        r["page_type"] for r in rows).most_common())))
+        rows = rows[:: a.limit]
+    print(
+        "WCXB dev: %d pages (%s)"
+        % (len(rows), ", ".join("%s %d" % kv for kv in Counter(r["page_type"] for r in rows).most_common()))
+    )
 
     o_scores, o_times = in_process(rows, ours)
     t_scores, t_times = in_process(rows, trafilatura_defaults)
     o, t = by_type(rows, o_scores), by_type(rows, t_scores)
-    table("## 1. In-process, token F1 (mean per page type)",
-          [("trafilatura defaults", t), ("websearch-worker", o), ("target", TARGETS)])
-    print("\nspeed per page: ours median %.1f ms, p90 %.1f ms; trafilatura defaults median %.1f ms, p90 %.1f ms;"
-          " ratio of medians %.2fx, of p90s %.2fx" % (
-              statistics.median(o_times), pct(o_times, 0.9), statistics.median(t_times), pct(t_times, 0.9),
-              statistics.median(o_times) / statistics.median(t_times), pct(o_times, 0.9) / pct(t_times, 0.9)))
+    table(
+        "## 1. In-process, token F1 (mean per page type)",
+        [("trafilatura defaults", t), ("websearch-worker", o), ("target", TARGETS)],
+    )
+    print(
+        "\nspeed per page: ours median %.1f ms, p90 %.1f ms; trafilatura defaults median %.1f ms, p90 %.1f ms;"
+        " ratio of medians %.2fx, of p90s %.2fx"
+        % (
+            statistics.median(o_times),
+            pct(o_times, 0.9),
+            statistics.median(t_times),
+            pct(t_times, 0.9),
+            statistics.median(o_times) / statistics.median(t_times),
+            pct(o_times, 0.9) / pct(t_times, 0.9),
+        )
+    )
     above = [k for k in TYPES if o.get(k, 0) > t.get(k, 0)]
     print("types where ours is above trafilatura: %s" % ", ".join(above))
-    print("targets met: %s" % ", ".join("%s %s" % (k, "yes" if o.get(k, 0) >= v else "no")
-                                         for k, v in TARGETS.items()))
+    print("targets met: %s" % ", ".join("%s %s" % (k, "yes" if o.get(k, 0) >= v else "no") for k, v in TARGETS.items()))
     if a.per_page:
         with open(a.per_page, "w", encoding="utf-8") as f:
-            json.dump({r["id"]: {"type": r["page_type"], "ours": x, "trafilatura": y}
-                       for r, x, y in zip(rows, o_scores, t_scores)}, f, indent=0)
+            json.dump(
+                {
+                    r["id"]: {"type": r["page_type"], "ours": x, "trafilatura": y}
+                    for r, x, y in zip(rows, o_scores, t_scores)
+                },
+                f,
+                indent=0,
+            )
     if a.no_cli:
         return 0
 
     # each page under its own URL's path, so the URL's shape (/docs/, /t/123) still speaks;
     # only the host is the local server's
     from urllib.parse import urlsplit
+
     names = ["wcxb/%s%s" % (r["id"], urlsplit(r["url"]).path or "/") for r in rows]
     pages = {n: cs.wcxb_page(n.split("/")[1]) for n in names}
     texts, crashes, elapsed = cli_texts(names, pages, a.batch)
     c_scores = [token_f1(r["main_content"], texts.get(n) or "") for r, n in zip(rows, names)]
     c = by_type(rows, c_scores)
-    table("## 2. Through the CLI, batches of %d at the default concurrency (%d batches with no block)" % (
-        a.batch, crashes), [("websearch-worker CLI", c), ("(in-process, above)", o)])
-    print("\nCLI: %.1f s for %d pages, %.0f ms a page; per-page scores equal to in-process on %d of %d pages" % (
-        elapsed, len(names), 1000 * elapsed / len(names),
-        sum(1 for x, y in zip(c_scores, o_scores) if abs(x - y) < 1e-9), len(names)))
+    table(
+        "## 2. Through the CLI, batches of %d at the default concurrency (%d batches with no block)"
+        % (a.batch, crashes),
+        [("websearch-worker CLI", c), ("(in-process, above)", o)],
+    )
+    print(
+        "\nCLI: %.1f s for %d pages, %.0f ms a page; per-page scores equal to in-process on %d of %d pages"
+        % (
+            elapsed,
+            len(names),
+            1000 * elapsed / len(names),
+            sum(1 for x, y in zip(c_scores, o_scores) if abs(x - y) < 1e-9),
+            len(names),
+        )
+    )
 
     import run as zyte_bench
+
     zpages = zyte_bench.load_benchmark(zyte_bench.DEFAULT_DATA)
     if a.limit:
-        zpages = zpages[::a.limit]
+        zpages = zpages[:: a.limit]
     znames = ["zyte/" + pid for pid, _, _, _ in zpages]
     ztexts, zcrashes, _ = cli_texts(znames, {n: cs.zyte_page(n.split("/")[1]) for n in znames}, a.batch)
-    z_cli = zyte_bench.aggregate([zyte_bench.page_scores(truth, ztexts.get(n) or "")
-                                  for n, (_, _, _, truth) in zip(znames, zpages)])
+    z_cli = zyte_bench.aggregate(
+        [zyte_bench.page_scores(truth, ztexts.get(n) or "") for n, (_, _, _, truth) in zip(znames, zpages)]
+    )
     z_in = zyte_bench.aggregate([zyte_bench.page_scores(truth, ours(html, url)) for _, url, html, truth in zpages])
-    z_tr = zyte_bench.aggregate([zyte_bench.page_scores(truth, trafilatura_defaults(html, url))
-                                 for _, url, html, truth in zpages])
+    z_tr = zyte_bench.aggregate(
+        [zyte_bench.page_scores(truth, trafilatura_defaults(html, url)) for _, url, html, truth in zpages]
+    )
     print("\n## 3. Zyte article set (%d pages, shingle F1)" % len(zpages))
     print("| extractor | F1 | precision | recall |\n|---|---|---|---|")
-    for name, (f, p, r) in (("trafilatura defaults, in-process", z_tr), ("websearch-worker, in-process", z_in),
-                            ("websearch-worker, CLI batches of %d (%d with no block)" % (a.batch, zcrashes), z_cli)):
+    for name, (f, p, r) in (
+        ("trafilatura defaults, in-process", z_tr),
+        ("websearch-worker, in-process", z_in),
+        ("websearch-worker, CLI batches of %d (%d with no block)" % (a.batch, zcrashes), z_cli),
+    ):
         print("| %s | %.3f | %.3f | %.3f |" % (name, f, p, r))
     return 0
 

@@ -58,8 +58,14 @@ def run_calls(env, argv_for, n):
     answered = []
     started = time.monotonic()
     for i in range(n):
-        proc = subprocess.run([PY, "-I", "-m", "worker", "search", "--no-cache"] + argv_for(i), cwd=REPO, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        proc = subprocess.run(
+            [PY, "-I", "-m", "worker", "search", "--no-cache"] + argv_for(i),
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
         payload = protocol.parse(proc.stdout.decode("ascii"))
         if not payload.get("ok"):
             raise SystemExit("call %d failed: %s" % (i, payload))
@@ -72,8 +78,12 @@ def scenario_ddgs(tmp, delay):
     from fakes.tls_proxy import TlsProxy
 
     proxy = TlsProxy(tmp)
-    proxy.route("html.duckduckgo.com", status=202, delay=delay,
-                body="<html><body>anomaly detected: please complete the challenge</body></html>")
+    proxy.route(
+        "html.duckduckgo.com",
+        status=202,
+        delay=delay,
+        body="<html><body>anomaly detected: please complete the challenge</body></html>",
+    )
     with open(os.path.join(REPO, "tests", "fixtures", "ddgs", "mojeek.html"), "rb") as fh:
         proxy.route("www.mojeek.com", body=fh.read())
 
@@ -99,10 +109,19 @@ def scenario_exa_brave(tmp, delay):
         d = tempfile.mkdtemp(dir=tmp)
         env = base_env(d)
         exa.script[:] = ["429"] * 100
-        cfg = {"fallback": ["exa-main", "brave"], "providers": [
-            {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
-            {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
-             "options": {"minInterval": 0}}]}
+        cfg = {
+            "fallback": ["exa-main", "brave"],
+            "providers": [
+                {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
+                {
+                    "name": "brave",
+                    "type": "brave",
+                    "apiKey": brave_server.KEY,
+                    "baseUrl": brave.base_url,
+                    "options": {"minInterval": 0},
+                },
+            ],
+        }
         if not breaker_on:
             cfg["breaker"] = False
         path = os.path.join(d, "cfg.json")
@@ -139,8 +158,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="bench-fallback-")
     scenarios = {"ddgs": scenario_ddgs, "exa-brave": scenario_exa_brave}
     names = list(scenarios) if opts.scenario == "both" else [opts.scenario]
-    print("%d consecutive calls while the first provider is blocked (refusal after %.2f s), %d rounds, python %s"
-          % (opts.calls, opts.block_delay, opts.rounds, PY))
+    print(
+        "%d consecutive calls while the first provider is blocked (refusal after %.2f s), %d rounds, python %s"
+        % (opts.calls, opts.block_delay, opts.rounds, PY)
+    )
     try:
         for name in names:
             setup, close = scenarios[name](tmp, opts.block_delay)
@@ -157,10 +178,14 @@ def main():
                 close()
             base, with_breaker = statistics.median(totals[False]), statistics.median(totals[True])
             print("\n%s" % name)
-            print("  without the breaker (baseline): %6.2f s total, %4.0f ms per call  [%s]"
-                  % (base, base * 1000 / opts.calls, " ".join("%.2f" % t for t in totals[False])))
-            print("  with the breaker:               %6.2f s total, %4.0f ms per call  [%s]"
-                  % (with_breaker, with_breaker * 1000 / opts.calls, " ".join("%.2f" % t for t in totals[True])))
+            print(
+                "  without the breaker (baseline): %6.2f s total, %4.0f ms per call  [%s]"
+                % (base, base * 1000 / opts.calls, " ".join("%.2f" % t for t in totals[False]))
+            )
+            print(
+                "  with the breaker:               %6.2f s total, %4.0f ms per call  [%s]"
+                % (with_breaker, with_breaker * 1000 / opts.calls, " ".join("%.2f" % t for t in totals[True]))
+            )
             print("  ratio breaker / baseline:       %.2fx" % (with_breaker / base))
             print("  answered by (last round, * = something skipped): %s" % " ".join(answered[True]))
     finally:

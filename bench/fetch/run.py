@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(REPO, "tests"))
 sys.path.insert(0, REPO)
 
 from fakes.http_server import FakeWeb  # noqa: E402
+
 from worker import protocol  # noqa: E402
 
 
@@ -55,8 +56,14 @@ def run(args):
     start = time.perf_counter()
     if args and args[0] == "fetch":
         args = args + ["--no-cache"]  # measure the network path, not the cache
-    proc = subprocess.Popen([os.environ.get("BENCH_PYTHON", sys.executable), "-I", "-m", "worker"] + args, cwd=REPO, env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [os.environ.get("BENCH_PYTHON", sys.executable), "-I", "-m", "worker"] + args,
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
@@ -83,10 +90,12 @@ def main():
         urls = [web.url("/slow?ms=300&id=%d" % i, host=i) for i in range(20)]
         one_host = [web.url("/slow?ms=300&id=%d" % i) for i in range(20)]
         rows = []
-        for label, extra in (("sequential (--concurrency 1)", ["--concurrency", "1"]),
-                             ("default (--concurrency 8)", []),
-                             ("--concurrency 20", ["--concurrency", "20"]),
-                             ("one host, --concurrency 20", ["--concurrency", "20", "ONEHOST"])):
+        for label, extra in (
+            ("sequential (--concurrency 1)", ["--concurrency", "1"]),
+            ("default (--concurrency 8)", []),
+            ("--concurrency 20", ["--concurrency", "20"]),
+            ("one host, --concurrency 20", ["--concurrency", "20", "ONEHOST"]),
+        ):
             if "ONEHOST" in extra:
                 extra = extra[:-1]
                 batch = one_host
@@ -103,7 +112,9 @@ def main():
         print("\n## memory: peak RSS of the worker process")
         _, rss_version, _ = run(["--version"])
         _, rss_small, _ = run(["fetch", web.url("/plain"), "--allow-private"])
-        t_raw, rss_raw, p_raw = run(["fetch", web.url("/huge?mb=50"), "--allow-private", "--format", "raw", "--max-chars", "2000"])
+        t_raw, rss_raw, p_raw = run(
+            ["fetch", web.url("/huge?mb=50"), "--allow-private", "--format", "raw", "--max-chars", "2000"]
+        )
         t_md, rss_md, p_md = run(["fetch", web.url("/huge?mb=50"), "--allow-private", "--max-chars", "2000"])
         t_bomb, rss_bomb, p_bomb = run(["fetch", web.url("/bomb?mb=200"), "--allow-private"])
 
@@ -122,8 +133,10 @@ def main():
         print("  gzip bomb (200 MB of zeros)       %6.1f MB  %5.2f s  (%s)" % (rss_bomb, t_bomb, status(p_bomb)))
 
         print("\n## 5 MB HTML pages (just under the body cap), markdown, fresh process each: time and peak RSS")
-        print("  (the worker's --version process: %.1f MB; limits: 1.5 s and 200 MB a page, 500 MB for the batch)"
-              % rss_version)
+        print(
+            "  (the worker's --version process: %.1f MB; limits: 1.5 s and 200 MB a page, 500 MB for the batch)"
+            % rss_version
+        )
         for kind in ("paras", "links", "docs", "headings", "attrs"):
             t_h, rss_h, p_h = run(["fetch", web.url("/heavy?kind=%s&mb=4.9" % kind), "--allow-private"])
             it = (p_h or {}).get("results", [{}])[0]
@@ -140,7 +153,10 @@ def main():
         it = (p_page or {}).get("results", [{}])[0]
         print("  --version                         %6.0f ms" % (t_version * 1000))
         print("  text/plain page                   %6.0f ms" % (t_text * 1000))
-        print("  HTML article -> markdown          %6.0f ms  (ok=%s, extractor=%s)" % (t_page * 1000, it.get("ok"), it.get("extractor")))
+        print(
+            "  HTML article -> markdown          %6.0f ms  (ok=%s, extractor=%s)"
+            % (t_page * 1000, it.get("ok"), it.get("extractor"))
+        )
         print("  article cost over --version       %6.0f ms" % ((t_page - t_version) * 1000))
     finally:
         web.stop()

@@ -40,8 +40,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def real_python3():
     """The interpreter `python3` runs, past any pyenv shim."""
     try:
-        out = subprocess.run(["python3", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
-                             timeout=30).stdout.strip()
+        out = subprocess.run(
+            ["python3", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
         if out:
             return os.path.realpath(out)
     except OSError:
@@ -62,8 +63,9 @@ def time_once(cmd, env):
     disturbed by other load on the machine than wall time, so both are reported."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     elapsed = time.perf_counter() - t
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -72,8 +74,13 @@ def time_once(cmd, env):
 
 def importtime(venv_py, env):
     """Top imports (self + children, ms) of `python -X importtime -I -m worker --version`."""
-    proc = subprocess.run([venv_py, "-X", "importtime", "-I", "-m", "worker", "--version"], env=env, cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [venv_py, "-X", "importtime", "-I", "-m", "worker", "--version"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     rows = []
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -98,11 +105,14 @@ def main():
     env = dict(os.environ)
     env["WEBSEARCH_WORKER_VENV"] = opts.venv
     env["WEBSEARCH_CONFIG"] = os.path.join(ROOT, "bench", "startup", "no-such-config.json")  # defaults only
-    check = subprocess.run([base, os.path.join(ROOT, "bootstrap", "run.py"), "--check"], env=env,
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [base, os.path.join(ROOT, "bootstrap", "run.py"), "--check"], env=env, capture_output=True, text=True
+    )
     if check.returncode != 0:
-        sys.exit("the worker venv is not ready (%s): run python3 bootstrap/run.py --check / --reinstall first"
-                 % check.stdout.strip())
+        sys.exit(
+            "the worker venv is not ready (%s): run python3 bootstrap/run.py --check / --reinstall first"
+            % check.stdout.strip()
+        )
 
     denv = dict(env)
     port = closed_port()
@@ -119,8 +129,20 @@ def main():
         "c": ([base, boot, "--version"], env),
         "c_S": ([base, "-S", boot, "--version"], env),
         "e": ([base, "-c", execv], env),
-        "d": ([venv_py, "-I", "-m", "worker", "search", "startup bench", "--no-cache",
-               "--backend", "duckduckgo,brave,mojeek,yahoo"], denv),
+        "d": (
+            [
+                venv_py,
+                "-I",
+                "-m",
+                "worker",
+                "search",
+                "startup bench",
+                "--no-cache",
+                "--backend",
+                "duckduckgo,brave,mojeek,yahoo",
+            ],
+            denv,
+        ),
     }
     # Sanity: every command does what it claims.
     for name, (cmd, e) in cmds.items():
@@ -143,8 +165,10 @@ def main():
     load = os.getloadavg()[0]
 
     print("base interpreter: %s" % base)
-    print("venv interpreter: %s (%d runs each, median ms; load average %.1f on %d CPUs)"
-          % (venv_py, opts.runs, load, os.cpu_count() or 0))
+    print(
+        "venv interpreter: %s (%d runs each, median ms; load average %.1f on %d CPUs)"
+        % (venv_py, opts.runs, load, os.cpu_count() or 0)
+    )
     print()
     print("%-8s %-44s %10s %14s %14s %9s" % ("", "", "wall", "/ a_venv", "/ a_base", "cpu"))
     for name, label in [
@@ -156,11 +180,14 @@ def main():
         ("e", "base startup + execv, no bootstrap logic"),
         ("d", "search up to the network call"),
     ]:
-        print("%-8s %-44s %7.1f ms  %11.2fx  %13.2fx  %6.1f ms" % (name, label, med[name], med[name] / med["a_venv"],
-                                                                     med[name] / med["a_base"], cmed[name]))
+        print(
+            "%-8s %-44s %7.1f ms  %11.2fx  %13.2fx  %6.1f ms"
+            % (name, label, med[name], med[name] / med["a_venv"], med[name] / med["a_base"], cmed[name])
+        )
     print()
     print("b / a_venv = %.2f wall, %.2f cpu   (target <= 1.8)" % (med["b"] / med["a_venv"], cmed["b"] / cmed["a_venv"]))
     print("b / a_base = %.2f wall, %.2f cpu" % (med["b"] / med["a_base"], cmed["b"] / cmed["a_base"]))
+
     def diff(label, x, y, note):
         print("%-10s = %+6.1f ms wall, %+6.1f ms cpu  %s" % (label, med[x] - med[y], cmed[x] - cmed[y], note))
 
@@ -171,8 +198,25 @@ def main():
     diff("d - b", "d", "b", "search setup beyond startup (ddgs and engines imported on demand)")
 
     top, total_us, names = importtime(venv_py, env)
-    heavy = [n for n in names if n.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "json",
-                                                       "argparse", "ssl", "socket", "http", "urllib", "email")]
+    heavy = [
+        n
+        for n in names
+        if n.split(".")[0]
+        in (
+            "ddgs",
+            "primp",
+            "lxml",
+            "exa_py",
+            "trafilatura",
+            "json",
+            "argparse",
+            "ssl",
+            "socket",
+            "http",
+            "urllib",
+            "email",
+        )
+    ]
     print()
     print("python -X importtime -I -m worker --version: %.1f ms of imports in total; top-level:" % (total_us / 1000))
     for cum, _, name in top[:8]:

@@ -171,11 +171,17 @@ class Host:
     def tool_list(self):
         import mcp_types as types
 
-        return [types.Tool(name=name, title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
-                           description=tool_schemas.DESCRIPTIONS[name], input_schema=tool_schemas.input_schema(name),
-                           output_schema=tool_schemas.output_schema(name),
-                           annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True))
-                for name in tool_schemas.PARAMS]
+        return [
+            types.Tool(
+                name=name,
+                title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
+                description=tool_schemas.DESCRIPTIONS[name],
+                input_schema=tool_schemas.input_schema(name),
+                output_schema=tool_schemas.output_schema(name),
+                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
+            )
+            for name in tool_schemas.PARAMS
+        ]
 
     def invalid(self, tool, arguments):
         """The first way ``arguments`` break the tool's input schema, as one line, or None."""
@@ -192,24 +198,31 @@ class Host:
         return "%s: %s" % (where, " ".join(error.message.split())[:300])
 
     async def call_tool(self, ctx, params):
-        from mcp.shared.exceptions import MCPError
         from mcp_types import INVALID_PARAMS
+
+        from mcp.shared.exceptions import MCPError
 
         tool = params.name
         if tool not in tool_schemas.PARAMS:
-            raise MCPError(code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch"
-                           % tool[:80])
+            raise MCPError(
+                code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch" % tool[:80]
+            )
         arguments = tool_schemas.fold_arguments(tool, params.arguments or {})
         problem = self.invalid(tool, arguments)
         if problem is None:
             try:
-                argv = tool_schemas.argv(tool, arguments, config=self.settings.config,
-                                  allow_private=self.settings.allow_private)
+                argv = tool_schemas.argv(
+                    tool, arguments, config=self.settings.config, allow_private=self.settings.allow_private
+                )
             except tool_schemas.ArgumentError as exc:
                 problem = str(exc)
         if problem is not None:
-            return self.result(tool, _error_payload("usage", "%s: %s" % (tool, problem),
-                                                    "fix the arguments to match the tool's input schema"))
+            return self.result(
+                tool,
+                _error_payload(
+                    "usage", "%s: %s" % (tool, problem), "fix the arguments to match the tool's input schema"
+                ),
+            )
         async with self.slots:
             return self.result(tool, await self.run(ctx, tool, arguments, argv))
 
@@ -222,20 +235,25 @@ class Host:
         try:
             handle = self.workers.spawn(argv, python)
         except OSError as exc:  # the venv's interpreter vanished, or no processes left: one clear error
-            return _error_payload("protocol", "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
-                                  "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv")
+            return _error_payload(
+                "protocol",
+                "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
+                "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+            )
         cancel = threading.Event()
         box = {}
 
         def collect():
-            box["result"] = handle.wait(timeout=INSTALL_LIMIT_S if installing else CALL_LIMIT_S, cancel=cancel,
-                                        grace=GRACE_S)
+            box["result"] = handle.wait(
+                timeout=INSTALL_LIMIT_S if installing else CALL_LIMIT_S, cancel=cancel, grace=GRACE_S
+            )
 
         started = time.monotonic()
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(self.heartbeat, ctx, _progress_message(tool, arguments, installing), started,
-                              bool(installing))
+                tg.start_soon(
+                    self.heartbeat, ctx, _progress_message(tool, arguments, installing), started, bool(installing)
+                )
                 await anyio.to_thread.run_sync(collect, abandon_on_cancel=True, limiter=self.threads)
                 tg.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
@@ -282,14 +300,20 @@ class Host:
         if result.payload is not None and not (result.timed_out or result.cancelled):
             return result.payload
         if result.timed_out:
-            return _error_payload("timeout", "%s: the worker did not finish within %g s and was stopped"
-                                  % (tool, CALL_LIMIT_S), "ask for fewer results or URLs")
+            return _error_payload(
+                "timeout",
+                "%s: the worker did not finish within %g s and was stopped" % (tool, CALL_LIMIT_S),
+                "ask for fewer results or URLs",
+            )
         if result.cancelled:
             return _error_payload("cancelled", "%s was cancelled" % tool)
         tail = " ".join(result.stderr.strip().splitlines()[-3:])[-500:]
-        return _error_payload("protocol", "%s: the worker exited with code %s without a result (%s)%s"
-                              % (tool, result.returncode, result.protocol_error, ": " + tail if tail else ""),
-                              "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv")
+        return _error_payload(
+            "protocol",
+            "%s: the worker exited with code %s without a result (%s)%s"
+            % (tool, result.returncode, result.protocol_error, ": " + tail if tail else ""),
+            "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+        )
 
     @staticmethod
     def result(tool, payload):
@@ -297,14 +321,16 @@ class Host:
 
         if payload.get("ok"):
             text = payload.get("text") or ""
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                        structured_content=payload, is_error=False)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=False
+            )
         error = payload.get("error") or {}
         text = "%s failed (%s): %s" % (tool, error.get("code", "internal"), error.get("message", ""))
         if error.get("hint"):
             text += "\nhint: %s" % error["hint"]
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=payload, is_error=True)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=True
+        )
 
     async def stop_all(self):
         import anyio
@@ -324,10 +350,10 @@ INSTRUCTIONS = (
 
 async def serve(settings, early):
     import anyio
-    from mcp.server.lowlevel import Server
-    from mcp.server.stdio import stdio_server
     import mcp_types as types
 
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
     from worker import __version__
 
     host = Host(settings)
@@ -338,8 +364,14 @@ async def serve(settings, early):
     async def call_tool(ctx, params):
         return await host.call_tool(ctx, params)
 
-    server = Server("websearch-worker", version=__version__, title="websearch-worker", instructions=INSTRUCTIONS,
-                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(
+        "websearch-worker",
+        version=__version__,
+        title="websearch-worker",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
     async def on_signals(scope):
         with anyio.open_signal_receiver(*SIGNALS) as received:

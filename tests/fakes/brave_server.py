@@ -38,46 +38,85 @@ KEY = "test-brave-key-0123456789"
 FULL = {
     "type": "search",
     "query": {"original": "full query", "more_results_available": True},
-    "web": {"type": "search", "family_friendly": True, "results": [
-        {"type": "search_result", "title": "TypeScript 5.7 &amp; <strong>release</strong> notes",
-         "url": "https://devblogs.example.com/typescript/announcing-typescript-5-7/",
-         "description": "Today we are excited to announce the availability of TypeScript 5.7.",
-         "age": "November 22, 2024", "page_age": "2024-11-22T18:00:00", "language": "en",
-         "profile": {"name": "Example Dev Blogs"},
-         "extra_snippets": ["Checks for never-initialized variables.", "Path rewriting for relative paths."]},
-        {"type": "search_result", "title": "TypeScript 5.7 iteration plan",
-         "url": "https://github.example.com/microsoft/TypeScript/issues/59000",
-         "description": "This document outlines our focused tasks for TypeScript 5.7.", "age": "3 days ago"},
-        {"type": "search_result", "title": "What's new in TS 5.7",
-         "url": "https://blog.example.org/ts-5-7", "description": "A tour of the release."},
-    ]},
+    "web": {
+        "type": "search",
+        "family_friendly": True,
+        "results": [
+            {
+                "type": "search_result",
+                "title": "TypeScript 5.7 &amp; <strong>release</strong> notes",
+                "url": "https://devblogs.example.com/typescript/announcing-typescript-5-7/",
+                "description": "Today we are excited to announce the availability of TypeScript 5.7.",
+                "age": "November 22, 2024",
+                "page_age": "2024-11-22T18:00:00",
+                "language": "en",
+                "profile": {"name": "Example Dev Blogs"},
+                "extra_snippets": ["Checks for never-initialized variables.", "Path rewriting for relative paths."],
+            },
+            {
+                "type": "search_result",
+                "title": "TypeScript 5.7 iteration plan",
+                "url": "https://github.example.com/microsoft/TypeScript/issues/59000",
+                "description": "This document outlines our focused tasks for TypeScript 5.7.",
+                "age": "3 days ago",
+            },
+            {
+                "type": "search_result",
+                "title": "What's new in TS 5.7",
+                "url": "https://blog.example.org/ts-5-7",
+                "description": "A tour of the release.",
+            },
+        ],
+    },
 }
 
 MISSING = {
     "type": "search",
     "query": {"original": "missing"},
-    "web": {"type": "search", "results": [
-        {"url": "https://a.example.com/no-title"},
-        {"title": "no url at all", "description": "dropped"},
-        {"title": 42, "url": "https://b.example.com/typed", "description": None, "page_age": 17,
-         "extra_snippets": "not a list", "profile": "nope"},
-        "not an object",
-        {"title": "bad scheme", "url": "javascript:alert(1)"},
-    ]},
+    "web": {
+        "type": "search",
+        "results": [
+            {"url": "https://a.example.com/no-title"},
+            {"title": "no url at all", "description": "dropped"},
+            {
+                "title": 42,
+                "url": "https://b.example.com/typed",
+                "description": None,
+                "page_age": 17,
+                "extra_snippets": "not a list",
+                "profile": "nope",
+            },
+            "not an object",
+            {"title": "bad scheme", "url": "javascript:alert(1)"},
+        ],
+    },
 }
 
 NEWS = {
     "type": "news",
     "query": {"original": "rust foundation"},
     "results": [
-        {"type": "news_result", "title": "Rust Foundation announces <strong>new</strong> members",
-         "url": "https://news.example.com/2026/11/rust-foundation?utm_source=brave",
-         "description": "The foundation grew again.", "age": "2 hours ago", "page_age": "2026-11-22T10:00:00",
-         "breaking": True, "meta_url": {"scheme": "https", "netloc": "news.example.com", "hostname": "news.example.com"},
-         "thumbnail": {"src": "https://imgs.example.com/t.jpg"}, "profile": {"name": "Example News"}},
-        {"type": "news_result", "title": "Rust 2026 survey", "url": "https://blog.example.org/rust-survey",
-         "description": "Results are in.", "age": "1 day ago", "page_age": "2026-11-21T08:00:00",
-         "meta_url": {"hostname": "blog.example.org"}},
+        {
+            "type": "news_result",
+            "title": "Rust Foundation announces <strong>new</strong> members",
+            "url": "https://news.example.com/2026/11/rust-foundation?utm_source=brave",
+            "description": "The foundation grew again.",
+            "age": "2 hours ago",
+            "page_age": "2026-11-22T10:00:00",
+            "breaking": True,
+            "meta_url": {"scheme": "https", "netloc": "news.example.com", "hostname": "news.example.com"},
+            "thumbnail": {"src": "https://imgs.example.com/t.jpg"},
+            "profile": {"name": "Example News"},
+        },
+        {
+            "type": "news_result",
+            "title": "Rust 2026 survey",
+            "url": "https://blog.example.org/rust-survey",
+            "description": "Results are in.",
+            "age": "1 day ago",
+            "page_age": "2026-11-21T08:00:00",
+            "meta_url": {"hostname": "blog.example.org"},
+        },
         {"type": "news_result", "title": "no url", "description": "dropped"},
     ],
 }
@@ -90,23 +129,50 @@ DUPES = [
     {"title": "Another page", "url": "https://example.com/other", "description": "kept"},
 ]
 
-ERROR_401 = {"type": "ErrorResponse", "error": {
-    "id": "3b6c5b1e-0b7f-4e7d-9a0e-401401401401", "status": 401, "code": "SUBSCRIPTION_TOKEN_INVALID",
-    "detail": "The provided subscription token is invalid.", "meta": {"component": "authentication"}}, "time": 1732300000}
+ERROR_401 = {
+    "type": "ErrorResponse",
+    "error": {
+        "id": "3b6c5b1e-0b7f-4e7d-9a0e-401401401401",
+        "status": 401,
+        "code": "SUBSCRIPTION_TOKEN_INVALID",
+        "detail": "The provided subscription token is invalid.",
+        "meta": {"component": "authentication"},
+    },
+    "time": 1732300000,
+}
 
-ERROR_429 = {"type": "ErrorResponse", "error": {
-    "id": "9f1d2c3b-429a-4b7e-8c6d-429429429429", "status": 429, "code": "RATE_LIMITED",
-    "detail": "Request rate limit exceeded for plan.",
-    "meta": {"plan": "Free", "rate_limit": 1, "rate_current": 2, "quota_limit": 2000, "quota_current": 12,
-             "component": "rate_limiter"}}, "time": 1732300000}
+ERROR_429 = {
+    "type": "ErrorResponse",
+    "error": {
+        "id": "9f1d2c3b-429a-4b7e-8c6d-429429429429",
+        "status": 429,
+        "code": "RATE_LIMITED",
+        "detail": "Request rate limit exceeded for plan.",
+        "meta": {
+            "plan": "Free",
+            "rate_limit": 1,
+            "rate_current": 2,
+            "quota_limit": 2000,
+            "quota_current": 12,
+            "component": "rate_limiter",
+        },
+    },
+    "time": 1732300000,
+}
 
 
 def error_422(field, msg, value):
-    return {"type": "ErrorResponse", "error": {
-        "id": "c0ffee00-4220-4220-4220-422422422422", "status": 422, "code": "VALIDATION",
-        "detail": "Unable to validate request parameter(s)",
-        "meta": {"errors": [{"type": "value_error", "loc": ["query", field], "msg": msg, "input": value}]}},
-        "time": 1732300000}
+    return {
+        "type": "ErrorResponse",
+        "error": {
+            "id": "c0ffee00-4220-4220-4220-422422422422",
+            "status": 422,
+            "code": "VALIDATION",
+            "detail": "Unable to validate request parameter(s)",
+            "meta": {"errors": [{"type": "value_error", "loc": ["query", field], "msg": msg, "input": value}]},
+        },
+        "time": 1732300000,
+    }
 
 
 def _validate(params):
@@ -172,8 +238,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(422, invalid)
         q = params["q"][0]
         fixture = q.split()[0]
-        rl = {"X-RateLimit-Limit": "1, 2000", "X-RateLimit-Policy": "1;w=1, 2000;w=2592000",
-              "X-RateLimit-Remaining": "0, 1988", "X-RateLimit-Reset": "1, 1419704"}
+        rl = {
+            "X-RateLimit-Limit": "1, 2000",
+            "X-RateLimit-Policy": "1;w=1, 2000;w=2592000",
+            "X-RateLimit-Remaining": "0, 1988",
+            "X-RateLimit-Reset": "1, 1419704",
+        }
         if fixture == "limited":
             return self._send(429, ERROR_429, dict(rl, **{"Retry-After": "7"}))
         if fixture == "boom":
@@ -190,12 +260,16 @@ class _Handler(BaseHTTPRequestHandler):
         if fixture == "empty":
             return self._send(200, {"type": "search", "query": {"original": q}})
         if fixture == "echo":
-            results = [{"title": k, "url": "https://echo.example.com/%s" % k, "description": v[0]}
-                       for k, v in sorted(params.items())]
+            results = [
+                {"title": k, "url": "https://echo.example.com/%s" % k, "description": v[0]}
+                for k, v in sorted(params.items())
+            ]
             return self._send(200, {"type": "search", "query": {"original": q}, "web": {"results": results}})
         if fixture == "urls":
-            results = [{"title": "Page %d" % i, "url": u, "description": "snippet %d from the index" % i}
-                       for i, u in enumerate(self.server.urls, 1)]
+            results = [
+                {"title": "Page %d" % i, "url": u, "description": "snippet %d from the index" % i}
+                for i, u in enumerate(self.server.urls, 1)
+            ]
             return self._send(200, {"type": "search", "query": {"original": q}, "web": {"results": results}})
         headers = dict(rl, **{"X-Request-Id": "req-7f3a9c1e-full"})
         if fixture == "gzip":

@@ -67,16 +67,24 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(delay)
             if parts.path == "/search":
                 q = query.get("q", [""])[0]
-                results = [{"title": "%s result %d" % (q, i), "url": "https://example.org/%d?q=%s" % (i, q),
-                            "snippet": "snippet %d for %s" % (i, q)} for i in range(1, 6)]
+                results = [
+                    {
+                        "title": "%s result %d" % (q, i),
+                        "url": "https://example.org/%d?q=%s" % (i, q),
+                        "snippet": "snippet %d for %s" % (i, q),
+                    }
+                    for i in range(1, 6)
+                ]
                 body = json.dumps({"results": results, "serial": serial}).encode()
                 ctype = "application/json"
             elif parts.path.startswith("/page/"):
-                name = parts.path[len("/page/"):]
-                body = ("<!doctype html><html><head><title>Page %s</title></head><body><article>"
-                        "<h1>Page %s</h1><p>This is the article body of page %s, long enough to be the main text. "
-                        "It talks about caches, locks and processes in some detail.</p>"
-                        "<p>Serial %d.</p></article></body></html>" % (name, name, name, serial)).encode()
+                name = parts.path[len("/page/") :]
+                body = (
+                    "<!doctype html><html><head><title>Page %s</title></head><body><article>"
+                    "<h1>Page %s</h1><p>This is the article body of page %s, long enough to be the main text. "
+                    "It talks about caches, locks and processes in some detail.</p>"
+                    "<p>Serial %d.</p></article></body></html>" % (name, name, name, serial)
+                ).encode()
                 ctype = "text/html; charset=utf-8"
             else:
                 self.send_error(404)

@@ -32,14 +32,36 @@ from urllib.parse import urlsplit
 KEY = "test-exa-key-0123456789abcdef"
 
 SEARCH_FIELDS = {
-    "query", "numResults", "type", "category", "includeDomains", "excludeDomains",
-    "startPublishedDate", "endPublishedDate", "startCrawlDate", "endCrawlDate",
-    "includeText", "excludeText", "userLocation", "moderation", "additionalQueries",
-    "systemPrompt", "outputSchema", "contents", "flags",
+    "query",
+    "numResults",
+    "type",
+    "category",
+    "includeDomains",
+    "excludeDomains",
+    "startPublishedDate",
+    "endPublishedDate",
+    "startCrawlDate",
+    "endCrawlDate",
+    "includeText",
+    "excludeText",
+    "userLocation",
+    "moderation",
+    "additionalQueries",
+    "systemPrompt",
+    "outputSchema",
+    "contents",
+    "flags",
 }
 CONTENT_FIELDS = {
-    "text", "highlights", "summary", "livecrawl", "livecrawlTimeout", "maxAgeHours",
-    "subpages", "subpageTarget", "extras",
+    "text",
+    "highlights",
+    "summary",
+    "livecrawl",
+    "livecrawlTimeout",
+    "maxAgeHours",
+    "subpages",
+    "subpageTarget",
+    "extras",
 }
 CONTENTS_FIELDS = CONTENT_FIELDS | {"urls"}
 TEXT_FIELDS = {"maxCharacters", "includeHtmlTags"}
@@ -125,10 +147,16 @@ def search_answer(body):
         "searchTime": 123.4,
     }
     if body.get("type") in DEEP_TYPES or "outputSchema" in body:
-        answer["output"] = {"content": "Synthesised answer about %s." % body["query"],
-                            "grounding": [{"field": "content", "citations": [{"url": results[0]["url"] if results else "",
-                                                                              "title": "Exa result 1"}],
-                                           "confidence": "high"}]}
+        answer["output"] = {
+            "content": "Synthesised answer about %s." % body["query"],
+            "grounding": [
+                {
+                    "field": "content",
+                    "citations": [{"url": results[0]["url"] if results else "", "title": "Exa result 1"}],
+                    "confidence": "high",
+                }
+            ],
+        }
     return answer
 
 
@@ -143,11 +171,18 @@ def contents_answer(body):
             statuses.append({"id": url, "status": "error", "error": {"tag": "CRAWL_NOT_FOUND", "httpStatusCode": 404}})
             continue
         if path.startswith("/timeout/"):
-            statuses.append({"id": url, "status": "error", "error": {"tag": "CRAWL_LIVECRAWL_TIMEOUT", "httpStatusCode": None}})
+            statuses.append(
+                {"id": url, "status": "error", "error": {"tag": "CRAWL_LIVECRAWL_TIMEOUT", "httpStatusCode": None}}
+            )
             continue
         statuses.append({"id": url, "status": "success", "source": "cached"})
-        r = {"id": url, "url": url, "title": "Page at %s" % path, "author": "Fake Author",
-             "publishedDate": "2024-06-01T00:00:00.000Z"}
+        r = {
+            "id": url,
+            "url": url,
+            "title": "Page at %s" % path,
+            "author": "Fake Author",
+            "publishedDate": "2024-06-01T00:00:00.000Z",
+        }
         if text_opts:
             text = "# Page %s\n\n%s" % (path, PAGE_TEXT)
             if isinstance(text_opts, dict) and text_opts.get("includeHtmlTags"):
@@ -165,11 +200,18 @@ def contents_answer(body):
             if extras.get("imageLinks"):
                 r["extras"]["imageLinks"] = ["https://example.com/img/%d.png" % i for i in range(extras["imageLinks"])]
         if body.get("subpages"):
-            r["subpages"] = [{"id": url + "/sub%d" % i, "url": url + "/sub%d" % i, "title": "Subpage %d" % i}
-                             for i in range(body["subpages"])]
+            r["subpages"] = [
+                {"id": url + "/sub%d" % i, "url": url + "/sub%d" % i, "title": "Subpage %d" % i}
+                for i in range(body["subpages"])
+            ]
         results.append(r)
-    return {"requestId": "req-contents-%d" % len(urls), "results": results, "statuses": statuses,
-            "costDollars": {"total": 0.001 * len(results)}, "searchTime": 45.6}
+    return {
+        "requestId": "req-contents-%d" % len(urls),
+        "results": results,
+        "statuses": statuses,
+        "costDollars": {"total": 0.001 * len(results)},
+        "searchTime": 45.6,
+    }
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -200,7 +242,9 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests.append(record)
         key = self.headers.get("x-api-key")
         if key != self.server.key:
-            return self._send(401, {"requestId": "req-401", "error": "Invalid API key %s" % key, "tag": "INVALID_API_KEY"})
+            return self._send(
+                401, {"requestId": "req-401", "error": "Invalid API key %s" % key, "tag": "INVALID_API_KEY"}
+            )
         if "application/json" not in (self.headers.get("Content-Type") or ""):
             return self._send(400, {"error": "Content-Type must be application/json"})
         if not isinstance(body, dict):
@@ -227,18 +271,24 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(10)
             return self._send(503, {"error": "late"})
         if scenario == "status401":
-            return self._send(401, {"requestId": "req-401", "error": "Invalid API key %s" % key, "tag": "INVALID_API_KEY"})
+            return self._send(
+                401, {"requestId": "req-401", "error": "Invalid API key %s" % key, "tag": "INVALID_API_KEY"}
+            )
         if scenario == "status402":
-            return self._send(402, {"requestId": "req-402", "error": "You have exceeded your credits limit",
-                                    "tag": "NO_MORE_CREDITS"})
+            return self._send(
+                402, {"requestId": "req-402", "error": "You have exceeded your credits limit", "tag": "NO_MORE_CREDITS"}
+            )
         if scenario == "status429":
             return self._send(429, {"requestId": "req-429", "error": "Rate limit exceeded"}, {"Retry-After": "7"})
         if scenario == "status500":
             return self._send(500, {"requestId": "req-500", "error": "Internal server error"})
         if scenario == "slow":
             time.sleep(3)
-        self._send(200, search_answer(body) if self.path == "/search" else contents_answer(body),
-                   {"x-request-id": "hdr-" + self.path.strip("/")})
+        self._send(
+            200,
+            search_answer(body) if self.path == "/search" else contents_answer(body),
+            {"x-request-id": "hdr-" + self.path.strip("/")},
+        )
 
 
 class ExaServer(ThreadingHTTPServer):

@@ -22,12 +22,17 @@ import zlib
 
 KEY = "hostile-key-5f3b9c2a7e1d4086"  # the API key every provider entry uses; it must never come back out
 
-ARTICLE = ("<!DOCTYPE html><html><head><title>Hostile page</title></head><body><article><h1>Hostile page</h1>"
-           + "<p>This page has ordinary text in several sentences so that an extractor keeps it. " * 8
-           + "</p></article></body></html>")
-CJK = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>\u4e2d\u6587</title></head><body><article>"
-       "<h1>\u4e2d\u6587\u9875\u9762</h1>" + "<p>\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u7f51\u9875\u3002</p>" * 10
-       + "</article></body></html>")
+ARTICLE = (
+    "<!DOCTYPE html><html><head><title>Hostile page</title></head><body><article><h1>Hostile page</h1>"
+    + "<p>This page has ordinary text in several sentences so that an extractor keeps it. " * 8
+    + "</p></article></body></html>"
+)
+CJK = (
+    "<!DOCTYPE html><html><head><meta charset='utf-8'><title>\u4e2d\u6587</title></head><body><article>"
+    "<h1>\u4e2d\u6587\u9875\u9762</h1>"
+    + "<p>\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u7f51\u9875\u3002</p>" * 10
+    + "</article></body></html>"
+)
 DIGITS_400 = "9" * 400
 
 
@@ -76,17 +81,22 @@ PAGES = {
     "retry-after-huge-404": page(404, "gone", "text/plain", [("Retry-After", DIGITS_400)]),
     "retry-after-huge-429": page(429, "slow", "text/plain", [("Retry-After", DIGITS_400)]),
     "retry-after-huge-503": page(503, "down", "text/plain", [("Retry-After", DIGITS_400)]),
-    "retry-after-superscript": page(429, "slow", "text/plain", [("Retry-After", "\u00b2".encode("utf-8").decode("latin-1"))]),
+    "retry-after-superscript": page(
+        429, "slow", "text/plain", [("Retry-After", "\u00b2".encode("utf-8").decode("latin-1"))]
+    ),
     "retry-after-nan": page(503, "down", "text/plain", [("Retry-After", "nan")]),
     "retry-after-inf": page(429, "slow", "text/plain", [("Retry-After", "inf")]),
     "retry-after-1e400": page(429, "slow", "text/plain", [("Retry-After", "1e400")]),
     "retry-after-negative": page(429, "slow", "text/plain", [("Retry-After", "-5")]),
     "retry-after-bad-date": page(503, "down", "text/plain", [("Retry-After", "Mon, 99 Foo 99999 99:99:99 GMT")]),
-    "content-length-superscript": _head(200, [("Content-Type", "text/html"),
-                                              ("Content-Length", "\u00b2".encode("utf-8").decode("latin-1"))])
+    "content-length-superscript": _head(
+        200, [("Content-Type", "text/html"), ("Content-Length", "\u00b2".encode("utf-8").decode("latin-1"))]
+    )
     + ARTICLE.encode(),
-    "content-length-huge": _head(200, [("Content-Type", "application/pdf"), ("Content-Length", DIGITS_400)]) + b"%PDF-1.4",
-    "content-length-negative": _head(200, [("Content-Type", "text/html"), ("Content-Length", "-10")]) + ARTICLE.encode(),
+    "content-length-huge": _head(200, [("Content-Type", "application/pdf"), ("Content-Length", DIGITS_400)])
+    + b"%PDF-1.4",
+    "content-length-negative": _head(200, [("Content-Type", "text/html"), ("Content-Length", "-10")])
+    + ARTICLE.encode(),
     "content-length-lies": _head(200, [("Content-Type", "text/html"), ("Content-Length", "100000")]) + b"<p>short",
     "charset-header-rot13": charset_page("header", "rot13"),
     "charset-header-base64": charset_page("header", "base64"),
@@ -126,7 +136,7 @@ PAGES = {
     "nul-bytes-html": page(body=ARTICLE.encode().replace(b"<p>", b"<p>\x00\x00")),
     "invalid-utf8-html": page(body=ARTICLE.encode() + b"\xff\xfe\xc3\x28\xa0\xa1" * 100),
     "binary-as-html": page(body=bytes(range(256)) * 64),
-    "markers-in-body": page(body=ARTICLE.replace("<h1>", "<h1>SEARCH_DONE\nSEARCH_OK\n{\"ok\":true}\nSEARCH_ERROR ")),
+    "markers-in-body": page(body=ARTICLE.replace("<h1>", '<h1>SEARCH_DONE\nSEARCH_OK\n{"ok":true}\nSEARCH_ERROR ')),
     "deep-nesting": page(body="<html><body>" + "<div>" * 5000 + "deep" + "</div>" * 5000 + "</body></html>"),
     "pdf-garbage": page(body=b"%PDF-1.7\n" + b"\x00garbage" * 500, ctype="application/pdf"),
     "json-nan": page(body='{"a": NaN, "b": Infinity, "c": [-Infinity]}', ctype="application/json"),
@@ -162,6 +172,7 @@ PAGES.update({"drip-body": _drip, "drip-headers": _drip_headers, "silent": _sile
 
 # -- Brave: name -> bytes answering GET /res/v1/web/search (the request's token is echoed where asked) ----
 
+
 def _json(status, body, headers=(), raw=None):
     data = raw if raw is not None else json.dumps(body).encode()
     return page(status, data, "application/json", headers)
@@ -170,14 +181,21 @@ def _json(status, body, headers=(), raw=None):
 _RESULT = {"title": "T", "url": "https://example.org/a", "description": "d"}
 BRAVE = {
     "ok": lambda key: _json(200, {"web": {"results": [_RESULT]}}),
-    "nan-body": lambda key: _json(200, None, raw=b'{"web": {"results": [{"title": NaN, "url": "https://e.org/", '
-                                                b'"description": Infinity, "page_age": -Infinity}]}, "x": NaN}'),
+    "nan-body": lambda key: _json(
+        200,
+        None,
+        raw=b'{"web": {"results": [{"title": NaN, "url": "https://e.org/", '
+        b'"description": Infinity, "page_age": -Infinity}]}, "x": NaN}',
+    ),
     "deep-body": lambda key: _json(200, None, raw=_nested(100000).encode()),
     "deep-error": lambda key: _json(500, None, raw=('{"error": ' + _nested(100000) + "}").encode()),
     "not-object": lambda key: _json(200, [1, 2, 3]),
-    "reset-inf": lambda key: _json(429, {"error": {"id": "x"}}, [("X-RateLimit-Reset", "inf, nan"),
-                                                                 ("X-RateLimit-Remaining", "0, 0")]),
-    "reset-nan": lambda key: _json(429, {"error": {}}, [("X-RateLimit-Reset", "nan"), ("X-RateLimit-Remaining", "nan")]),
+    "reset-inf": lambda key: _json(
+        429, {"error": {"id": "x"}}, [("X-RateLimit-Reset", "inf, nan"), ("X-RateLimit-Remaining", "0, 0")]
+    ),
+    "reset-nan": lambda key: _json(
+        429, {"error": {}}, [("X-RateLimit-Reset", "nan"), ("X-RateLimit-Remaining", "nan")]
+    ),
     "reset-huge": lambda key: _json(429, {}, [("X-RateLimit-Reset", DIGITS_400), ("X-RateLimit-Remaining", "0")]),
     "retry-after-huge": lambda key: _json(429, {}, [("Retry-After", DIGITS_400)]),
     "retry-after-superscript": lambda key: _json(429, {}, [("Retry-After", "\u00b2".encode().decode("latin-1"))]),
@@ -185,28 +203,54 @@ BRAVE = {
     "echo-key-error-id": lambda key: _json(401, {"error": {"id": key, "detail": "bad token " + key}}),
     "echo-key-429": lambda key: _json(429, {"error": {"id": "id-" + key}}, [("X-Request-Id", key)]),
     "gzip-lies": lambda key: page(200, b"not gzip at all", "application/json", [("Content-Encoding", "gzip")]),
-    "huge-number": lambda key: _json(200, None, raw=b'{"web": {"results": [{"title": 1e400, "url": "https://e.org/"}]}}'),
+    "huge-number": lambda key: _json(
+        200, None, raw=b'{"web": {"results": [{"title": 1e400, "url": "https://e.org/"}]}}'
+    ),
 }
 
 # -- Exa: name -> bytes answering POST /search and /contents ------------------------------------
 
-_EXA_RESULT = {"id": "https://example.org/x", "url": "https://example.org/x", "title": "X", "score": 0.5,
-               "text": "Exa text for the page.", "publishedDate": "2025-01-01"}
+_EXA_RESULT = {
+    "id": "https://example.org/x",
+    "url": "https://example.org/x",
+    "title": "X",
+    "score": 0.5,
+    "text": "Exa text for the page.",
+    "publishedDate": "2025-01-01",
+}
 EXA = {
-    "ok": lambda key: _json(200, {"requestId": "r1", "results": [_EXA_RESULT], "statuses": [
-        {"id": "https://example.org/x", "status": "success"}]}),
-    "nan": lambda key: _json(200, None, raw=('{"requestId": "r", "results": [{"id": "https://example.org/x", "url": '
-                                             '"https://example.org/x", "title": "t", "score": NaN, "text": "x"}], '
-                                             '"statuses": [{"id": "https://example.org/x", "status": "success"}], '
-                                             '"costDollars": {"total": NaN}, "searchTime": Infinity}').encode()),
+    "ok": lambda key: _json(
+        200,
+        {
+            "requestId": "r1",
+            "results": [_EXA_RESULT],
+            "statuses": [{"id": "https://example.org/x", "status": "success"}],
+        },
+    ),
+    "nan": lambda key: _json(
+        200,
+        None,
+        raw=(
+            '{"requestId": "r", "results": [{"id": "https://example.org/x", "url": '
+            '"https://example.org/x", "title": "t", "score": NaN, "text": "x"}], '
+            '"statuses": [{"id": "https://example.org/x", "status": "success"}], '
+            '"costDollars": {"total": NaN}, "searchTime": Infinity}'
+        ).encode(),
+    ),
     "infinity": lambda key: _json(200, None, raw=b'{"requestId": Infinity, "results": [], "searchTime": -Infinity}'),
     "deep": lambda key: _json(200, None, raw=('{"results": [], "x": ' + _nested(100000) + "}").encode()),
     "deep-960": lambda key: _json(200, None, raw=('{"results": [], "x": ' + _nested(960) + "}").encode()),
     "not-object": lambda key: _json(200, "a string"),
     "retry-after-huge": lambda key: _json(429, {"error": "slow"}, [("Retry-After", DIGITS_400)]),
     "retry-after-nan": lambda key: _json(429, {"error": "slow"}, [("Retry-After", "nan")]),
-    "echo-key-request-id": lambda key: _json(200, {"requestId": "req-" + key, "results": [_EXA_RESULT],
-                                                   "statuses": [{"id": "https://example.org/x", "status": "success"}]}),
+    "echo-key-request-id": lambda key: _json(
+        200,
+        {
+            "requestId": "req-" + key,
+            "results": [_EXA_RESULT],
+            "statuses": [{"id": "https://example.org/x", "status": "success"}],
+        },
+    ),
     "echo-key-error": lambda key: _json(401, {"error": "Invalid API key %s" % key, "requestId": key}),
     "results-not-list": lambda key: _json(200, {"requestId": "r", "results": {"a": 1}, "statuses": "x"}),
     "html": lambda key: page(200, "<html>maintenance</html>"),

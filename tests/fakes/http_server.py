@@ -37,7 +37,8 @@ BOILER_FOOT = """
 <p><a href="/privacy">Privacy policy</a> | <a href="/terms">Terms of use</a></p></footer>
 """
 
-ARTICLE = """<!DOCTYPE html>
+ARTICLE = (
+    """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Glaciers retreat faster than expected | Daily Example</title>
 <meta name="author" content="Maria Lindqvist">
@@ -45,7 +46,9 @@ ARTICLE = """<!DOCTYPE html>
 <meta property="article:published_time" content="2024-03-05T09:30:00Z">
 <link rel="canonical" href="https://news.example.org/science/glaciers-retreat">
 </head><body>
-""" + BOILER_NAV + """
+"""
+    + BOILER_NAV
+    + """
 <main><article>
 <h1>Glaciers retreat faster than expected</h1>
 <p class="byline">By Maria Lindqvist, 5 March 2024</p>
@@ -63,7 +66,10 @@ pieces. In some valleys the ice front moved back by more than a hundred metres i
 need new reservoirs as the ice disappears, and that hydropower output will become less predictable.</p>
 <p>The network plans to repeat the survey every autumn and to publish its data openly for other researchers.</p>
 </article></main>
-""" + BOILER_FOOT + "</body></html>"
+"""
+    + BOILER_FOOT
+    + "</body></html>"
+)
 
 DOCS = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Configuration reference - widgetlib 2.4 documentation</title></head>
@@ -100,37 +106,53 @@ upper case, for example <code>WIDGET_MAX_WORKERS=16</code>. Environment variable
 <footer>&copy; 2025 widgetlib contributors. Built with Sphinx.</footer>
 </body></html>"""
 
-CP1252_TEXT = ("Le caf\u00e9 na\u00eff de Zo\u00eb: \u201cune cr\u00e8me br\u00fbl\u00e9e\u201d co\u00fbte 5\u20ac \u2014 "
-               "la fa\u00e7ade r\u00e9nov\u00e9e, l\u2019\u00e9t\u00e9 dernier, \u00e0 c\u00f4t\u00e9 du ch\u00e2teau.")
-SJIS_TEXT = ("\u6771\u4eac\u306e\u65e5\u672c\u8a9e\u30da\u30fc\u30b8\u3067\u3059\u3002\u4eca\u65e5\u306f\u5929\u6c17\u304c"
-             "\u826f\u304f\u3001\u685c\u306e\u82b1\u304c\u54b2\u3044\u3066\u3044\u307e\u3059\u3002\u6587\u5b57\u5316\u3051"
-             "\u3057\u306a\u3044\u3067\u304f\u3060\u3055\u3044\u3002")
-GB_TEXT = ("\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u7f51\u9875\u3002\u6211\u4eec\u6b63\u5728\u6d4b\u8bd5\u5b57\u7b26"
-           "\u7f16\u7801\u7684\u8bc6\u522b\uff0c\u5e0c\u671b\u4e0d\u4f1a\u51fa\u73b0\u4e71\u7801\u3002\u9f98\u9f8d\u9f96\u3002")
+CP1252_TEXT = (
+    "Le caf\u00e9 na\u00eff de Zo\u00eb: \u201cune cr\u00e8me br\u00fbl\u00e9e\u201d co\u00fbte 5\u20ac \u2014 "
+    "la fa\u00e7ade r\u00e9nov\u00e9e, l\u2019\u00e9t\u00e9 dernier, \u00e0 c\u00f4t\u00e9 du ch\u00e2teau."
+)
+SJIS_TEXT = (
+    "\u6771\u4eac\u306e\u65e5\u672c\u8a9e\u30da\u30fc\u30b8\u3067\u3059\u3002\u4eca\u65e5\u306f\u5929\u6c17\u304c"
+    "\u826f\u304f\u3001\u685c\u306e\u82b1\u304c\u54b2\u3044\u3066\u3044\u307e\u3059\u3002\u6587\u5b57\u5316\u3051"
+    "\u3057\u306a\u3044\u3067\u304f\u3060\u3055\u3044\u3002"
+)
+GB_TEXT = (
+    "\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u7f51\u9875\u3002\u6211\u4eec\u6b63\u5728\u6d4b\u8bd5\u5b57\u7b26"
+    "\u7f16\u7801\u7684\u8bc6\u522b\uff0c\u5e0c\u671b\u4e0d\u4f1a\u51fa\u73b0\u4e71\u7801\u3002\u9f98\u9f8d\u9f96\u3002"
+)
 
 
 def legacy_page(text, title, meta_charset=None):
     head = '<meta charset="%s">' % meta_charset if meta_charset else ""
     paras = "".join("<p>%s</p>\n" % text for _ in range(4))
-    return ("<!DOCTYPE html><html><head>%s<title>%s</title></head><body><article><h1>%s</h1>\n%s</article></body></html>"
-            % (head, title, title, paras))
+    return (
+        "<!DOCTYPE html><html><head>%s<title>%s</title></head><body><article><h1>%s</h1>\n%s</article></body></html>"
+        % (head, title, title, paras)
+    )
 
 
 def long_article(paragraphs=400):
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>A very long report</title></head><body><article>",
-             "<h1>A very long report</h1>"]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>A very long report</title></head><body><article>",
+        "<h1>A very long report</h1>",
+    ]
     for i in range(paragraphs):
         if i % 40 == 0:
             parts.append("<h2>Chapter %d</h2>" % (i // 40 + 1))
-        parts.append("<p>Paragraph %d of the report discusses findings in measured detail, with enough words to "
-                     "form a realistic paragraph that an extractor keeps as main content of the page.</p>" % i)
+        parts.append(
+            "<p>Paragraph %d of the report discusses findings in measured detail, with enough words to "
+            "form a realistic paragraph that an extractor keeps as main content of the page.</p>" % i
+        )
     parts.append("</article></body></html>")
     return "".join(parts)
 
 
 def minimal_pdf(lines):
     """A small valid PDF with a text layer, written by hand (offsets computed, so readers accept it)."""
-    stream = "BT /F1 14 Tf 72 720 Td 18 TL\n" + "".join("(%s) Tj T*\n" % l.replace("(", r"\(").replace(")", r"\)") for l in lines) + "ET"
+    stream = (
+        "BT /F1 14 Tf 72 720 Td 18 TL\n"
+        + "".join("(%s) Tj T*\n" % line.replace("(", r"\(").replace(")", r"\)") for line in lines)
+        + "ET"
+    )
     objs = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -147,12 +169,16 @@ def minimal_pdf(lines):
     xref = len(out)
     out += ("xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)).encode()
     out += "".join("%010d 00000 n \n" % o for o in offsets).encode()
-    out += ("trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)).encode()
+    out += (
+        "trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    ).encode()
     return out
 
 
-PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
-       b"\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7V\xbd\xfa\x00\x00\x00\x00IEND\xaeB`\x82")
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+    b"\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7V\xbd\xfa\x00\x00\x00\x00IEND\xaeB`\x82"
+)
 
 _bomb = {}
 
@@ -176,14 +202,21 @@ def heavy_page(kind, mb=5.0):
     if kind == "headings":
         return "<html><body>" + "".join("<h2>Heading %d</h2>" % i for i in range(100000)) + "</body></html>"
     if kind == "attrs":
-        return ("<html><body><div " + " ".join('a%d="x"' % i for i in range(200000)) + ">text in the div</div><p>"
-                + "Some words of the page. " * 50 + "</p></body></html>")
+        return (
+            "<html><body><div "
+            + " ".join('a%d="x"' % i for i in range(200000))
+            + ">text in the div</div><p>"
+            + "Some words of the page. " * 50
+            + "</p></body></html>"
+        )
     unit = {
         "links": '<li><a href="/p/%d">A link to page number %d here</a> with a little text</li>\n',
         "paras": "<p>All work and no play makes a long page, number %d of %d. " + "More words. " * 30 + "</p>\n",
-        "docs": ("<h2>Section %d</h2><p>Documentation words explain call %d of the API.</p>"
-                 "<pre><code>def f(x):\n    return x\n\nprint(f(1))</code></pre>"
-                 "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>\n"),
+        "docs": (
+            "<h2>Section %d</h2><p>Documentation words explain call %d of the API.</p>"
+            "<pre><code>def f(x):\n    return x\n\nprint(f(1))</code></pre>"
+            "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>\n"
+        ),
     }[kind]
     parts, size, i = ["<html><body><main><ul>" if kind == "links" else "<html><body><main>"], 0, 0
     while size < n:
@@ -249,8 +282,13 @@ class FakeWeb:
         self.log = []
         self.counts = {}
         self.server = None
-        self.pdf = minimal_pdf(["Quarterly Widget Report", "Revenue grew by 12 percent in the third quarter.",
-                                "Widget shipments reached 4,200 units."])
+        self.pdf = minimal_pdf(
+            [
+                "Quarterly Widget Report",
+                "Revenue grew by 12 percent in the third quarter.",
+                "Widget shipments reached 4,200 units.",
+            ]
+        )
 
     def start(self, hosts=1, tls=None):
         """Listen on 127.0.0.1 and, with ``hosts`` > 1, on 127.0.0.2... too (distinct hosts, shared stats).
@@ -299,18 +337,26 @@ class FakeWeb:
         if path == "/long":
             return h.send(body=long_article(int(q.get("n", 400))))
         if path == "/xhtml":
-            return h.send(body=ARTICLE.replace("<!DOCTYPE html>", '<?xml version="1.0" encoding="utf-8"?>'),
-                          ctype="application/xhtml+xml")
+            return h.send(
+                body=ARTICLE.replace("<!DOCTYPE html>", '<?xml version="1.0" encoding="utf-8"?>'),
+                ctype="application/xhtml+xml",
+            )
         if path == "/cp1252":  # charset only in the header
-            return h.send(body=legacy_page(CP1252_TEXT, "Caf\u00e9").encode("cp1252"), ctype="text/html; charset=windows-1252")
+            return h.send(
+                body=legacy_page(CP1252_TEXT, "Caf\u00e9").encode("cp1252"), ctype="text/html; charset=windows-1252"
+            )
         if path == "/cp1252-meta":  # header says nothing; <meta> says ISO-8859-1 (browsers read windows-1252)
             return h.send(body=legacy_page(CP1252_TEXT, "Caf\u00e9", "iso-8859-1").encode("cp1252"), ctype="text/html")
         if path == "/cp1252-bare":  # no declaration anywhere: detection
             return h.send(body=legacy_page(CP1252_TEXT, "Caf\u00e9").encode("cp1252"), ctype="text/html")
         if path == "/sjis":
-            return h.send(body=legacy_page(SJIS_TEXT, "\u6771\u4eac").encode("shift_jis"), ctype="text/html; charset=Shift_JIS")
+            return h.send(
+                body=legacy_page(SJIS_TEXT, "\u6771\u4eac").encode("shift_jis"), ctype="text/html; charset=Shift_JIS"
+            )
         if path == "/sjis-meta":
-            return h.send(body=legacy_page(SJIS_TEXT, "\u6771\u4eac", "shift_jis").encode("shift_jis"), ctype="text/html")
+            return h.send(
+                body=legacy_page(SJIS_TEXT, "\u6771\u4eac", "shift_jis").encode("shift_jis"), ctype="text/html"
+            )
         if path == "/sjis-bare":
             return h.send(body=legacy_page(SJIS_TEXT, "\u6771\u4eac").encode("shift_jis"), ctype="text/html")
         if path == "/gb18030":  # declared as gb2312, as many Chinese pages do; contains characters beyond GB2312
@@ -320,12 +366,18 @@ class FakeWeb:
         if path == "/plain":
             return h.send(body="Plain text file.\nSecond line with caf\u00e9.\n", ctype="text/plain; charset=utf-8")
         if path == "/readme.md":
-            return h.send(body="# Widget README\n\nInstall with pip.\n\n## Usage\n\nRun `widget build`.\n", ctype="text/markdown")
+            return h.send(
+                body="# Widget README\n\nInstall with pip.\n\n## Usage\n\nRun `widget build`.\n", ctype="text/markdown"
+            )
         if path == "/data.json":
-            return h.send(body='{"name": "widget", "version": "2.4.0", "tags": ["fast", "small"]}', ctype="application/json")
+            return h.send(
+                body='{"name": "widget", "version": "2.4.0", "tags": ["fast", "small"]}', ctype="application/json"
+            )
         if path == "/feed.xml":
-            return h.send(body='<?xml version="1.0"?><rss><channel><title>Widget news</title></channel></rss>',
-                          ctype="application/rss+xml")
+            return h.send(
+                body='<?xml version="1.0"?><rss><channel><title>Widget news</title></channel></rss>',
+                ctype="application/rss+xml",
+            )
         if path == "/report.pdf":
             return h.send(body=self.pdf, ctype="application/pdf")
         if path == "/download":  # a PDF served with a generic type: sniffed

@@ -7,8 +7,10 @@ class Echo(Provider):
     tools = frozenset({"search"})
 
     def search(self, args):
-        return {"results": [{"title": "echo", "url": "https://echo.example/", "snippet": args.query}],
-                "meta": {"flavour": self.spec.options.get("flavour")}}
+        return {
+            "results": [{"title": "echo", "url": "https://echo.example/", "snippet": args.query}],
+            "meta": {"flavour": self.spec.options.get("flavour")},
+        }
 
 
 class NotAProvider:

@@ -99,8 +99,13 @@ class TlsProxy:
 
     def env(self):
         """Environment entries that send a client through this proxy."""
-        return {"HTTPS_PROXY": self.url, "https_proxy": self.url, "SSL_CERT_FILE": self.ca_file,
-                "NO_PROXY": "", "no_proxy": ""}
+        return {
+            "HTTPS_PROXY": self.url,
+            "https_proxy": self.url,
+            "SSL_CERT_FILE": self.ca_file,
+            "NO_PROXY": "",
+            "no_proxy": "",
+        }
 
     def requests_for(self, host):
         with self._lock:

@@ -1,9 +1,8 @@
 """Pure parts of fetch: the address guard, URL rules, windowing, outline, charsets, proxies, batch errors."""
 
-import os
-
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from worker import numbers
 from worker.errors import WorkerError
@@ -12,11 +11,34 @@ from worker.pages.net import guard, proxy
 from worker.tools.fetch import batch_error
 
 BLOCKED = [
-    "127.0.0.1", "127.255.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "169.254.1.1",
-    "100.64.0.1", "0.0.0.0", "224.0.0.251", "255.255.255.255", "192.0.2.10", "198.18.0.1", "240.0.0.1",
-    "::1", "::", "fe80::1", "fe80::1%eth0", "fc00::1", "fd00:ec2::254", "ff02::1",
-    "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.0.0.1", "2002:7f00:1::1", "64:ff9b::a9fe:a9fe",
-    "::127.0.0.1", "2001:db8::1",
+    "127.0.0.1",
+    "127.255.0.1",
+    "10.0.0.1",
+    "172.16.5.4",
+    "192.168.1.1",
+    "169.254.169.254",
+    "169.254.1.1",
+    "100.64.0.1",
+    "0.0.0.0",
+    "224.0.0.251",
+    "255.255.255.255",
+    "192.0.2.10",
+    "198.18.0.1",
+    "240.0.0.1",
+    "::1",
+    "::",
+    "fe80::1",
+    "fe80::1%eth0",
+    "fc00::1",
+    "fd00:ec2::254",
+    "ff02::1",
+    "::ffff:127.0.0.1",
+    "::ffff:169.254.169.254",
+    "::ffff:10.0.0.1",
+    "2002:7f00:1::1",
+    "64:ff9b::a9fe:a9fe",
+    "::127.0.0.1",
+    "2001:db8::1",
 ]
 PUBLIC = ["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2a00:1450:4001::200e"]
 
@@ -50,12 +72,29 @@ def test_resolve_returns_literals_without_lookup_and_localhost_is_loopback():
     assert addrs and all(guard.blocked_reason(a) for a in addrs)
 
 
-@pytest.mark.parametrize("url", [
-    "file:///etc/passwd", "javascript:alert(1)", "data:text/html,<p>x</p>", "ftp://ftp.example.org/x",
-    "gopher://example.org/", "example", "just some words", "example.org/page", "", "   ",
-    "http://user:pass@example.org/", "https://token@example.org/", "http:///nohost", "http://example.org:99999/",
-    "http://exa mple.org/", "http://example.org/\x00", "mailto:a@example.org", "http://a..b/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,<p>x</p>",
+        "ftp://ftp.example.org/x",
+        "gopher://example.org/",
+        "example",
+        "just some words",
+        "example.org/page",
+        "",
+        "   ",
+        "http://user:pass@example.org/",
+        "https://token@example.org/",
+        "http:///nohost",
+        "http://example.org:99999/",
+        "http://exa mple.org/",
+        "http://example.org/\x00",
+        "mailto:a@example.org",
+        "http://a..b/",
+    ],
+)
 def test_invalid_urls(url):
     with pytest.raises(WorkerError) as e:
         guard.check_url(url)
@@ -73,11 +112,12 @@ def test_valid_urls_parse_to_request_parts():
 
 # ------------------------------------------------------------------ windowing
 
+
 def test_window_cuts_on_paragraph_and_reports_next_index():
     text = "# Title\n\n" + "\n\n".join("Paragraph %d has several words in it." % i for i in range(200))
     piece, truncated, nxt = window.window(text, 0, 1000)
     assert truncated and 500 <= len(piece) <= 1000
-    assert text[nxt - 2:nxt] == "\n\n" and text.startswith(piece)
+    assert text[nxt - 2 : nxt] == "\n\n" and text.startswith(piece)
     rest, _, _ = window.window(text, nxt, 1000)
     assert rest.startswith("Paragraph ")
 
@@ -109,7 +149,7 @@ def test_window_never_cuts_mid_word_and_paging_loses_nothing(words, data, max_ch
             # CJK characters are words of their own: a cut next to one is a word boundary.
             cut_inside_word = _latin_word_char(text[nxt - 1]) and _latin_word_char(text[nxt])
             if cut_inside_word:  # only allowed when a single word is longer than the window
-                assert not any(ch.isspace() for ch in text[start:start + max_chars])
+                assert not any(ch.isspace() for ch in text[start : start + max_chars])
         seen.append(piece)
         if not truncated:
             break
@@ -122,7 +162,7 @@ def test_outline_offsets_point_at_headings_and_skip_code():
     out = window.outline(text, "markdown")
     assert [(o["level"], o["title"]) for o in out] == [(1, "Top"), (2, "Second"), (3, "Third")]
     for o in out:
-        assert text[o["offset"]:].lstrip("#").strip().startswith(o["title"])
+        assert text[o["offset"] :].lstrip("#").strip().startswith(o["title"])
     html = "<h1>One</h1><p>x</p><h2 class='a'>Two <em>parts</em></h2>"
     assert [(o["level"], o["title"]) for o in window.outline(html, "html")] == [(1, "One"), (2, "Two parts")]
 
@@ -164,6 +204,7 @@ def test_kinds_and_sniffing():
 
 # ------------------------------------------------------------------ proxies, retry-after, batch errors
 
+
 def test_proxy_env_and_no_proxy(monkeypatch):
     for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(k, raising=False)
@@ -173,6 +214,7 @@ def test_proxy_env_and_no_proxy(monkeypatch):
     host, port, auth = proxy.proxy_for("https", "example.org", 443)
     assert (host, port) == ("proxy.local", 3128) and auth.startswith("Basic ")
     import base64
+
     assert base64.b64decode(auth[6:]) == b"u:p@ss"
     assert proxy.proxy_for("http", "example.org", 80) is None  # only HTTPS_PROXY set
     assert proxy.proxy_for("https", "a.internal.example", 443) is None

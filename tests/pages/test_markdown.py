@@ -12,11 +12,11 @@ import os
 import re
 
 import pytest
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from conftest import ROOT
 from worker.pages.extract.core import extract
 from worker.pages.extract.render import escape_line_start, md_escape
 
@@ -33,8 +33,16 @@ def parsed_words(markdown):
             out.append(tok.content)
         elif tok.type == "inline":
             # inline pieces sit side by side: "[Home](/)[Desks](/d)" reads "HomeDesks"
-            out.append("".join(c.content if c.type in ("text", "code_inline") else
-                               " " if c.type in ("softbreak", "hardbreak") else "" for c in tok.children or ()))
+            out.append(
+                "".join(
+                    c.content
+                    if c.type in ("text", "code_inline")
+                    else " "
+                    if c.type in ("softbreak", "hardbreak")
+                    else ""
+                    for c in tok.children or ()
+                )
+            )
         out.append(" ")
     return WORD.findall("".join(out))
 
@@ -50,47 +58,58 @@ def assert_same_words(html, url="https://example.com/page"):
     got, want = parsed_words(md["text"]), text_words(txt["text"])
     if got != want:
         i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-        raise AssertionError("markdown reads differently from text at word %d: %r vs %r\n--- markdown:\n%s" % (
-            i, got[max(0, i - 5):i + 5], want[max(0, i - 5):i + 5], md["text"][:3000]))
+        raise AssertionError(
+            "markdown reads differently from text at word %d: %r vs %r\n--- markdown:\n%s"
+            % (i, got[max(0, i - 5) : i + 5], want[max(0, i - 5) : i + 5], md["text"][:3000])
+        )
 
 
 # ------------------------------------------------------------------ unit cases
 
 
-@pytest.mark.parametrize("raw,escaped", [
-    ("snake_case_name and SEARCH_DONE", "snake_case_name and SEARCH_DONE"),
-    ("__init__", "\\_\\_init\\_\\_"),
-    ("_private", "\\_private"),
-    ("2 * 3 = 6", "2 * 3 = 6"),
-    ("a*b*c", "a\\*b\\*c"),
-    ("arr[0] and [x](y)", "arr[0] and \\[x](y)"),
-    ("<b> and a < b", "\\<b> and a < b"),
-    ("&amp; and AT&T", "\\&amp; and AT&T"),
-    ("C:\\path and \\*", "C:\\path and \\\\\\*"),
-])
+@pytest.mark.parametrize(
+    "raw,escaped",
+    [
+        ("snake_case_name and SEARCH_DONE", "snake_case_name and SEARCH_DONE"),
+        ("__init__", "\\_\\_init\\_\\_"),
+        ("_private", "\\_private"),
+        ("2 * 3 = 6", "2 * 3 = 6"),
+        ("a*b*c", "a\\*b\\*c"),
+        ("arr[0] and [x](y)", "arr[0] and \\[x](y)"),
+        ("<b> and a < b", "\\<b> and a < b"),
+        ("&amp; and AT&T", "\\&amp; and AT&T"),
+        ("C:\\path and \\*", "C:\\path and \\\\\\*"),
+    ],
+)
 def test_md_escape(raw, escaped):
     assert md_escape(raw) == escaped
 
 
-@pytest.mark.parametrize("line,escaped", [
-    ("# not a heading", "\\# not a heading"),
-    ("1. not a list", "1\\. not a list"),
-    ("2) not a list", "2\\) not a list"),
-    ("- not a bullet", "\\- not a bullet"),
-    ("> not a quote", "\\> not a quote"),
-    ("#hashtag stays", "#hashtag stays"),
-    ("1.5 million", "1.5 million"),
-    ("---", "\\---"),
-])
+@pytest.mark.parametrize(
+    "line,escaped",
+    [
+        ("# not a heading", "\\# not a heading"),
+        ("1. not a list", "1\\. not a list"),
+        ("2) not a list", "2\\) not a list"),
+        ("- not a bullet", "\\- not a bullet"),
+        ("> not a quote", "\\> not a quote"),
+        ("#hashtag stays", "#hashtag stays"),
+        ("1.5 million", "1.5 million"),
+        ("---", "\\---"),
+    ],
+)
 def test_escape_line_start(line, escaped):
     assert escape_line_start(line) == escaped
 
 
 def test_identifiers_stay_readable_in_fetched_markdown():
-    page = ("<html><head><meta property='og:type' content='article'></head><body><article><h1>API notes</h1>"
-            + "<p>Call get_user_name() and wait for SEARCH_DONE before reading MAX_RETRY_COUNT; "
-              "the payload_size_bytes field is optional. More words follow to make this an article.</p>" * 6
-            + "</article></body></html>")
+    page = (
+        "<html><head><meta property='og:type' content='article'></head><body><article><h1>API notes</h1>"
+        + "<p>Call get_user_name() and wait for SEARCH_DONE before reading MAX_RETRY_COUNT; "
+        "the payload_size_bytes field is optional. More words follow to make this an article.</p>"
+        * 6
+        + "</article></body></html>"
+    )
     md = extract(page, fmt="markdown")["text"]
     assert "get_user_name()" in md and "SEARCH_DONE" in md and "payload_size_bytes" in md
     assert "\\_" not in md
@@ -115,6 +134,7 @@ def test_fixture_pages_read_the_same_in_markdown_and_text(html):
 
 def _shared_pages():
     from fakes import corpus_server as cs
+
     if cs.missing():
         pytest.fail(cs.missing(), pytrace=False)
     rows = cs.wcxb_rows()
@@ -128,15 +148,55 @@ def _shared_pages():
 @pytest.mark.parametrize("page_id,url", _shared_pages())
 def test_real_pages_read_the_same_in_markdown_and_text(page_id, url):
     from fakes import corpus_server as cs
+
     assert_same_words(cs.wcxb_page(page_id).decode("utf-8", "replace"), url)
 
 
 # ------------------------------------------------------------------ generated pages
 
-TRICKY = ["snake_case_name", "SEARCH_DONE", "__init__", "_x_", "*", "**", "a*b", "2 * 3", "[x](y)", "[ref]:",
-          "arr[0]", "![img](src)", "<b>", "</i>", "<!--", "&amp;", "&#65;", "AT&T", "`code`", "``", "\\", "\\*",
-          "1.", "2)", "#", "##", ">", "-", "+", "---", "===", "~~~", "```", "|", "http://x.example/a_b",
-          "<http://y.example>", "_", "~", "^", "$", "%"]
+TRICKY = [
+    "snake_case_name",
+    "SEARCH_DONE",
+    "__init__",
+    "_x_",
+    "*",
+    "**",
+    "a*b",
+    "2 * 3",
+    "[x](y)",
+    "[ref]:",
+    "arr[0]",
+    "![img](src)",
+    "<b>",
+    "</i>",
+    "<!--",
+    "&amp;",
+    "&#65;",
+    "AT&T",
+    "`code`",
+    "``",
+    "\\",
+    "\\*",
+    "1.",
+    "2)",
+    "#",
+    "##",
+    ">",
+    "-",
+    "+",
+    "---",
+    "===",
+    "~~~",
+    "```",
+    "|",
+    "http://x.example/a_b",
+    "<http://y.example>",
+    "_",
+    "~",
+    "^",
+    "$",
+    "%",
+]
 WORDS = ["alpha", "beta", "gamma", "delta", "words", "text", "value", "42", "item"]
 
 piece = st.one_of(st.sampled_from(TRICKY), st.sampled_from(WORDS))

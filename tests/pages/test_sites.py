@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, run_worker, worker_env
 from fakes.sites_server import COMMENTS, SitesServer
 
@@ -27,12 +26,17 @@ def srv():
 
 
 def make_env(tmp_path, srv, extra_sites=None, extra_env=None):
-    sites = {"github": {"apiBase": srv.base + "/gh-api", "rawBase": srv.base + "/gh-raw"},
-             "stackexchange": {"apiBase": srv.base + "/se-api"},
-             "pypi": {"apiBase": srv.base, "hosts": ["pypi.test"]},
-             "npm": {"apiBase": srv.base + "/npm"},
-             "arxiv": {"apiBase": srv.base + "/arxiv-api", "htmlBase": srv.base + "/arxiv-html",
-                       "pdfBase": srv.base + "/arxiv-pdf"}}
+    sites = {
+        "github": {"apiBase": srv.base + "/gh-api", "rawBase": srv.base + "/gh-raw"},
+        "stackexchange": {"apiBase": srv.base + "/se-api"},
+        "pypi": {"apiBase": srv.base, "hosts": ["pypi.test"]},
+        "npm": {"apiBase": srv.base + "/npm"},
+        "arxiv": {
+            "apiBase": srv.base + "/arxiv-api",
+            "htmlBase": srv.base + "/arxiv-html",
+            "pdfBase": srv.base + "/arxiv-pdf",
+        },
+    }
     for name, more in (extra_sites or {}).items():
         sites[name] = dict(sites.get(name, {}), **more)
     cfg = tmp_path / "config.json"
@@ -57,6 +61,7 @@ def fetch_item(env, url, *args):
 
 
 # ------------------------------------------------------------------ GitHub
+
 
 def test_github_blob_is_the_raw_file_fenced_with_its_language(tmp_path, srv):
     env = make_env(tmp_path, srv)
@@ -105,12 +110,14 @@ def test_github_pull_request_reviews_and_line_comments_in_order_with_the_comment
     assert it["meta"]["comments"] == 2 and it["meta"]["review_comments"] == 2 and it["meta"]["reviews"] == 3
     c = it["content"]
     heads = [line for line in c.splitlines() if line.startswith("### ")]
-    assert heads == ["### reviewer on 2025-01-03T09:00:00Z (on src/config.py line 12)",
-                     "### reviewer on 2025-01-03T09:30:00Z (review: changes requested)",
-                     "### user1 on 2025-01-03T10:00:01Z",
-                     "### user2 on 2025-01-03T10:00:02Z",
-                     "### fixer on 2025-01-03T11:00:00Z (on src/config.py line 12)",
-                     "### reviewer on 2025-01-04T08:00:00Z (review: approved)"]
+    assert heads == [
+        "### reviewer on 2025-01-03T09:00:00Z (on src/config.py line 12)",
+        "### reviewer on 2025-01-03T09:30:00Z (review: changes requested)",
+        "### user1 on 2025-01-03T10:00:01Z",
+        "### user2 on 2025-01-03T10:00:02Z",
+        "### fixer on 2025-01-03T11:00:00Z (on src/config.py line 12)",
+        "### reviewer on 2025-01-04T08:00:00Z (review: approved)",
+    ]
     assert "## Comments (6)" in c
     # A line comment shows the lines it is about (the end of its diff hunk); its reply does not repeat them.
     hunk = "```diff\n+    if not data:\n+        return {}\n+    return data['key']\n```\n\nWhat if `data` is None?"
@@ -200,14 +207,18 @@ def test_github_ref_with_slashes_is_resolved_through_the_api(tmp_path, srv):
     assert seen[-1] == "/gh-api/repos/octo/demo/contents/src/a.py?ref=feature%2Fx"
     _, tree = fetch_item(env, "https://github.com/octo/demo/tree/feature/x/src")
     assert tree["ok"] and tree["meta"]["ref"] == "feature/x" and tree["title"] == "octo/demo/src"
-    assert "- Branch: feature/x" in tree["content"] and tree["content"].index("- new/") < tree["content"].index("- a.py")
+    assert "- Branch: feature/x" in tree["content"] and tree["content"].index("- new/") < tree["content"].index(
+        "- a.py"
+    )
     # "feature-y" also starts with "feature" but is not a whole-segment prefix; no such ref: the 404 stands.
     host = srv.base.split("//")[1]
     env2 = make_env(tmp_path, srv, extra_sites={"github": {"hosts": [host]}})
     _, none = fetch_item(env2, srv.base + "/octo/demo/blob/feature/y/src/a.py", "--allow-private")
     assert none["ok"] and "fallback fetch" in none["content"]
-    assert any(w.startswith("github: the API has no file src/a.py") or w.startswith("github: the API has no file y/src/a.py")
-               for w in none["warnings"]), none["warnings"]
+    assert any(
+        w.startswith("github: the API has no file src/a.py") or w.startswith("github: the API has no file y/src/a.py")
+        for w in none["warnings"]
+    ), none["warnings"]
     # An ordinary ref costs no API request, and a name written with %20 is asked for once encoded.
     before = len(srv.requests)
     _, plain = fetch_item(env, "https://github.com/octo/demo/blob/main/docs/My%20Notes.md")
@@ -244,9 +255,11 @@ def test_github_token_never_follows_a_redirect_to_another_origin(tmp_path, srv):
     try:
         env = make_env(tmp_path, srv, extra_env={"GITHUB_TOKEN": TOKEN})
         before = len(srv.requests)
-        runs = [fetch_item(env, "https://github.com/octo/demo/blob/main/src/app.py", "--allow-private"),
-                fetch_item(env, "https://github.com/octo/demo", "--allow-private"),
-                fetch_item(env, "https://github.com/octo/demo/issues/7", "--allow-private", "--max-chars", "200000")]
+        runs = [
+            fetch_item(env, "https://github.com/octo/demo/blob/main/src/app.py", "--allow-private"),
+            fetch_item(env, "https://github.com/octo/demo", "--allow-private"),
+            fetch_item(env, "https://github.com/octo/demo/issues/7", "--allow-private", "--max-chars", "200000"),
+        ]
     finally:
         srv.github_moved = None
         other.stop()
@@ -310,6 +323,7 @@ def test_unknown_github_page_falls_back(tmp_path, srv):
 
 # ------------------------------------------------------------------ Stack Exchange
 
+
 @pytest.mark.slow
 def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_path, srv):
     env = make_env(tmp_path, srv)
@@ -318,9 +332,11 @@ def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_pa
     c = it["content"]
     assert it["title"] == "How do I flatten a list of lists?" and it["author"] == "Asker & Co"
     heads = [line for line in c.splitlines() if line.startswith("### ")]
-    assert heads == ["### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
-                     "### Answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
-                     "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z"]
+    assert heads == [
+        "### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
+        "### Answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
+        "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z",
+    ]
     # Code blocks verbatim, blank lines inside them included.
     assert "```\nflat = [x for xs in xss for x in xs]\n\n# two blank lines above\n```" in c
     assert "```\nimport itertools\n\nflat = list(itertools.chain.from_iterable(xss))\n```" in c
@@ -339,9 +355,11 @@ def test_stackexchange_answer_urls_give_the_thread_with_that_answer_marked(tmp_p
     c = it["content"]
     assert "- Linked answer: 301 by answerer301 (score 90), marked below" in c
     heads = [line for line in c.splitlines() if line.startswith("### ")]
-    assert heads == ["### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
-                     "### Linked answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
-                     "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z"]
+    assert heads == [
+        "### Accepted answer (score 50) by answerer302 on 2020-09-13T12:30:00Z",
+        "### Linked answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
+        "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z",
+    ]
     assert srv.seen("/se-api/answers/301?site=stackoverflow")
     # The share link (with the sharer's user id) and the question's own answer link.
     _, shared = fetch_item(env, "https://stackoverflow.com/a/302/11")
@@ -373,6 +391,7 @@ def test_stackexchange_throttle_falls_back(tmp_path, srv):
 
 
 # ------------------------------------------------------------------ PyPI, npm, arXiv
+
 
 def test_pypi_project_through_the_json_api(tmp_path, srv):
     env = make_env(tmp_path, srv)
@@ -429,6 +448,7 @@ def test_arxiv_pdf_url_without_html_or_pdf_gives_the_abstract(tmp_path, srv):
 @pytest.mark.slow
 def test_arxiv_paper_text_from_its_pdf_when_there_is_no_html(tmp_path, srv):
     from fakes.http_server import minimal_pdf
+
     env = make_env(tmp_path, srv)
     srv.arxiv_html = False
     srv.arxiv_pdf = minimal_pdf(["Section one: counting demo papers by hand", "We found exactly forty two"])
@@ -445,6 +465,7 @@ def test_arxiv_paper_text_from_its_pdf_when_there_is_no_html(tmp_path, srv):
 
 # ------------------------------------------------------------------ config, start-up
 
+
 def test_bad_sites_config_is_a_config_error(tmp_path):
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps({"sites": {"github": {"apiBase": "ftp://x"}}}))
@@ -460,8 +481,24 @@ def test_bad_sites_config_is_a_config_error(tmp_path):
 @pytest.mark.slow
 def test_an_ordinary_fetch_imports_no_adapter(tmp_path, srv):
     env = make_env(tmp_path, srv)
-    proc = subprocess.run([sys.executable, "-I", "-X", "importtime", "-m", "worker", "fetch", "--allow-private",
-                           srv.base + "/plain/page"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-X",
+            "importtime",
+            "-m",
+            "worker",
+            "fetch",
+            "--allow-private",
+            srv.base + "/plain/page",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "SEARCH_OK" in proc.stdout
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
     assert "worker.tools.fetch" in imported

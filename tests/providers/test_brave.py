@@ -4,9 +4,9 @@ import json
 import os
 
 import pytest
-
 from conftest import ROOT, run_worker
 from fakes.brave_server import KEY, FakeBrave
+
 from worker.errors import WorkerError
 from worker.providers.base import ProviderSpec
 from worker.providers.brave import BraveProvider, build_params, error_from_response, parse_results, retry_after
@@ -32,16 +32,33 @@ def _provider(fake, key=KEY, **options):
 
 # -- pure mapping ------------------------------------------------------------------
 
+
 def test_params_map_every_option():
-    p = build_params(_request("rust async", limit=50, page=3, recency="week", country="DE", search_lang="de",
-                           safesearch="on", include_domain=["docs.rs", "github.com"], exclude_domain=["reddit.com"]))
+    p = build_params(
+        _request(
+            "rust async",
+            limit=50,
+            page=3,
+            recency="week",
+            country="DE",
+            search_lang="de",
+            safesearch="on",
+            include_domain=["docs.rs", "github.com"],
+            exclude_domain=["reddit.com"],
+        )
+    )
     assert p["count"] == 20 and p["offset"] == 2 and p["freshness"] == "pw"
     assert p["country"] == "DE" and p["search_lang"] == "de" and p["safesearch"] == "strict"
     assert p["q"] == "rust async (site:docs.rs OR site:github.com) -site:reddit.com"
     assert build_params(_request(limit=0))["count"] == 1
     assert build_params(_request())["count"] == 5
     assert "freshness" not in build_params(_request())
-    assert [build_params(_request(recency=r))["freshness"] for r in ("day", "week", "month", "year")] == ["pd", "pw", "pm", "py"]
+    assert [build_params(_request(recency=r))["freshness"] for r in ("day", "week", "month", "year")] == [
+        "pd",
+        "pw",
+        "pm",
+        "py",
+    ]
 
 
 def test_page_beyond_brave_range_is_invalid_argument():
@@ -72,7 +89,9 @@ def test_retry_after_prefers_header_then_exhausted_window():
 
 
 def test_422_names_the_field_and_option():
-    body = json.dumps({"error": {"id": "e1", "meta": {"errors": [{"loc": ["query", "count"], "msg": "too big"}]}}}).encode()
+    body = json.dumps(
+        {"error": {"id": "e1", "meta": {"errors": [{"loc": ["query", "count"], "msg": "too big"}]}}}
+    ).encode()
     exc = error_from_response(422, {}, body)
     assert exc.code == "invalid_argument" and exc.extra["field"] == "count"
     assert "count (--limit): too big" in exc.message and exc.extra["request_id"] == "e1"
@@ -80,8 +99,11 @@ def test_422_names_the_field_and_option():
 
 # -- the provider against the fake API --------------------------------------------
 
+
 def test_full_response(fake):
-    answer = _provider(fake).search(_request("full query", recency="month", country="US", search_lang="en", safesearch="off"))
+    answer = _provider(fake).search(
+        _request("full query", recency="month", country="US", search_lang="en", safesearch="off")
+    )
     r = answer["results"]
     assert [x["url"] for x in r] == [
         "https://devblogs.example.com/typescript/announcing-typescript-5-7/",
@@ -122,13 +144,20 @@ def test_empty_answer(fake):
     assert answer["results"] == [] and answer["meta"]["skipped"] == 0
 
 
-@pytest.mark.parametrize("query,kw,code,check", [
-    ("limited now", {}, "rate_limited", lambda e: e.extra["retry_after"] == 7 and e.retryable),
-    ("boom now", {}, "provider", lambda e: e.retryable and e.extra["status"] == 503),
-    ("notjson now", {}, "provider", lambda e: "not JSON" in e.message),
-    ("full query", {"country": "ZZ"}, "invalid_argument",
-     lambda e: e.extra["field"] == "country" and "--country" in e.message),
-])
+@pytest.mark.parametrize(
+    "query,kw,code,check",
+    [
+        ("limited now", {}, "rate_limited", lambda e: e.extra["retry_after"] == 7 and e.retryable),
+        ("boom now", {}, "provider", lambda e: e.retryable and e.extra["status"] == 503),
+        ("notjson now", {}, "provider", lambda e: "not JSON" in e.message),
+        (
+            "full query",
+            {"country": "ZZ"},
+            "invalid_argument",
+            lambda e: e.extra["field"] == "country" and "--country" in e.message,
+        ),
+    ],
+)
 def test_error_statuses(fake, query, kw, code, check):
     with pytest.raises(WorkerError) as e:
         _provider(fake).search(_request(query, **kw))
@@ -166,7 +195,9 @@ def test_connection_refused_is_network():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
-    spec = ProviderSpec("brave", "brave", api_key=KEY, base_url="http://127.0.0.1:%d" % port, options={"minInterval": 0})
+    spec = ProviderSpec(
+        "brave", "brave", api_key=KEY, base_url="http://127.0.0.1:%d" % port, options={"minInterval": 0}
+    )
     with pytest.raises(WorkerError) as e:
         BraveProvider(spec, Call(timeout=10)).search(_request())
     assert e.value.code == "network" and KEY not in e.value.message
@@ -174,9 +205,12 @@ def test_connection_refused_is_network():
 
 # -- end to end: the worker as hosts run it, configured through the config file ----
 
+
 def _config(tmp_path, fake, **entry):
-    entry = dict({"name": "brave", "type": "brave", "apiKey": KEY, "baseUrl": fake.base_url,
-                  "options": {"minInterval": 0}}, **entry)
+    entry = dict(
+        {"name": "brave", "type": "brave", "apiKey": KEY, "baseUrl": fake.base_url, "options": {"minInterval": 0}},
+        **entry,
+    )
     entry = {k: v for k, v in entry.items() if v is not None}
     path = tmp_path / "web-search.json"
     path.write_text(json.dumps({"providers": [entry]}))
@@ -214,11 +248,14 @@ def test_worker_output_text_is_the_text_field(fake, env, tmp_path):
     assert t.returncode == 0 and t.stdout == r.payload["text"]
 
 
-@pytest.mark.parametrize("query,extra,code,field", [
-    ("limited now", [], "rate_limited", ("retry_after", 7)),
-    ("full query", ["--country", "ZZ"], "invalid_argument", ("field", "country")),
-    ("boom now", [], "provider", ("status", 503)),
-])
+@pytest.mark.parametrize(
+    "query,extra,code,field",
+    [
+        ("limited now", [], "rate_limited", ("retry_after", 7)),
+        ("full query", ["--country", "ZZ"], "invalid_argument", ("field", "country")),
+        ("boom now", [], "provider", ("status", 503)),
+    ],
+)
 def test_worker_brave_errors(fake, env, tmp_path, query, extra, code, field):
     cfg = _config(tmp_path, fake)
     r = run_worker(["search", query, "--provider", "brave", "--config", cfg] + extra, env)
@@ -247,9 +284,28 @@ def test_free_plan_interval_spaces_requests_across_processes(fake, env, tmp_path
 
     cfg = _config(tmp_path, fake, options={})
     before = len(fake.times)
-    procs = [subprocess.Popen([sys.executable, "-I", "-m", "worker", "search", "full query %d" % i, "--provider", "brave",
-                               "--config", cfg, "--no-cache"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-I",
+                "-m",
+                "worker",
+                "search",
+                "full query %d" % i,
+                "--provider",
+                "brave",
+                "--config",
+                cfg,
+                "--no-cache",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(2)
+    ]
     outs = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     times = sorted(fake.times[before:])

@@ -10,7 +10,6 @@ import os
 import socket
 
 import pytest
-
 from conftest import ROOT, run_worker, worker_env
 
 # Worker processes through a TLS proxy (slow); recorded engine pages parsed by ddgs' own engines, which
@@ -53,7 +52,9 @@ def test_results_through_real_engine(px, penv):
     assert p["meta"]["engine"] == "duckduckgo"
     # The ad (a duckduckgo.com/y.js link) is dropped by ddgs' own post-processing.
     assert [x["url"] for x in p["results"]] == [
-        "https://tokio.rs/", "https://async.rs/", "https://github.com/smol-rs/smol",
+        "https://tokio.rs/",
+        "https://async.rs/",
+        "https://github.com/smol-rs/smol",
         "https://docs.rs/tokio/latest/tokio/runtime/",
     ]
     first = p["results"][0]
@@ -70,7 +71,9 @@ def test_results_through_real_engine(px, penv):
     # paging stopped because it brought nothing new.
     reqs = px.requests_for(DDG)
     assert [(q.method, q.path, q.params["q"], q.params.get("s")) for q in reqs] == [
-        ("POST", "/html/", "rust async runtime", None), ("POST", "/html/", "rust async runtime", "10")]
+        ("POST", "/html/", "rust async runtime", None),
+        ("POST", "/html/", "rust async runtime", "10"),
+    ]
     assert set(px.connects) == {"%s:443" % DDG}
 
 
@@ -102,8 +105,22 @@ def test_options_reach_duckduckgo_payload(px, penv):
 
 def test_options_reach_brave_request(px, penv):
     px.route(BRAVE, body=page("brave"))
-    r = search(["tokio", "--backend", "brave", "--recency", "month", "--region", "fr-fr", "--page", "2",
-                "--safesearch", "off"], penv)
+    r = search(
+        [
+            "tokio",
+            "--backend",
+            "brave",
+            "--recency",
+            "month",
+            "--region",
+            "fr-fr",
+            "--page",
+            "2",
+            "--safesearch",
+            "off",
+        ],
+        penv,
+    )
     assert r.returncode == 0, r
     assert r.payload["meta"]["engine"] == "brave"
     assert [x["title"] for x in r.payload["results"]] == ["Tutorial | Tokio", "Asynchronous Programming in Rust"]
@@ -119,14 +136,20 @@ def test_include_and_exclude_domain(px, penv):
     px.route(DDG, body=page("duckduckgo"))
     r = search(["runtime", "--include-domain", "tokio.rs", "--include-domain", "docs.rs"], penv)
     assert r.returncode == 0, r
-    assert [x["url"] for x in r.payload["results"]] == ["https://tokio.rs/", "https://docs.rs/tokio/latest/tokio/runtime/"]
+    assert [x["url"] for x in r.payload["results"]] == [
+        "https://tokio.rs/",
+        "https://docs.rs/tokio/latest/tokio/runtime/",
+    ]
     assert px.requests_for(DDG)[0].params["q"] == "runtime (site:tokio.rs OR site:docs.rs)"
 
     px.reset()
     px.route(DDG, body=page("duckduckgo"))
     r = search(["runtime", "--exclude-domain", "github.com", "--exclude-domain", "async.rs"], penv)
     assert r.returncode == 0, r
-    assert [x["url"] for x in r.payload["results"]] == ["https://tokio.rs/", "https://docs.rs/tokio/latest/tokio/runtime/"]
+    assert [x["url"] for x in r.payload["results"]] == [
+        "https://tokio.rs/",
+        "https://docs.rs/tokio/latest/tokio/runtime/",
+    ]
     assert px.requests_for(DDG)[0].params["q"] == "runtime -site:github.com -site:async.rs"
 
 
@@ -149,8 +172,14 @@ def test_yahoo_redirect_urls_are_unwrapped(px, penv):
     px.route(YAHOO, body=page("yahoo"))
     r = search(["async executor", "--backend", "yahoo"], penv)
     assert r.returncode == 0, r
-    assert r.payload["results"] == [{"title": "async-executor - docs.rs", "url": "https://docs.rs/async-executor/",
-                                     "snippet": "Async executors for Rust.", "engine": "yahoo"}]
+    assert r.payload["results"] == [
+        {
+            "title": "async-executor - docs.rs",
+            "url": "https://docs.rs/async-executor/",
+            "snippet": "Async executors for Rust.",
+            "engine": "yahoo",
+        }
+    ]
 
 
 def test_every_engine_blocked_is_blocked_not_empty(px, penv):
@@ -179,7 +208,9 @@ def test_connection_refused_is_network(tmp_path):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens here now
-    env = worker_env(tmp_path, {"HTTPS_PROXY": "http://127.0.0.1:%d" % port, "https_proxy": "http://127.0.0.1:%d" % port})
+    env = worker_env(
+        tmp_path, {"HTTPS_PROXY": "http://127.0.0.1:%d" % port, "https_proxy": "http://127.0.0.1:%d" % port}
+    )
     r = search(["rust async runtime", "--backend", "duckduckgo,brave"], env)
     assert r.returncode == 1, r
     err = r.payload["error"]

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, run_worker
 from fakes import exa_server
 
@@ -46,6 +45,7 @@ def err(r, code):
 
 
 # -- the fast import ----------------------------------------------------------------
+
 
 def _exa_package_dir():
     import importlib.util
@@ -102,8 +102,14 @@ def test_guard_exa_py_imports_match_the_fast_path():
 
 
 def _probe(code, env=None):
-    proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env=env or dict(os.environ), timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env or dict(os.environ),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -117,7 +123,8 @@ def test_fast_import_keeps_openai_and_subpackages_off_and_defers_correctly():
         "e = m.Exa(api_key='k', base_url='http://127.0.0.1:9')\n"
         "cls = type(e.websets.items).__name__\n"  # first use imports the real websets package
         "print(json.dumps({'mode': exa_import.mode, 'before': before, 'cls': cls,\n"
-        "  'websets_types': 'exa_py.websets.types' in sys.modules, 'search': callable(e.search)}))\n")
+        "  'websets_types': 'exa_py.websets.types' in sys.modules, 'search': callable(e.search)}))\n"
+    )
     assert out["mode"] == "fast"
     assert out["before"] == []
     assert out["cls"] == "WebsetItemsClient"
@@ -131,7 +138,8 @@ def test_fast_import_falls_back_to_plain_when_exa_py_changes():
         "exa_import.OPENAI_NAMES = frozenset({'OpenAI'})\n"  # as if exa-py started using a new openai name
         "m = exa_import.import_exa()\n"
         "e = m.Exa(api_key='k', base_url='http://127.0.0.1:9')\n"
-        "print(json.dumps({'mode': exa_import.mode, 'why': exa_import.fallback_reason, 'ws': type(e.websets).__name__}))\n")
+        "print(json.dumps({'mode': exa_import.mode, 'why': exa_import.fallback_reason, 'ws': type(e.websets).__name__}))\n"
+    )
     assert out["mode"] == "plain"
     assert out["why"].startswith("ImportError") and "ChatCompletionMessageParam" in out["why"]
     assert out["ws"] == "WebsetsClient"
@@ -143,11 +151,13 @@ def test_openai_import_outside_exa_py_is_real():
         "from worker.providers import exa_import\n"
         "exa_import.import_exa()\n"
         "import openai\n"
-        "print(json.dumps({'real': hasattr(openai, '__version__'), 'mode': exa_import.mode}))\n")
+        "print(json.dumps({'real': hasattr(openai, '__version__'), 'mode': exa_import.mode}))\n"
+    )
     assert out == {"real": True, "mode": "fast"}
 
 
 # -- search --------------------------------------------------------------------
+
 
 def test_search_metadata_only_by_default(exa_env, server):
     p = ok(run_worker(["search", "rust async", "--provider", "exa"], exa_env))
@@ -168,24 +178,70 @@ def test_search_metadata_only_by_default(exa_env, server):
 def test_search_maps_every_option(exa_env, server, tmp_path):
     schema = tmp_path / "schema.json"
     schema.write_text('{"type": "text", "description": "one paragraph"}')
-    p = ok(run_worker([
-        "search", "state of WebGPU", "--provider", "exa", "--type", "deep", "--category", "research paper",
-        "--limit", "3", "--include-domain", "arxiv.org", "--exclude-domain", "spam.example",
-        "--start-published", "2024-01-01", "--end-published", "2025-01-01T00:00:00Z",
-        "--start-crawl", "2024-02-01", "--end-crawl", "2024-12-31",
-        "--include-text", "compute shaders", "--exclude-text", "sponsored",
-        "--user-location", "de", "--moderation", "--additional-query", "WebGPU adoption",
-        "--additional-query", "WGSL", "--system-prompt", "prefer primary sources",
-        "--output-schema", "@" + str(schema), "--text", "--highlights", "--summary",
-    ], exa_env))
+    p = ok(
+        run_worker(
+            [
+                "search",
+                "state of WebGPU",
+                "--provider",
+                "exa",
+                "--type",
+                "deep",
+                "--category",
+                "research paper",
+                "--limit",
+                "3",
+                "--include-domain",
+                "arxiv.org",
+                "--exclude-domain",
+                "spam.example",
+                "--start-published",
+                "2024-01-01",
+                "--end-published",
+                "2025-01-01T00:00:00Z",
+                "--start-crawl",
+                "2024-02-01",
+                "--end-crawl",
+                "2024-12-31",
+                "--include-text",
+                "compute shaders",
+                "--exclude-text",
+                "sponsored",
+                "--user-location",
+                "de",
+                "--moderation",
+                "--additional-query",
+                "WebGPU adoption",
+                "--additional-query",
+                "WGSL",
+                "--system-prompt",
+                "prefer primary sources",
+                "--output-schema",
+                "@" + str(schema),
+                "--text",
+                "--highlights",
+                "--summary",
+            ],
+            exa_env,
+        )
+    )
     body = server.requests[-1]["body"]
     assert body == {
-        "query": "state of WebGPU", "type": "deep", "category": "research paper", "numResults": 3,
-        "includeDomains": ["arxiv.org"], "excludeDomains": ["spam.example"],
-        "startPublishedDate": "2024-01-01", "endPublishedDate": "2025-01-01T00:00:00Z",
-        "startCrawlDate": "2024-02-01", "endCrawlDate": "2024-12-31",
-        "includeText": ["compute shaders"], "excludeText": ["sponsored"], "userLocation": "DE",
-        "moderation": True, "additionalQueries": ["WebGPU adoption", "WGSL"],
+        "query": "state of WebGPU",
+        "type": "deep",
+        "category": "research paper",
+        "numResults": 3,
+        "includeDomains": ["arxiv.org"],
+        "excludeDomains": ["spam.example"],
+        "startPublishedDate": "2024-01-01",
+        "endPublishedDate": "2025-01-01T00:00:00Z",
+        "startCrawlDate": "2024-02-01",
+        "endCrawlDate": "2024-12-31",
+        "includeText": ["compute shaders"],
+        "excludeText": ["sponsored"],
+        "userLocation": "DE",
+        "moderation": True,
+        "additionalQueries": ["WebGPU adoption", "WGSL"],
         "systemPrompt": "prefer primary sources",
         "outputSchema": {"type": "text", "description": "one paragraph"},
         "contents": {"text": True, "highlights": True, "summary": True},
@@ -199,9 +255,21 @@ def test_search_maps_every_option(exa_env, server, tmp_path):
 
 def test_recency_becomes_published_bound_and_options_default_limit(exa_env, server, tmp_path):
     cfg = tmp_path / "opt.json"
-    cfg.write_text(json.dumps({"providers": [{"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY,
-                                              "baseUrl": server.url, "options": {"defaultSearchLimit": 2,
-                                                                                 "defaultFetchHighlightsMaxCharacters": 300}}]}))
+    cfg.write_text(
+        json.dumps(
+            {
+                "providers": [
+                    {
+                        "name": "exa-main",
+                        "type": "exa",
+                        "apiKey": exa_server.KEY,
+                        "baseUrl": server.url,
+                        "options": {"defaultSearchLimit": 2, "defaultFetchHighlightsMaxCharacters": 300},
+                    }
+                ]
+            }
+        )
+    )
     p = ok(run_worker(["search", "news", "--config", str(cfg), "--recency", "week", "--highlights"], exa_env))
     body = server.requests[-1]["body"]
     import datetime
@@ -213,31 +281,37 @@ def test_recency_becomes_published_bound_and_options_default_limit(exa_env, serv
     assert p["provider"] == "exa-main" and len(p["results"]) == 2
 
 
-@pytest.mark.parametrize("args, option", [
-    (["--include-text", "one two three four five six"], "--include-text"),
-    (["--exclude-text", "   "], "--exclude-text"),
-    (["--additional-query", "more"], "--additional-query"),
-    (["--type", "deep"] + sum((["--additional-query", "q%d" % i] for i in range(6)), []), "--additional-query"),
-    (["--start-published", "last tuesday"], "--start-published"),
-    (["--recency", "day", "--start-published", "2024-01-01"], "--recency"),
-    (["--user-location", "Germany"], "--user-location"),
-    (["--output-schema", "{not json"], "--output-schema"),
-    (["--output-schema", '{"type": "table"}'], "--output-schema"),
-    (["--output-schema", "@/nonexistent/schema.json"], "--output-schema"),
-    (["--type", "Deep Search!"], "--type"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--include-text", "one two three four five six"], "--include-text"),
+        (["--exclude-text", "   "], "--exclude-text"),
+        (["--additional-query", "more"], "--additional-query"),
+        (["--type", "deep"] + sum((["--additional-query", "q%d" % i] for i in range(6)), []), "--additional-query"),
+        (["--start-published", "last tuesday"], "--start-published"),
+        (["--recency", "day", "--start-published", "2024-01-01"], "--recency"),
+        (["--user-location", "Germany"], "--user-location"),
+        (["--output-schema", "{not json"], "--output-schema"),
+        (["--output-schema", '{"type": "table"}'], "--output-schema"),
+        (["--output-schema", "@/nonexistent/schema.json"], "--output-schema"),
+        (["--type", "Deep Search!"], "--type"),
+    ],
+)
 def test_search_validation_happens_before_the_call(exa_env, server, args, option):
     e = err(run_worker(["search", "q", "--provider", "exa"] + args, exa_env), "invalid_argument")
     assert e["message"].startswith(option), e
     assert server.requests == []
 
 
-@pytest.mark.parametrize("query, code, extra", [
-    ("status401 q", "auth", {"status": 401}),
-    ("status402 q", "quota", {"status": 402}),
-    ("status429 q", "rate_limited", {"status": 429, "retry_after": 7}),
-    ("status500 q", "provider", {"status": 500}),
-])
+@pytest.mark.parametrize(
+    "query, code, extra",
+    [
+        ("status401 q", "auth", {"status": 401}),
+        ("status402 q", "quota", {"status": 402}),
+        ("status429 q", "rate_limited", {"status": 429, "retry_after": 7}),
+        ("status500 q", "provider", {"status": 500}),
+    ],
+)
 def test_http_errors(exa_env, query, code, extra):
     e = err(run_worker(["search", query, "--provider", "exa"], exa_env), code)
     for k, v in extra.items():
@@ -265,9 +339,14 @@ def test_wrong_key_is_auth_and_never_echoed(env, tmp_path, server):
 
 # -- fetch -------------------------------------------------------------------------
 
+
 def test_fetch_many_urls_with_per_url_errors(exa_env, server):
-    urls = ["https://a.example/one", "https://a.example/missing/two", "https://a.example/three",
-            "https://a.example/timeout/four"]
+    urls = [
+        "https://a.example/one",
+        "https://a.example/missing/two",
+        "https://a.example/three",
+        "https://a.example/timeout/four",
+    ]
     p = ok(run_worker(["fetch"] + urls + ["--provider", "exa", "--max-chars", "100"], exa_env))
     body = server.requests[-1]["body"]
     assert server.requests[-1]["path"] == "/contents"
@@ -302,14 +381,47 @@ def test_provider_fetch_returns_raw_statuses(server):
 
 
 def test_fetch_maps_every_option(exa_env, server):
-    p = ok(run_worker(["fetch", "https://a.example/doc", "--provider", "exa", "--highlights", "--summary",
-                       "--livecrawl", "fallback", "--livecrawl-timeout", "5000", "--subpages", "2",
-                       "--subpage-target", "docs", "--subpage-target", "api", "--links", "3", "--image-links", "1",
-                       "--format", "html"], exa_env))
+    p = ok(
+        run_worker(
+            [
+                "fetch",
+                "https://a.example/doc",
+                "--provider",
+                "exa",
+                "--highlights",
+                "--summary",
+                "--livecrawl",
+                "fallback",
+                "--livecrawl-timeout",
+                "5000",
+                "--subpages",
+                "2",
+                "--subpage-target",
+                "docs",
+                "--subpage-target",
+                "api",
+                "--links",
+                "3",
+                "--image-links",
+                "1",
+                "--format",
+                "html",
+            ],
+            exa_env,
+        )
+    )
     body = server.requests[-1]["body"]
-    assert body == {"urls": ["https://a.example/doc"], "text": {"maxCharacters": 20000, "includeHtmlTags": True},
-                    "highlights": True, "summary": True, "livecrawl": "fallback", "livecrawlTimeout": 5000,
-                    "subpages": 2, "subpageTarget": ["docs", "api"], "extras": {"links": 3, "imageLinks": 1}}
+    assert body == {
+        "urls": ["https://a.example/doc"],
+        "text": {"maxCharacters": 20000, "includeHtmlTags": True},
+        "highlights": True,
+        "summary": True,
+        "livecrawl": "fallback",
+        "livecrawlTimeout": 5000,
+        "subpages": 2,
+        "subpageTarget": ["docs", "api"],
+        "extras": {"links": 3, "imageLinks": 1},
+    }
     item = p["results"][0]
     assert item["content"].startswith("<h1>") and item["summary"] == "A summary of /doc."
     assert item["highlights"] == ["a highlight of /doc"]
@@ -320,17 +432,37 @@ def test_fetch_maps_every_option(exa_env, server):
 
 def test_fetch_options_defaults_and_conflicts(exa_env, server, tmp_path):
     cfg = tmp_path / "opt.json"
-    cfg.write_text(json.dumps({"defaultProvider": "exa-main", "providers": [
-        {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": server.url,
-         "options": {"defaultFetchTextMaxCharacters": 1234}}]}))
+    cfg.write_text(
+        json.dumps(
+            {
+                "defaultProvider": "exa-main",
+                "providers": [
+                    {
+                        "name": "exa-main",
+                        "type": "exa",
+                        "apiKey": exa_server.KEY,
+                        "baseUrl": server.url,
+                        "options": {"defaultFetchTextMaxCharacters": 1234},
+                    }
+                ],
+            }
+        )
+    )
     p = ok(run_worker(["fetch", "https://a.example/x", "--config", str(cfg)], exa_env))
     assert server.requests[-1]["body"]["text"] == {"maxCharacters": 1234}
     assert p["provider"] == "exa-main"
     n = len(server.requests)
-    err(run_worker(["fetch", "https://a.example/x", "--config", str(cfg), "--livecrawl", "always",
-                    "--max-age-hours", "1"], exa_env), "invalid_argument")
-    err(run_worker(["fetch", "https://a.example/x", "--config", str(cfg), "--livecrawl", "sometimes"], exa_env),
-        "invalid_argument")
+    err(
+        run_worker(
+            ["fetch", "https://a.example/x", "--config", str(cfg), "--livecrawl", "always", "--max-age-hours", "1"],
+            exa_env,
+        ),
+        "invalid_argument",
+    )
+    err(
+        run_worker(["fetch", "https://a.example/x", "--config", str(cfg), "--livecrawl", "sometimes"], exa_env),
+        "invalid_argument",
+    )
     assert len(server.requests) == n
 
 
@@ -341,6 +473,7 @@ def test_fetch_whole_call_error(exa_env):
 
 # -- the key goes nowhere ------------------------------------------------------------
 
+
 def test_canary_key_leaks_nowhere(env, tmp_path):
     s = exa_server.start(key=CANARY)
     try:
@@ -348,10 +481,13 @@ def test_canary_key_leaks_nowhere(env, tmp_path):
         cfg.write_text(json.dumps({"apiKey": CANARY, "baseUrl": s.url}))
         os.chmod(cfg, 0o600)
         outputs = []
-        for args in (["search", "canary query", "--text", "--summary"],
-                     ["search", "status401 canary", "--provider", "exa"],
-                     ["search", "status429 canary", "--provider", "exa"], ["search", "status500 x", "--provider", "exa"],
-                     ["fetch", "https://a.example/p", "https://a.example/missing/q", "--summary"]):
+        for args in (
+            ["search", "canary query", "--text", "--summary"],
+            ["search", "status401 canary", "--provider", "exa"],
+            ["search", "status429 canary", "--provider", "exa"],
+            ["search", "status500 x", "--provider", "exa"],
+            ["fetch", "https://a.example/p", "https://a.example/missing/q", "--summary"],
+        ):
             r = run_worker(args + ["--config", str(cfg), "--keep-temp"], env)
             assert r.payload is not None, r
             outputs.append(r.stdout + r.stderr)
@@ -373,17 +509,30 @@ def test_canary_key_leaks_nowhere(env, tmp_path):
         s.shutdown()
 
 
-
 def test_fetch_payload_keeps_exa_raw_and_explicit_default_max_chars(env, tmp_path, server):
     """The fetch tool passes Exa's own response through as `raw`; an explicit --max-chars
     equal to the tool's default still beats the provider option defaultFetchTextMaxCharacters."""
     path = tmp_path / "web-search.json"
-    path.write_text(json.dumps({"providers": [{"name": "exa", "type": "exa", "apiKey": exa_server.KEY,
-                                               "baseUrl": server.url,
-                                               "options": {"defaultFetchTextMaxCharacters": 3000}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "providers": [
+                    {
+                        "name": "exa",
+                        "type": "exa",
+                        "apiKey": exa_server.KEY,
+                        "baseUrl": server.url,
+                        "options": {"defaultFetchTextMaxCharacters": 3000},
+                    }
+                ]
+            }
+        )
+    )
     os.chmod(path, 0o600)
     env["WEBSEARCH_CONFIG"] = str(path)
-    p = ok(run_worker(["fetch", "https://a.example/one", "--provider", "exa", "--max-chars", "20000", "--no-cache"], env))
+    p = ok(
+        run_worker(["fetch", "https://a.example/one", "--provider", "exa", "--max-chars", "20000", "--no-cache"], env)
+    )
     assert p["raw"]["requestId"].startswith("req-contents")
     assert server.requests[-1]["body"]["text"] == {"maxCharacters": 20000}
     ok(run_worker(["fetch", "https://a.example/one", "--provider", "exa", "--no-cache"], env))

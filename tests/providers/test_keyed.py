@@ -10,9 +10,10 @@ import json
 import os
 
 import pytest
-
 from conftest import run_worker
-from fakes.hostile_server import KEY as HOSTILE_KEY, HostileServer
+from fakes.hostile_server import KEY as HOSTILE_KEY
+from fakes.hostile_server import HostileServer
+
 from worker import numbers
 from worker.errors import CODES, WorkerError
 from worker.providers import keyed
@@ -23,14 +24,26 @@ NOW = 1_700_000_000.0
 
 # -- the status table ----------------------------------------------------------------
 
-@pytest.mark.parametrize("status, code, retryable", [
-    (400, "invalid_argument", False), (422, "invalid_argument", False),
-    (401, "auth", False), (403, "auth", False),
-    (402, "quota", False),
-    (429, "rate_limited", True),
-    (500, "provider", True), (502, "provider", True), (503, "provider", True), (504, "provider", True),
-    (404, "provider", False), (405, "provider", False), (409, "provider", False), (413, "provider", False),
-])
+
+@pytest.mark.parametrize(
+    "status, code, retryable",
+    [
+        (400, "invalid_argument", False),
+        (422, "invalid_argument", False),
+        (401, "auth", False),
+        (403, "auth", False),
+        (402, "quota", False),
+        (429, "rate_limited", True),
+        (500, "provider", True),
+        (502, "provider", True),
+        (503, "provider", True),
+        (504, "provider", True),
+        (404, "provider", False),
+        (405, "provider", False),
+        (409, "provider", False),
+        (413, "provider", False),
+    ],
+)
 def test_status_table(status, code, retryable):
     assert keyed.status_code(status) == (code, retryable)
 
@@ -42,12 +55,32 @@ def test_status_table_codes_are_stable_codes_with_their_default_retryability():
 
 # -- Retry-After ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("value, seconds", [
-    ("7", 7.0), (" 7 ", 7.0), ("0", 0.0), ("604800", 604800.0),
-    (None, None), ("", None), ("   ", None), ("soon", None), ("-1", None), ("+5", 5.0),
-    ("1.5", None), ("1e3", None), ("604801", None), ("9" * 400, None),
-    ("\u00b2", None), ("\u0663", None), ("inf", None), ("nan", None), ("Infinity", None), (7, None),
-])
+
+@pytest.mark.parametrize(
+    "value, seconds",
+    [
+        ("7", 7.0),
+        (" 7 ", 7.0),
+        ("0", 0.0),
+        ("604800", 604800.0),
+        (None, None),
+        ("", None),
+        ("   ", None),
+        ("soon", None),
+        ("-1", None),
+        ("+5", 5.0),
+        ("1.5", None),
+        ("1e3", None),
+        ("604801", None),
+        ("9" * 400, None),
+        ("\u00b2", None),
+        ("\u0663", None),
+        ("inf", None),
+        ("nan", None),
+        ("Infinity", None),
+        (7, None),
+    ],
+)
 def test_retry_after_delta_seconds(value, seconds):
     got = numbers.retry_after(value, now=NOW)
     assert got == seconds and (got is None or isinstance(got, float))
@@ -73,9 +106,16 @@ def test_retry_after_cap_is_the_callers():
 
 # -- error bodies ---------------------------------------------------------------------
 
+
 def test_error_detail_reads_brave_exa_and_plain_bodies():
-    brave = {"error": {"id": "e-1", "status": 401, "code": "SUBSCRIPTION_TOKEN_INVALID",
-                       "detail": "The provided subscription\ntoken is invalid."}}
+    brave = {
+        "error": {
+            "id": "e-1",
+            "status": 401,
+            "code": "SUBSCRIPTION_TOKEN_INVALID",
+            "detail": "The provided subscription\ntoken is invalid.",
+        }
+    }
     assert keyed.error_detail(brave) == ("The provided subscription token is invalid.", "e-1")
     assert keyed.error_detail({"error": {"code": "ONLY_A_CODE"}}) == ("ONLY_A_CODE", None)
     exa = {"requestId": "req-401", "error": "Invalid API key x", "tag": "INVALID_API_KEY"}
@@ -94,6 +134,7 @@ def test_error_body_is_an_object_or_empty():
 
 # -- the base, without I/O --------------------------------------------------------------
 
+
 class _Api(keyed.KeyedApi):
     label = "Fake"
     key_env = "FAKE_API_KEY"
@@ -110,8 +151,17 @@ def _api(key=SECRET, **spec):
     return _Api(ProviderSpec("fake-main", "fake", api_key=key, key_source="env:FAKE_API_KEY", **spec), None)
 
 
-@pytest.mark.parametrize("status, code", [(400, "invalid_argument"), (401, "auth"), (402, "quota"),
-                                          (429, "rate_limited"), (503, "provider"), (404, "provider")])
+@pytest.mark.parametrize(
+    "status, code",
+    [
+        (400, "invalid_argument"),
+        (401, "auth"),
+        (402, "quota"),
+        (429, "rate_limited"),
+        (503, "provider"),
+        (404, "provider"),
+    ],
+)
 def test_http_error_codes_and_key_scrubbing(status, code):
     raw = json.dumps({"requestId": "req-" + SECRET, "error": "bad key %s" % SECRET}).encode()
     exc = _api().http_error(status, {"Retry-After": "12"}, raw)
@@ -142,9 +192,17 @@ def test_unusable_retry_after_is_left_out():
 
 def test_decode_tames_and_checks():
     api = _api()
-    assert api.decode(b'{"score": NaN, "x": [{"y": -Infinity}], "s": "\xc3\xa9"}') == {"score": None, "x": [{"y": None}], "s": "\u00e9"}
-    for raw, words in ((b"<html>", "not JSON"), (b"[1]", "unexpected JSON shape"), (b"[" * 100000, "not JSON"),
-                       (b'{"a": ' * 70 + b"1" + b"}" * 70, "not JSON")):
+    assert api.decode(b'{"score": NaN, "x": [{"y": -Infinity}], "s": "\xc3\xa9"}') == {
+        "score": None,
+        "x": [{"y": None}],
+        "s": "\u00e9",
+    }
+    for raw, words in (
+        (b"<html>", "not JSON"),
+        (b"[1]", "unexpected JSON shape"),
+        (b"[" * 100000, "not JSON"),
+        (b'{"a": ' * 70 + b"1" + b"}" * 70, "not JSON"),
+    ):
         with pytest.raises(WorkerError) as e:
             api.decode(raw)
         assert e.value.code == "provider" and words in e.value.message
@@ -152,13 +210,18 @@ def test_decode_tames_and_checks():
 
 def test_meta_and_missing_key():
     api = _api()
-    assert api.meta("id-" + SECRET, {"count": 3}) == {"request_id": "id-***", "count": 3, "key_source": "env:FAKE_API_KEY"}
+    assert api.meta("id-" + SECRET, {"count": 3}) == {
+        "request_id": "id-***",
+        "count": 3,
+        "key_source": "env:FAKE_API_KEY",
+    }
     with pytest.raises(WorkerError) as e:
         _api(key=None).call_api("GET", "/x")
     assert e.value.code == "config" and "FAKE_API_KEY" in e.value.hint
 
 
 # -- end to end: the worker against local fakes ---------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def hostile():
@@ -177,8 +240,9 @@ def _config(tmp_path, entry):
 @pytest.mark.parametrize("ptype", ["brave", "exa"])
 def test_echoed_key_reaches_neither_output_nor_cache(hostile, env, tmp_path, ptype):
     base = hostile.brave_base("echo-key-request-id") if ptype == "brave" else hostile.exa_base("echo-key-request-id")
-    cfg = _config(tmp_path, {"name": "p", "type": ptype, "apiKey": HOSTILE_KEY, "baseUrl": base,
-                             "options": {"minInterval": 0}})
+    cfg = _config(
+        tmp_path, {"name": "p", "type": ptype, "apiKey": HOSTILE_KEY, "baseUrl": base, "options": {"minInterval": 0}}
+    )
     r = run_worker(["search", "--config", cfg, "--provider", "p", "--", "query"], env)
     assert r.returncode == 0, r
     assert r.payload["meta"]["request_id"] == "req-***"
@@ -198,8 +262,9 @@ def test_echoed_key_reaches_neither_output_nor_cache(hostile, env, tmp_path, pty
 def test_same_failure_same_answer(hostile, env, tmp_path, ptype):
     """A Retry-After no one can use is left out, for either API, through the real CLI."""
     base = hostile.brave_base("retry-after-huge") if ptype == "brave" else hostile.exa_base("retry-after-huge")
-    cfg = _config(tmp_path, {"name": "p", "type": ptype, "apiKey": HOSTILE_KEY, "baseUrl": base,
-                             "options": {"minInterval": 0}})
+    cfg = _config(
+        tmp_path, {"name": "p", "type": ptype, "apiKey": HOSTILE_KEY, "baseUrl": base, "options": {"minInterval": 0}}
+    )
     r = run_worker(["search", "--config", cfg, "--provider", "p", "--", "query"], env)
     e = r.payload["error"]
     assert r.returncode == 1 and e["code"] == "rate_limited" and e["retryable"] is True and e["status"] == 429, r

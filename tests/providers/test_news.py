@@ -4,7 +4,6 @@ DuckDuckGo news engine through the TLS proxy, and the worker as a real subproces
 import json
 
 import pytest
-
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
 
@@ -17,8 +16,21 @@ DDG_NEWS_HOST = "duckduckgo.com"
 def brave_env(tmp_path):
     with brave_server.FakeBrave() as server:
         path = tmp_path / "brave.json"
-        path.write_text(json.dumps({"providers": [{"name": "brave", "type": "brave", "apiKey": brave_server.KEY,
-                                                   "baseUrl": server.base_url, "options": {"minInterval": 0}}]}))
+        path.write_text(
+            json.dumps(
+                {
+                    "providers": [
+                        {
+                            "name": "brave",
+                            "type": "brave",
+                            "apiKey": brave_server.KEY,
+                            "baseUrl": server.base_url,
+                            "options": {"minInterval": 0},
+                        }
+                    ]
+                }
+            )
+        )
         yield server, worker_env(tmp_path, {"WEBSEARCH_CONFIG": str(path)})
 
 
@@ -68,8 +80,20 @@ def test_exa_news_category_source_and_recency(tmp_path):
         path = tmp_path / "exa.json"
         path.write_text(json.dumps({"providers": [{"name": "exa", "type": "exa", "baseUrl": server.url}]}))
         env["WEBSEARCH_CONFIG"] = str(path)
-        r = run_worker(["search", "--news", "--recency", "day", "--provider", "exa", "--include-domain",
-                        "www.reuters.example", "chip export rules"], env)
+        r = run_worker(
+            [
+                "search",
+                "--news",
+                "--recency",
+                "day",
+                "--provider",
+                "exa",
+                "--include-domain",
+                "www.reuters.example",
+                "chip export rules",
+            ],
+            env,
+        )
         assert r.returncode == 0, r
         body = server.requests[-1]["body"]
         assert body["category"] == "news" and body["startPublishedDate"].endswith("Z")
@@ -85,8 +109,9 @@ def test_exa_news_category_source_and_recency(tmp_path):
 def test_a_provider_without_news_is_an_error_when_named_and_passed_over_in_auto(tmp_path):
     env = worker_env(tmp_path)
     path = tmp_path / "own.json"
-    path.write_text(json.dumps({"providers": [{"name": "mine", "type": "tests.fakes.own_provider:Echo"}],
-                                "fallback": ["mine"]}))
+    path.write_text(
+        json.dumps({"providers": [{"name": "mine", "type": "tests.fakes.own_provider:Echo"}], "fallback": ["mine"]})
+    )
     r = run_worker(["search", "--config", str(path), "--provider", "mine", "--news", "q"], env)
     assert r.returncode == 1 and r.payload["error"]["code"] == "invalid_argument", r
     assert "has no news search" in r.payload["error"]["message"]
@@ -101,13 +126,28 @@ def test_a_provider_without_news_is_an_error_when_named_and_passed_over_in_auto(
 def ddg_news_body(vqd="4-98765"):
     # One body serves both requests the engine makes to duckduckgo.com: the page it reads
     # the vqd token from (``vqd=...&``) and the news.js JSON.
-    return json.dumps({"ref": "vqd=%s&" % vqd, "results": [
-        {"date": 1763805600, "title": "Rust 1.91 released", "excerpt": "The Rust team is happy to announce...",
-         "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0/", "image": "https://img.example/r.png",
-         "source": "Rust Blog"},
-        {"date": 1763719200, "title": "Rust 1.91 released (tracked)", "excerpt": "same story",
-         "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0?utm_campaign=feed", "source": "Aggregator"},
-    ]})
+    return json.dumps(
+        {
+            "ref": "vqd=%s&" % vqd,
+            "results": [
+                {
+                    "date": 1763805600,
+                    "title": "Rust 1.91 released",
+                    "excerpt": "The Rust team is happy to announce...",
+                    "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0/",
+                    "image": "https://img.example/r.png",
+                    "source": "Rust Blog",
+                },
+                {
+                    "date": 1763719200,
+                    "title": "Rust 1.91 released (tracked)",
+                    "excerpt": "same story",
+                    "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0?utm_campaign=feed",
+                    "source": "Aggregator",
+                },
+            ],
+        }
+    )
 
 
 @pytest.mark.upstream("ddgs", "primp")

@@ -8,9 +8,9 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, Result, run_worker, worker_env
 from fakes import brave_server, exa_server
+
 from worker.state import breaker
 
 CONF = {"threshold": 3, "window": 60.0, "cooldown": 120.0, "probe": 30.0}
@@ -127,10 +127,15 @@ def test_settings_off_and_defaults():
     assert breaker.settings({"breaker": {"threshold": 2}})["threshold"] == 2
 
 
-@pytest.mark.parametrize("value,problem", [
-    ("yes", "must be true, false or an object"), ({"threshold": 0}, "threshold"), ({"cooldown": -1}, "cooldown"),
-    ({"speed": 1}, "unknown key"),
-])
+@pytest.mark.parametrize(
+    "value,problem",
+    [
+        ("yes", "must be true, false or an object"),
+        ({"threshold": 0}, "threshold"),
+        ({"cooldown": -1}, "cooldown"),
+        ({"speed": 1}, "unknown key"),
+    ],
+)
 def test_bad_breaker_settings_are_config_errors(tmp_path, value, problem):
     env = worker_env(tmp_path)
     path = tmp_path / "b.json"
@@ -141,6 +146,7 @@ def test_bad_breaker_settings_are_config_errors(tmp_path, value, problem):
 
 
 # -- real processes -----------------------------------------------------------------------
+
 
 @pytest.fixture
 def exa():
@@ -156,18 +162,34 @@ def brave():
 
 
 def config(tmp_path, exa, brave, **conf):
-    data = {"fallback": ["exa-main", "brave"], "breaker": dict({"threshold": 2, "window": 30, "cooldown": 3}, **conf),
-            "providers": [{"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
-                          {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
-                           "options": {"minInterval": 0}}]}
+    data = {
+        "fallback": ["exa-main", "brave"],
+        "breaker": dict({"threshold": 2, "window": 30, "cooldown": 3}, **conf),
+        "providers": [
+            {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
+            {
+                "name": "brave",
+                "type": "brave",
+                "apiKey": brave_server.KEY,
+                "baseUrl": brave.base_url,
+                "options": {"minInterval": 0},
+            },
+        ],
+    }
     path = tmp_path / "breaker.json"
     path.write_text(json.dumps(data))
     return str(path)
 
 
 def spawn(args, env):
-    return subprocess.Popen([sys.executable, "-I", "-m", "worker", "search", "--no-cache"] + list(args),
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker", "search", "--no-cache"] + list(args),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def collect(procs):
@@ -196,7 +218,9 @@ def test_breaker_across_concurrent_processes_opens_skips_probes_closes(tmp_path,
     assert [(s["provider"], s["reason"]) for s in skipped] == [("exa-main", "rate_limited")]
     assert 0 < skipped[0]["retry_in_s"] <= 7 and skipped[0]["until"].endswith("Z")  # retry_after 7 s of the 429
     assert [a["outcome"] for a in r.payload["meta"]["attempts"]] == ["skipped", "ok"]
-    assert any(w.startswith("exa-main: skipped until ") and w.endswith("answered by brave") for w in r.payload["warnings"])
+    assert any(
+        w.startswith("exa-main: skipped until ") and w.endswith("answered by brave") for w in r.payload["warnings"]
+    )
     # Naming Exa always asks Exa, open circuit or not.
     r = run_worker(["search", "--no-cache", "--config", cfg, "--provider", "exa-main", "full named"], env)
     assert r.returncode == 0 and r.payload["provider"] == "exa-main", r
@@ -271,9 +295,14 @@ def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_pa
     proxy.route(MOJEEK, body=fixture_page("mojeek"))
     env = worker_env(tmp_path, proxy.env())
     path = tmp_path / "ddgs.json"
-    path.write_text(json.dumps({"breaker": {"threshold": 2, "cooldown": 60},
-                                "providers": [{"name": "ddgs", "type": "ddgs",
-                                               "options": {"backends": ["duckduckgo", "mojeek"]}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "breaker": {"threshold": 2, "cooldown": 60},
+                "providers": [{"name": "ddgs", "type": "ddgs", "options": {"backends": ["duckduckgo", "mojeek"]}}],
+            }
+        )
+    )
     for i in range(2):
         r = run_worker(["search", "--no-cache", "--config", str(path), "rust async %d" % i], env)
         assert r.returncode == 0 and r.payload["meta"]["engine"] == "mojeek", r
@@ -286,7 +315,9 @@ def test_a_blocked_ddgs_engine_is_skipped_unless_engines_are_named(proxy, tmp_pa
     assert 55 <= skipped[0]["retry_in_s"] <= 60
     assert any(w.startswith("ddgs/duckduckgo: skipped until") for w in r.payload["warnings"])
     # --backend names the engines: all of them are tried
-    r = run_worker(["search", "--no-cache", "--config", str(path), "--backend", "duckduckgo,mojeek", "rust async 4"], env)
+    r = run_worker(
+        ["search", "--no-cache", "--config", str(path), "--backend", "duckduckgo,mojeek", "rust async 4"], env
+    )
     assert r.returncode == 0 and r.payload["meta"]["skipped_providers"] == [], r
     assert len(proxy.requests_for(DDG)) == 3
 
@@ -298,12 +329,27 @@ def test_every_ddgs_engine_blocked_hands_over_to_brave(proxy, tmp_path):
     env = worker_env(tmp_path, proxy.env())
     with brave_server.FakeBrave() as brave:
         path = tmp_path / "chain.json"
-        path.write_text(json.dumps({"fallback": ["ddgs", "brave"], "providers": [
-            {"name": "ddgs", "type": "ddgs", "options": {"backends": ["duckduckgo"]}},
-            {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
-             "options": {"minInterval": 0}}]}))
+        path.write_text(
+            json.dumps(
+                {
+                    "fallback": ["ddgs", "brave"],
+                    "providers": [
+                        {"name": "ddgs", "type": "ddgs", "options": {"backends": ["duckduckgo"]}},
+                        {
+                            "name": "brave",
+                            "type": "brave",
+                            "apiKey": brave_server.KEY,
+                            "baseUrl": brave.base_url,
+                            "options": {"minInterval": 0},
+                        },
+                    ],
+                }
+            )
+        )
         r = run_worker(["search", "--no-cache", "--config", str(path), "full q"], env)
         assert r.returncode == 0 and r.payload["provider"] == "brave", r
-        assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [("ddgs", "blocked"),
-                                                                                         ("brave", "ok")]
+        assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [
+            ("ddgs", "blocked"),
+            ("brave", "ok"),
+        ]
         assert "ddgs: blocked; answered by brave" in r.payload["warnings"]

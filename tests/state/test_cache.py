@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, run_worker, worker_env
 from fakes.count_server import CountServer
+
 from worker import protocol
-from worker.state import cache
 from worker.providers.base import ProviderSpec
 from worker.request import SearchRequest
+from worker.state import cache
 
 FAKE_TYPE = "tests.fakes.slow_provider:SlowProvider"
 
@@ -31,10 +31,16 @@ SPEC = ProviderSpec("fake", "ddgs")
 
 # -- keys ---------------------------------------------------------------------
 
+
 def test_key_ignores_how_the_call_runs_but_not_what_it_asks():
     base = cache.make_key("search", SPEC, cache.request_fields(req()))
-    same = cache.make_key("search", SPEC, cache.request_fields(
-        req(timeout=5.0, output="text", refresh=True, cache_ttl=9, cache_dir="/x", config="/c", provider="fake")))
+    same = cache.make_key(
+        "search",
+        SPEC,
+        cache.request_fields(
+            req(timeout=5.0, output="text", refresh=True, cache_ttl=9, cache_dir="/x", config="/c", provider="fake")
+        ),
+    )
     assert base == same
     assert base != cache.make_key("search", SPEC, cache.request_fields(req(limit=7)))
     assert base != cache.make_key("search", SPEC, cache.request_fields(req(query="other")))
@@ -42,8 +48,9 @@ def test_key_ignores_how_the_call_runs_but_not_what_it_asks():
     assert base == cache.make_key("search", SPEC, cache.request_fields(req(query="  q\t")))  # cleaned as it is built
     assert base != cache.make_key("search", ProviderSpec("other", "ddgs"), cache.request_fields(req()))
     # the provider's settings count, its key never does
-    assert base != cache.make_key("search", ProviderSpec("fake", "ddgs", options={"region": "de-de"}),
-                                  cache.request_fields(req()))
+    assert base != cache.make_key(
+        "search", ProviderSpec("fake", "ddgs", options={"region": "de-de"}), cache.request_fields(req())
+    )
     keyed = cache.make_key("search", ProviderSpec("fake", "ddgs", api_key="sk-SECRET-123"), cache.request_fields(req()))
     assert keyed == base and "SECRET" not in keyed
 
@@ -53,6 +60,7 @@ def test_unset_options_and_defaults_make_the_same_key():
 
 
 # -- store ----------------------------------------------------------------------
+
 
 def test_put_get_roundtrip_with_age(tmp_path):
     s = store(tmp_path)
@@ -128,6 +136,7 @@ def test_values_that_are_not_json_are_skipped(tmp_path):
 
 # -- damaged files ---------------------------------------------------------------------
 
+
 def _aside(tmp_path):
     return [n for n in os.listdir(tmp_path / "c") if ".broken-" in n]
 
@@ -199,6 +208,7 @@ def test_busy_writer_skips_instead_of_failing(tmp_path, monkeypatch):
 
 
 # -- through the worker -------------------------------------------------------------
+
 
 @pytest.fixture
 def server():
@@ -275,8 +285,9 @@ def test_worker_corrupt_cache_is_a_warning_not_a_failure(tmp_path, server):
 def test_worker_never_caches_failures(tmp_path):
     env = worker_env(tmp_path)
     cfg = tmp_path / "cfg.json"
-    cfg.write_text(json.dumps({"providers": [{"name": "fake", "type": FAKE_TYPE,
-                                              "options": {"url": "http://127.0.0.1:9"}}]}))
+    cfg.write_text(
+        json.dumps({"providers": [{"name": "fake", "type": FAKE_TYPE, "options": {"url": "http://127.0.0.1:9"}}]})
+    )
     env["WEBSEARCH_CONFIG"] = str(cfg)
     for _ in range(2):
         r = run_worker(["search", "fails", "--provider", "fake"], env)
@@ -303,19 +314,47 @@ def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypat
     env = worker_env(tmp_path)
     key = _ddgs_key(monkeypatch, env, ["search", "offline question"])
     s = cache.Store(cache.policy(req(), {"cacheDir": os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")}))
-    answer = {"results": [{"title": "T", "url": "https://t.example/", "snippet": "s", "engine": "duckduckgo"}],
-              "meta": {"engine": "duckduckgo"}, "warnings": []}
+    answer = {
+        "results": [{"title": "T", "url": "https://t.example/", "snippet": "s", "engine": "duckduckgo"}],
+        "meta": {"engine": "duckduckgo"},
+        "warnings": [],
+    }
     s.put(key, "search", "ddgs", answer)
-    proc = subprocess.run([sys.executable, "-I", "-X", "importtime", "-m", "worker", "search", "offline  question"],
-                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-X", "importtime", "-m", "worker", "search", "offline  question"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     payload = protocol.parse(proc.stdout.decode("ascii"))
     assert proc.returncode == 0, proc
     assert payload["results"] == answer["results"] and payload["meta"]["cached"] is True
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
+    imported = {
+        line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")
+    }
     assert "_sqlite3" in imported and "worker.state.cache" in imported  # the check below looks at a real import log
     assert "datetime" not in imported  # the C driver alone: sqlite3.dbapi2 would pull datetime in
-    heavy = {m for m in imported if m.split(".")[0] in ("ddgs", "primp", "lxml", "exa_py", "trafilatura", "requests",
-                                                          "httpx", "socket", "ssl", "urllib", "http", "random")}
+    heavy = {
+        m
+        for m in imported
+        if m.split(".")[0]
+        in (
+            "ddgs",
+            "primp",
+            "lxml",
+            "exa_py",
+            "trafilatura",
+            "requests",
+            "httpx",
+            "socket",
+            "ssl",
+            "urllib",
+            "http",
+            "random",
+        )
+    }
     assert not heavy, sorted(heavy)
     providers = {m for m in imported if m.startswith("worker.providers.")}
     # the interface and the table of builtins only, no provider module

@@ -24,9 +24,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from conftest import ROOT, worker_env
 from fakes.count_server import CountServer
+
 from worker import protocol
 from worker.state import cache
 
@@ -54,8 +54,15 @@ def setup(tmp_path, server, **options):
 
 
 def spawn(args, env, **popen):
-    return subprocess.Popen([sys.executable, "-I", "-m", "worker"] + list(args), cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker"] + list(args),
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **popen,
+    )
 
 
 def finish(proc, timeout=120):
@@ -78,7 +85,7 @@ def check_db(env):
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         rows = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM entries")}
-        for k, size, v in db.execute("SELECT key, size, value FROM entries"):
+        for _k, size, v in db.execute("SELECT key, size, value FROM entries"):
             assert size == len(v)
         return rows
     finally:
@@ -109,6 +116,7 @@ def rows_for(rows, query):
 
 
 # -- 50 concurrent processes ------------------------------------------------------------
+
 
 def test_50_concurrent_searches(tmp_path, server):
     env = setup(tmp_path, server, delay=0.2)  # default limit: 5 concurrent searches per provider
@@ -151,14 +159,15 @@ def test_50_concurrent_fetches_respect_the_per_host_limit(tmp_path, server):
     rows = check_db(env)
     assert len(rows) == 10
     by_url = {}
-    for u, rc, payload, err in results:
+    for u, _rc, payload, _err in results:
         by_url.setdefault(u, set()).add(payload["results"][0]["content"])
-    for k, v in rows.items():
+    for v in rows.values():
         assert v["content"] in by_url[v["url"]]  # a stored item is one some process fetched
     assert not leftover_tempdirs(env) and not held_locks(env)
 
 
 # -- SIGTERM at random moments --------------------------------------------------------------
+
 
 def _wait_for(predicate, timeout=20.0, step=0.005):
     end = time.monotonic() + timeout
@@ -247,8 +256,15 @@ def test_200_sigterms_at_random_moments(tmp_path, server):
     # Slot phase: a provider (its own type, so its own slots) whose single slot is taken for the
     # whole test by a call the server holds.
     slot_cfg = tmp_path / "slot.json"
-    slot_cfg.write_text(json.dumps({"providers": [{"name": "fake", "type": OTHER_TYPE,
-                                                   "options": {"url": server.url, "delay": 600, "concurrency": 1}}]}))
+    slot_cfg.write_text(
+        json.dumps(
+            {
+                "providers": [
+                    {"name": "fake", "type": OTHER_TYPE, "options": {"url": server.url, "delay": 600, "concurrency": 1}}
+                ]
+            }
+        )
+    )
     env["SLOT_CONFIG"] = str(slot_cfg)
     blocker = spawn(["search", "blocker", "--provider", "fake", "--config", str(slot_cfg), "--timeout", "600"], env)
     try:
@@ -257,8 +273,9 @@ def test_200_sigterms_at_random_moments(tmp_path, server):
         fast = CountServer().start()
         try:
             fast_cfg = tmp_path / "fast.json"
-            fast_cfg.write_text(json.dumps({"providers": [{"name": "fake", "type": FAKE_TYPE,
-                                                           "options": {"url": fast.url}}]}))
+            fast_cfg.write_text(
+                json.dumps({"providers": [{"name": "fake", "type": FAKE_TYPE, "options": {"url": fast.url}}]})
+            )
             write_env = dict(env, WEBSEARCH_CONFIG=str(fast_cfg))
             rng = random.Random(7)
             phases = ["slot", "request", "write"] * 67
@@ -290,8 +307,11 @@ def test_200_sigterms_at_random_moments(tmp_path, server):
     # The next call with the one-slot provider proceeds at once and is answered and cached.
     env2 = dict(env, WEBSEARCH_CONFIG=str(slot_cfg))
     server.stats.reset()
-    slot_cfg.write_text(json.dumps({"providers": [{"name": "fake", "type": OTHER_TYPE,
-                                                   "options": {"url": server.url, "concurrency": 1}}]}))
+    slot_cfg.write_text(
+        json.dumps(
+            {"providers": [{"name": "fake", "type": OTHER_TYPE, "options": {"url": server.url, "concurrency": 1}}]}
+        )
+    )
     rc, payload, err = finish(spawn(["search", "after the storm", "--provider", "fake"], env2))
     assert rc == 0 and payload["meta"]["cached"] is False, (payload, err)
     assert payload["meta"]["slot_wait_ms"] < 2000
@@ -301,6 +321,7 @@ def test_200_sigterms_at_random_moments(tmp_path, server):
 
 
 # -- SIGKILL ----------------------------------------------------------------------------
+
 
 def test_sigkill_inside_a_cache_write(tmp_path, server):
     env = setup(tmp_path, server)
@@ -341,8 +362,11 @@ def test_sigkill_while_holding_a_slot(tmp_path, server):
     proc.stderr.close()
     assert not held_locks(env)
     cfg = tmp_path / "cfg.json"
-    cfg.write_text(json.dumps({"providers": [{"name": "fake", "type": FAKE_TYPE,
-                                              "options": {"url": server.url, "concurrency": 1}}]}))
+    cfg.write_text(
+        json.dumps(
+            {"providers": [{"name": "fake", "type": FAKE_TYPE, "options": {"url": server.url, "concurrency": 1}}]}
+        )
+    )
     rc, payload, err = finish(spawn(["search", "next", "--provider", "fake", "--timeout", "30"], env))
     assert rc == 0 and payload["meta"]["cached"] is False, (payload, err)
     assert payload["meta"]["slot_wait_ms"] < 2000

@@ -8,11 +8,11 @@ import threading
 import time
 
 import pytest
-
 from conftest import ROOT
-from worker.state import ratelimit
+
 from worker.errors import WorkerError
 from worker.runtime import Call
+from worker.state import ratelimit
 
 pytestmark = pytest.mark.slow  # processes contending for the same slots
 
@@ -34,9 +34,24 @@ with open(log, "a") as fh:
 
 def holder(tmp_path, key, limit, hold, interval=0.0):
     """A separate process that takes a slot, says "held", keeps it ``hold`` seconds, logs (start, end)."""
-    proc = subprocess.Popen([sys.executable, "-I", "-c", HOLDER, str(tmp_path), key, str(limit), str(hold),
-                             str(tmp_path / "log.txt"), str(interval)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            HOLDER,
+            str(tmp_path),
+            key,
+            str(limit),
+            str(hold),
+            str(tmp_path / "log.txt"),
+            str(interval),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return proc
 
 

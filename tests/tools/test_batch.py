@@ -10,7 +10,6 @@ product, listing and collection pages.
 import json
 
 import pytest
-
 from conftest import run_worker
 from fakes import corpus_server as cs
 
@@ -26,7 +25,7 @@ if cs.missing():  # the data is part of the team's setup; without it this is a b
 
 def _wcxb_batch(first, count):
     """The pages on lines first..first+count-1 (1-based) of the WCXB ground truth."""
-    return ["wcxb/" + r["id"] for r in cs.wcxb_rows()[first - 1:first - 1 + count]]
+    return ["wcxb/" + r["id"] for r in cs.wcxb_rows()[first - 1 : first - 1 + count]]
 
 
 def _mixed_pages(count):
@@ -36,8 +35,8 @@ def _mixed_pages(count):
     picked = []
     per_kind = max(1, (count - 5) // len(kinds))
     for kind in kinds:
-        picked += ["wcxb/" + r["id"] for r in rows if r["page_type"] == kind][3:3 + per_kind]
-    picked += ["zyte/" + pid for pid in cs.zyte_ids()[10:10 + count - len(picked)]]
+        picked += ["wcxb/" + r["id"] for r in rows if r["page_type"] == kind][3 : 3 + per_kind]
+    picked += ["zyte/" + pid for pid in cs.zyte_ids()[10 : 10 + count - len(picked)]]
     return picked[:count]
 
 

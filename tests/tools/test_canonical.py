@@ -22,7 +22,10 @@ SAME = [
     ("https://www-bbc-com.cdn.ampproject.org/c/s/www.bbc.com/news/world-123.amp", "https://www.bbc.com/news/world-123"),
     ("https://amp.theguardian.com/world/2024/jan/01/x", "https://www.theguardian.com/world/2024/jan/01/x"),
     ("https://m.facebook.com/groups/1", "https://www.facebook.com/groups/1"),
-    ("https://en.m.wikipedia.org/wiki/Rust_(programming_language)", "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+    (
+        "https://en.m.wikipedia.org/wiki/Rust_(programming_language)",
+        "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+    ),
     ("https://mobile.twitter.com/rustlang/status/1", "https://twitter.com/rustlang/status/1"),
     ("https://example.com/news/story?amp=1", "https://example.com/news/story"),
     ("https://example.com/news/story?outputType=amp", "https://example.com/news/story"),
@@ -50,7 +53,9 @@ def test_different_pages_keep_different_keys(a, b):
     assert canonical_key(a) != canonical_key(b)
 
 
-@pytest.mark.parametrize("junk", [None, 42, "", "not a url", "ftp://example.com/x", "http://[::1:80/x", "javascript:alert(1)"])
+@pytest.mark.parametrize(
+    "junk", [None, 42, "", "not a url", "ftp://example.com/x", "http://[::1:80/x", "javascript:alert(1)"]
+)
 def test_junk_never_raises(junk):
     assert isinstance(canonical_key(junk), str)
 
@@ -70,7 +75,11 @@ def test_dedupe_keeps_the_best_ranked_copy_and_counts():
 
 def test_a_page_that_states_its_canonical_merges_with_it():
     results = [
-        {"title": "AMP", "url": "https://news.example/amp/article-123", "canonical_url": "https://news.example/2024/article"},
+        {
+            "title": "AMP",
+            "url": "https://news.example/amp/article-123",
+            "canonical_url": "https://news.example/2024/article",
+        },
         {"title": "Plain", "url": "https://news.example/2024/article"},
         {"title": "Plain again", "url": "https://news.example/amp/article-123?utm_source=rss"},
     ]

@@ -6,7 +6,6 @@ import os
 import time
 
 import pytest
-
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
 
@@ -27,9 +26,16 @@ def brave():
 
 
 def write_config(tmp_path, exa, brave, fallback=None, exa_key=exa_server.KEY, extra=None, name="c.json"):
-    providers = [{"name": "exa-main", "type": "exa", "apiKey": exa_key, "baseUrl": exa.url},
-                 {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
-                  "options": {"minInterval": 0}}]
+    providers = [
+        {"name": "exa-main", "type": "exa", "apiKey": exa_key, "baseUrl": exa.url},
+        {
+            "name": "brave",
+            "type": "brave",
+            "apiKey": brave_server.KEY,
+            "baseUrl": brave.base_url,
+            "options": {"minInterval": 0},
+        },
+    ]
     data = {"providers": providers}
     if fallback is not None:
         data["fallback"] = fallback
@@ -44,11 +50,14 @@ def search(args, env, **kw):
     return run_worker(["search", "--no-cache"] + list(args), env, **kw)
 
 
-@pytest.mark.parametrize("step,code,words", [
-    ("429", "rate_limited", "exa-main: rate limited (retry after 7 s); answered by brave"),
-    ("402", "quota", "exa-main: out of credit; answered by brave"),
-    ("500", "provider", "exa-main: failed; answered by brave"),
-])
+@pytest.mark.parametrize(
+    "step,code,words",
+    [
+        ("429", "rate_limited", "exa-main: rate limited (retry after 7 s); answered by brave"),
+        ("402", "quota", "exa-main: out of credit; answered by brave"),
+        ("500", "provider", "exa-main: failed; answered by brave"),
+    ],
+)
 def test_typed_failure_hands_the_call_on(tmp_path, exa, brave, step, code, words):
     env = worker_env(tmp_path)
     cfg = write_config(tmp_path, exa, brave, fallback=["exa-main", "brave"])
@@ -121,12 +130,28 @@ def test_auth_stops_the_auto_chain_but_not_a_listed_one(tmp_path, exa, brave):
 def test_a_listed_provider_without_a_key_is_reported_then_passed(tmp_path, exa, brave):
     env = worker_env(tmp_path)
     path = tmp_path / "nokey.json"
-    path.write_text(json.dumps({"fallback": ["exa", "brave"], "providers": [
-        {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": brave.base_url,
-         "options": {"minInterval": 0}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "fallback": ["exa", "brave"],
+                "providers": [
+                    {
+                        "name": "brave",
+                        "type": "brave",
+                        "apiKey": brave_server.KEY,
+                        "baseUrl": brave.base_url,
+                        "options": {"minInterval": 0},
+                    }
+                ],
+            }
+        )
+    )
     r = search(["--config", str(path), "full q"], env)
     assert r.returncode == 0, r
-    assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [("exa", "config"), ("brave", "ok")]
+    assert [(a["provider"], a["outcome"]) for a in r.payload["meta"]["attempts"]] == [
+        ("exa", "config"),
+        ("brave", "ok"),
+    ]
     assert "exa: not usable; answered by brave" in r.payload["warnings"]
 
 
@@ -140,8 +165,10 @@ def test_every_provider_failing_is_one_error_naming_each(tmp_path, exa, brave):
     err = r.payload["error"]
     assert err["code"] == "rate_limited" and err["retryable"] is True and err["retry_after"] == 7
     assert "exa-main: rate limited" in err["message"] and "brave: rate limited" in err["message"]
-    assert [(a["provider"], a["outcome"]) for a in err["attempts"]] == [("exa-main", "rate_limited"),
-                                                                        ("brave", "rate_limited")]
+    assert [(a["provider"], a["outcome"]) for a in err["attempts"]] == [
+        ("exa-main", "rate_limited"),
+        ("brave", "rate_limited"),
+    ]
     exa.script.append("402")
     brave.script.append("500")
     r = search(["--config", cfg, "full q"], env)
@@ -163,10 +190,17 @@ def test_fallback_answer_is_cached_under_the_chain_not_the_provider(tmp_path, ex
     assert r.payload["provider"] == "exa-main" and r.payload["meta"]["cached"] is False, r
 
 
-@pytest.mark.parametrize("fallback,problem", [
-    ("brave", "must be a list"), ([], "must be a list"), (["brave", "brave"], "twice"), (["nope"], "not a provider"),
-    (["auto"], "not \"auto\""), (["local"], "cannot search"),
-])
+@pytest.mark.parametrize(
+    "fallback,problem",
+    [
+        ("brave", "must be a list"),
+        ([], "must be a list"),
+        (["brave", "brave"], "twice"),
+        (["nope"], "not a provider"),
+        (["auto"], 'not "auto"'),
+        (["local"], "cannot search"),
+    ],
+)
 def test_bad_fallback_lists_are_config_errors(tmp_path, exa, brave, fallback, problem):
     env = worker_env(tmp_path)
     cfg = write_config(tmp_path, exa, brave, fallback=fallback)

@@ -7,7 +7,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, Result, run_worker, worker_env
 from fakes.http_server import CP1252_TEXT, GB_TEXT, SJIS_TEXT, FakeWeb
 
@@ -32,6 +31,7 @@ def items(r):
 
 # ------------------------------------------------------------------ pages
 
+
 def test_article_main_text_metadata_and_outline(web, env):
     r = fetch(env, web.url("/article"), PRIV)
     assert r.returncode == 0, r
@@ -53,7 +53,7 @@ def test_article_main_text_metadata_and_outline(web, env):
     titles = [o["title"] for o in it["outline"]]
     assert "What the measurements show" in titles
     for o in it["outline"]:
-        assert c[o["offset"]:].lstrip("# ").startswith(o["title"])
+        assert c[o["offset"] :].lstrip("# ").startswith(o["title"])
     assert it["extractor"]
     assert "Alpine glaciers" in p["text"]
     assert not os.listdir(env["WEBSEARCH_WORKER_TMPDIR"])  # the call's temp dir is gone
@@ -83,7 +83,16 @@ def test_formats_text_html_raw(web, env):
 
 @pytest.mark.slow
 def test_legacy_charsets_have_no_mojibake(web, env):
-    paths = ["/cp1252", "/cp1252-meta", "/cp1252-bare", "/sjis", "/sjis-meta", "/sjis-bare", "/gb18030", "/gb18030-bare"]
+    paths = [
+        "/cp1252",
+        "/cp1252-meta",
+        "/cp1252-bare",
+        "/sjis",
+        "/sjis-meta",
+        "/sjis-bare",
+        "/gb18030",
+        "/gb18030-bare",
+    ]
     r = fetch(env, *[web.url(p) for p in paths], PRIV, "--format", "text")
     assert r.returncode == 0, r
     expected = [CP1252_TEXT] * 3 + [SJIS_TEXT] * 3 + [GB_TEXT] * 2
@@ -96,12 +105,26 @@ def test_legacy_charsets_have_no_mojibake(web, env):
 
 @pytest.mark.slow
 def test_content_types(web, env):
-    paths = ["/plain", "/readme.md", "/data.json", "/feed.xml", "/report.pdf", "/download", "/xhtml", "/gzip", "/deflate",
-             "/image.png", "/mystery"]
+    paths = [
+        "/plain",
+        "/readme.md",
+        "/data.json",
+        "/feed.xml",
+        "/report.pdf",
+        "/download",
+        "/xhtml",
+        "/gzip",
+        "/deflate",
+        "/image.png",
+        "/mystery",
+    ]
     r = fetch(env, *[web.url(p) for p in paths], PRIV)
     assert r.returncode == 0, r
     got = dict(zip(paths, r.payload["results"]))
-    assert got["/plain"]["content"] == "Plain text file.\nSecond line with caf\u00e9.\n" and got["/plain"]["format"] == "text"
+    assert (
+        got["/plain"]["content"] == "Plain text file.\nSecond line with caf\u00e9.\n"
+        and got["/plain"]["format"] == "text"
+    )
     assert got["/readme.md"]["format"] == "markdown" and got["/readme.md"]["title"] == "Widget README"
     assert [o["title"] for o in got["/readme.md"]["outline"]] == ["Widget README", "Usage"]
     assert '"version": "2.4.0"' in got["/data.json"]["content"]
@@ -119,6 +142,7 @@ def test_content_types(web, env):
 
 # ------------------------------------------------------------------ long pages
 
+
 @pytest.mark.slow
 def test_long_page_windows_continue_where_the_last_stopped(web, env):
     url = web.url("/long?n=300")
@@ -133,6 +157,7 @@ def test_long_page_windows_continue_where_the_last_stopped(web, env):
     assert second["content"][:1].strip()  # starts at text, not whitespace
     # no paragraph lost or repeated at the seam
     import re
+
     nums = [int(n) for n in re.findall(r"Paragraph (\d+) of the report", first["content"] + "\n" + second["content"])]
     assert nums == list(range(nums[0], nums[0] + len(nums)))
     jump = items(fetch(env, url, PRIV, "--max-chars", "500", "--start-index", str(chapters[3]["offset"])))[0]
@@ -147,11 +172,18 @@ def test_default_max_chars_is_20000(web, env):
 
 # ------------------------------------------------------------------ safety
 
+
 def test_loopback_is_blocked_without_allow_private(web, env):
     before = web.hits("/article")
-    urls = [web.url("/article"), "http://localhost:%d/article" % web.port, "http://[::1]:%d/" % web.port,
-            "http://169.254.169.254/latest/meta-data/", "http://2130706433:%d/article" % web.port,
-            "http://0x7f.1:%d/article" % web.port, "http://10.0.0.1/"]
+    urls = [
+        web.url("/article"),
+        "http://localhost:%d/article" % web.port,
+        "http://[::1]:%d/" % web.port,
+        "http://169.254.169.254/latest/meta-data/",
+        "http://2130706433:%d/article" % web.port,
+        "http://0x7f.1:%d/article" % web.port,
+        "http://10.0.0.1/",
+    ]
     r = fetch(env, *urls)
     assert r.returncode == 1, r
     err = r.payload["error"]
@@ -162,12 +194,18 @@ def test_loopback_is_blocked_without_allow_private(web, env):
 
 
 def test_invalid_urls_are_refused_per_item(web, env):
-    bad = ["file:///etc/passwd", "javascript:alert(1)", "data:text/html,hi", "ftp://ftp.example.org/f",
-           "wikipedia", "http://user:secret@127.0.0.1:%d/article" % web.port]
+    bad = [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "ftp://ftp.example.org/f",
+        "wikipedia",
+        "http://user:secret@127.0.0.1:%d/article" % web.port,
+    ]
     r = fetch(env, *bad, PRIV)
     assert r.returncode == 1 and r.payload["error"]["code"] == "invalid_url", r
     assert [it["url"] for it in r.payload["error"]["results"]] == bad
-    assert "secret" not in "".join(str(l) for l in web.log if "user" in str(l))
+    assert "secret" not in "".join(str(line) for line in web.log if "user" in str(line))
 
 
 def test_redirects_followed_and_capped(web, env):
@@ -182,8 +220,13 @@ def test_redirect_from_public_host_to_private_address_is_blocked(web, tmp_path):
     # The server doubles as an http forward proxy: "public.example" reaches it offline, and its
     # redirect to the metadata address / localhost must be refused at the hop, with allow-private off.
     env = worker_env(tmp_path, {"HTTP_PROXY": "http://127.0.0.1:%d" % web.port, "NO_PROXY": ""})
-    r = fetch(env, "http://public.example/article", "http://public.example/redirect-meta",
-              "http://public.example/redirect-local", "http://public.example/redirect-to?to=http://192.168.0.1/admin")
+    r = fetch(
+        env,
+        "http://public.example/article",
+        "http://public.example/redirect-meta",
+        "http://public.example/redirect-local",
+        "http://public.example/redirect-to?to=http://192.168.0.1/admin",
+    )
     assert r.returncode == 0, r
     ok, meta, local, lan = r.payload["results"]
     assert ok["ok"] and "Alpine glaciers" in ok["content"] and ok["final_url"] == "http://public.example/article"
@@ -198,8 +241,15 @@ def test_redirect_from_public_host_to_private_address_is_blocked(web, tmp_path):
 @pytest.mark.slow
 def test_slow_drip_cannot_hold_the_call_past_timeout(web, env):
     start = time.monotonic()
-    r = fetch(env, web.url("/drip?every=0.2"), web.url("/drip-headers?every=0.2", host=1), web.url("/plain", host=2), PRIV,
-              "--timeout", "4")
+    r = fetch(
+        env,
+        web.url("/drip?every=0.2"),
+        web.url("/drip-headers?every=0.2", host=1),
+        web.url("/plain", host=2),
+        PRIV,
+        "--timeout",
+        "4",
+    )
     elapsed = time.monotonic() - start
     assert r.returncode == 0, r
     drip, drip_headers, plain = r.payload["results"]
@@ -254,6 +304,7 @@ def test_retry_after_beyond_the_deadline_is_not_waited_for(web, env):
 
 # ------------------------------------------------------------------ batches
 
+
 def test_batch_mixed_success_keeps_input_order(web, env):
     urls = [web.url("/404"), web.url("/plain"), "notaurl", web.url("/article"), web.url("/image.png")]
     r = fetch(env, *urls, PRIV)
@@ -261,7 +312,13 @@ def test_batch_mixed_success_keeps_input_order(web, env):
     res = r.payload["results"]
     assert [it["url"] for it in res] == urls
     assert [it["ok"] for it in res] == [False, True, False, True, False]
-    assert [it.get("error", {}).get("code") for it in res] == ["http_error", None, "invalid_url", None, "unsupported_content"]
+    assert [it.get("error", {}).get("code") for it in res] == [
+        "http_error",
+        None,
+        "invalid_url",
+        None,
+        "unsupported_content",
+    ]
     assert r.payload["meta"]["ok"] == 2 and r.payload["meta"]["failed"] == 3
 
 
@@ -277,7 +334,9 @@ def test_concurrency_is_bounded_and_parallel(web, env):
     assert r.returncode == 0 and all(it["ok"] for it in r.payload["results"]), r
     assert 2 <= web.max_active <= 3
     assert elapsed >= 12 / 3 * 0.7 * 0.9  # four rounds of 0.7 s at most three at a time
-    assert ["(%d)" % i in it["content"] or "(%d)" % i in (it["title"] or "") for i, it in enumerate(r.payload["results"])] == [True] * 12
+    assert [
+        "(%d)" % i in it["content"] or "(%d)" % i in (it["title"] or "") for i, it in enumerate(r.payload["results"])
+    ] == [True] * 12
 
     web.reset_stats()
     urls = [web.url("/slow?ms=1000&id=%d" % i, host=i) for i in range(20)]
@@ -292,8 +351,14 @@ def test_concurrency_is_bounded_and_parallel(web, env):
 def test_sigterm_mid_batch_exits_130_and_removes_temp_dir(web, env):
     urls = [web.url("/hang?s=30&id=%d" % i, host=i) for i in range(4)]
     before = web.hits("/hang")
-    proc = subprocess.Popen([sys.executable, "-I", "-m", "worker", "fetch"] + urls + [PRIV], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker", "fetch"] + urls + [PRIV],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while web.hits("/hang") < before + 4 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -307,6 +372,7 @@ def test_sigterm_mid_batch_exits_130_and_removes_temp_dir(web, env):
 
 
 # ------------------------------------------------------------------ TLS
+
 
 @pytest.fixture(scope="module")
 def tls_web(tmp_path_factory):
@@ -351,7 +417,11 @@ def test_https_through_a_connect_proxy(tmp_path):
         r = fetch(env, "https://docs.example.com/config", "https://go.example.com/x")
         assert r.returncode == 0, r
         docs, meta = r.payload["results"]
-        assert docs["ok"] and "parallel build processes" in docs["content"] and docs["final_url"] == "https://docs.example.com/config"
+        assert (
+            docs["ok"]
+            and "parallel build processes" in docs["content"]
+            and docs["final_url"] == "https://docs.example.com/config"
+        )
         assert meta["error"]["code"] == "blocked_address"
         assert "docs.example.com:443" in proxy.connects and not any("169.254" in c for c in proxy.connects)
         [req] = proxy.requests_for("docs.example.com")

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, run_worker
 from fakes.http_server import FakeWeb
 
@@ -24,8 +23,9 @@ def web():
 
 @pytest.mark.parametrize("kind", ["headings", "attrs", "links", "paras", "docs"])
 def test_expensive_markup_is_read_within_the_budget(web, env, kind):
-    r = run_worker(["fetch", web.url("/heavy?kind=%s&mb=4.5" % kind), PRIV, "--no-cache", "--timeout", "60"],
-                   env, timeout=90)
+    r = run_worker(
+        ["fetch", web.url("/heavy?kind=%s&mb=4.5" % kind), PRIV, "--no-cache", "--timeout", "60"], env, timeout=90
+    )
     assert r.returncode == 0, r
     item = r.payload["results"][0]
     assert item["ok"], item
@@ -37,12 +37,18 @@ def test_expensive_markup_is_read_within_the_budget(web, env, kind):
 
 def test_eight_5mb_link_pages_in_one_batch_stay_under_500_mb(web, env):
     urls = [web.url("/heavy?kind=links&mb=4.9&n=%d" % i, host=i) for i in range(8)]
-    proc = subprocess.Popen([sys.executable, "-I", "-m", "worker", "fetch"] + urls + [PRIV, "--no-cache"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker", "fetch"] + urls + [PRIV, "--no-cache"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     from worker import protocol
+
     payload = protocol.parse(out.decode("ascii"))
     assert os.waitstatus_to_exitcode(status) == 0
     assert payload["ok"] and all(it["ok"] for it in payload["results"])
