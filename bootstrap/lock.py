@@ -15,6 +15,8 @@ still allow them, so a lock changes only where requirements*.txt did.
 Needs uv (in requirements-dev.txt; found on PATH or in .venv-dev).  Standard library only.
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import subprocess
@@ -34,7 +36,8 @@ LOCKS = (
     ("requirements-dev.txt", "requirements-dev.lock", "requirements.lock", "3.11"),
 )
 
-def included(path):
+
+def included(path: str) -> list[str]:
     """The requirement files ``path`` pulls in with -r, itself first (paths relative to ROOT)."""
     out = [path]
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
@@ -46,22 +49,25 @@ def included(path):
     return out
 
 
-def inputs(requirements, constraint):
+def inputs(requirements: str, constraint: str | None) -> list[str]:
     return included(requirements) + ([constraint] if constraint else [])
 
 
-def header(requirements, lock, constraint):
+def header(requirements: str, lock: str, constraint: str | None) -> str:
     lines = [
-        "# %s: what %s installs, every file pinned by hash." % (lock, "bootstrap/test.py" if constraint else "bootstrap/run.py"),
+        "# %s: what %s installs, every file pinned by hash."
+        % (lock, "bootstrap/test.py" if constraint else "bootstrap/run.py"),
         "# Written by `python3 bootstrap/lock.py` from the files below (their sha256); edit them,",
         "# not this, then run it again (README: Reproducible installs).",
     ]
-    lines += ["%s%s  %s" % (bootstrap.LOCK_INPUT_PREFIX, bootstrap.file_sha256(os.path.join(ROOT, p)), p)
-              for p in inputs(requirements, constraint)]
+    lines += [
+        "%s%s  %s" % (bootstrap.LOCK_INPUT_PREFIX, bootstrap.file_sha256(os.path.join(ROOT, p)), p)
+        for p in inputs(requirements, constraint)
+    ]
     return "\n".join(lines) + "\n"
 
 
-def stale(requirements, lock, constraint):
+def stale(requirements: str, lock: str, constraint: str | None) -> str | None:
     """None when the lock was written from the current inputs, else why not."""
     try:
         recorded = bootstrap.lock_inputs(bootstrap.read_requirements(os.path.join(ROOT, lock)))
@@ -72,7 +78,7 @@ def stale(requirements, lock, constraint):
     return "%s was written from another %s" % (lock, ", ".join(changed)) if changed else None
 
 
-def find_uv():
+def find_uv() -> str | None:
     uv = shutil.which("uv")
     dev = os.path.join(ROOT, ".venv-dev", "bin", "uv")
     if uv is None and os.access(dev, os.X_OK):
@@ -80,7 +86,9 @@ def find_uv():
     return uv
 
 
-def compile_lock(uv, requirements, lock, constraint, python, upgrade, packages):
+def compile_lock(
+    uv: str, requirements: str, lock: str, constraint: str | None, python: str, upgrade: bool, packages: list[str]
+) -> None:
     # uv reads the pins already in its output file as preferences, so the lock is
     # compiled in place of a copy of the old one and replaces it only when whole.
     fd, tmp = tempfile.mkstemp(prefix=".%s." % lock, dir=ROOT)
@@ -88,8 +96,22 @@ def compile_lock(uv, requirements, lock, constraint, python, upgrade, packages):
     try:
         if os.path.exists(os.path.join(ROOT, lock)):
             shutil.copyfile(os.path.join(ROOT, lock), tmp)
-        cmd = [uv, "pip", "compile", "--quiet", "--universal", "--python-version", python, "--generate-hashes",
-               "--no-header", "--annotation-style", "line", requirements, "--output-file", tmp]
+        cmd = [
+            uv,
+            "pip",
+            "compile",
+            "--quiet",
+            "--universal",
+            "--python-version",
+            python,
+            "--generate-hashes",
+            "--no-header",
+            "--annotation-style",
+            "line",
+            requirements,
+            "--output-file",
+            tmp,
+        ]
         if constraint:
             cmd += ["--constraint", constraint]
         if upgrade:
@@ -102,8 +124,10 @@ def compile_lock(uv, requirements, lock, constraint, python, upgrade, packages):
         # Where packages came from is each machine's own configuration, never the lock's.
         options = [line for line in body.splitlines() if line.startswith("-") or "://" in line]
         if options:
-            raise SystemExit("lock.py: uv wrote index or link lines into %s (%s); check the uv configuration"
-                             % (lock, options[0].split()[0]))
+            raise SystemExit(
+                "lock.py: uv wrote index or link lines into %s (%s); check the uv configuration"
+                % (lock, options[0].split()[0])
+            )
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(header(requirements, lock, constraint) + body)
         os.replace(tmp, os.path.join(ROOT, lock))
@@ -112,7 +136,7 @@ def compile_lock(uv, requirements, lock, constraint, python, upgrade, packages):
             os.unlink(tmp)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     upgrade, packages, check = False, [], False
     args = list(argv)
     while args:

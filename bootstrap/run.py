@@ -18,9 +18,17 @@ Bootstrap-only flags (before the command):
     --reinstall     rebuild the venv from scratch, then run the command if one is given
 """
 
+from __future__ import annotations
+
 import _signal  # the C module: no enum import on the fast path
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    import subprocess
+    from types import FrameType
+    from typing import Any, Callable, NoReturn
 
 BOOTSTRAP_VERSION = "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +41,7 @@ ENV_VENV = "WEBSEARCH_WORKER_VENV"
 FLAGS = ("--venv", "--check", "--python-path", "--reinstall")
 
 
-def number(text, lo=None, hi=None, integer=False):
+def number(text: object, lo: float | None = None, hi: float | None = None, integer: bool = False) -> float:
     """A twin of worker.numbers.parse (this file must run without the worker package):
     ASCII digits, finite, within [lo, hi]; ValueError otherwise.  tests/test_hostile.py
     checks that the two agree."""
@@ -43,8 +51,14 @@ def number(text, lo=None, hi=None, integer=False):
     digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
     whole, dot, frac = mantissa.partition(".")
     ascii_digits = set("0123456789")
-    if (not s or len(s) > 32 or (e and (integer or not digits or not set(digits) <= ascii_digits))
-            or (integer and dot) or not (whole or frac) or not set(whole + frac) <= ascii_digits):
+    if (
+        not s
+        or len(s) > 32
+        or (e and (integer or not digits or not set(digits) <= ascii_digits))
+        or (integer and dot)
+        or not (whole or frac)
+        or not set(whole + frac) <= ascii_digits
+    ):
         raise ValueError("expected a %snumber, got %r" % ("whole " if integer else "", s[:40]))
     value = int(s) if integer else float(s)
     if value != value or value in (float("inf"), float("-inf")):
@@ -56,7 +70,9 @@ def number(text, lo=None, hi=None, integer=False):
     return value
 
 
-def env_number(name, default, lo=None, hi=None, integer=False):
+def env_number(
+    name: str, default: float, lo: float | None = None, hi: float | None = None, integer: bool = False
+) -> float:
     """An environment setting as a number; a SettingError naming it when it is not one."""
     raw = os.environ.get(name)
     if raw is None or not raw.strip():
@@ -64,10 +80,10 @@ def env_number(name, default, lo=None, hi=None, integer=False):
     try:
         return number(raw, lo, hi, integer)
     except ValueError as exc:
-        raise SettingError("%s=%s: %s" % (name, raw[:40], exc))
+        raise SettingError("%s=%s: %s" % (name, raw[:40], exc)) from None
 
 
-def venv_python(venv):
+def venv_python(venv: str) -> str:
     return os.path.join(venv, "bin", "python")
 
 
@@ -76,17 +92,17 @@ LOCK = os.path.join(ROOT, "requirements.lock")
 LOCK_INPUT_PREFIX = "# input sha256 "  # a lock's header line per file it was written from (bootstrap/lock.py)
 
 
-def read_requirements(path=REQUIREMENTS):
+def read_requirements(path: str = REQUIREMENTS) -> str:
     with open(path, "rb") as f:
         return f.read().decode("utf-8")
 
 
-def read_inputs(requirements=REQUIREMENTS, lock=LOCK):
+def read_inputs(requirements: str = REQUIREMENTS, lock: str = LOCK) -> tuple[str, str]:
     """(requirements text, lock text): what a ready venv was installed from."""
     return read_requirements(requirements), read_requirements(lock)
 
 
-def stamp_key(requirements):
+def stamp_key(requirements: str | bytes) -> str:
     """What the stamp must record for these requirements, as hex: comparable without json.
 
     Covers the bootstrap version, the checkout's location and the exact
@@ -98,7 +114,7 @@ def stamp_key(requirements):
     return (BOOTSTRAP_VERSION.encode() + b"\0" + os.fsencode(ROOT) + b"\0" + requirements).hex()
 
 
-def fast_ready(venv, requirements_bytes, lock_bytes):
+def fast_ready(venv: str, requirements_bytes: bytes, lock_bytes: bytes) -> bool:
     """The fast path's readiness check, without importing json.
 
     json (and the re it pulls in) costs more than the rest of the fast path;
@@ -114,7 +130,7 @@ def fast_ready(venv, requirements_bytes, lock_bytes):
     return needle in raw and os.access(venv_python(venv), os.X_OK)
 
 
-def stamp_problem(venv, inputs):
+def stamp_problem(venv: str, inputs: tuple[str, str]) -> str | None:
     """None if the venv is ready for these inputs (see read_inputs), else why not (one line)."""
     requirements, lock = inputs
     try:
@@ -148,7 +164,7 @@ def stamp_problem(venv, inputs):
     return None
 
 
-def exec_worker(venv, argv):
+def exec_worker(venv: str, argv: list[str]) -> NoReturn:
     python = venv_python(venv)
     env = os.environ
     env.setdefault("WEBSEARCH_WORKER_PROG", "bootstrap/run.py")
@@ -161,12 +177,12 @@ def exec_worker(venv, argv):
 # Slow path: install.  Everything below runs only when the venv is not ready.
 
 
-def log(msg):
+def log(msg: str) -> None:
     sys.stderr.write("websearch-worker: %s\n" % msg)
     sys.stderr.flush()
 
 
-def emit_error(code, message, hint, detail=None, retryable=True):
+def emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """Write the one block (never raises: the caller exits right after)."""
     try:
         _emit_error(code, message, hint, detail, retryable)
@@ -174,7 +190,7 @@ def emit_error(code, message, hint, detail=None, retryable=True):
         pass
 
 
-def _emit_error(code, message, hint, detail=None, retryable=True):
+def _emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """A SEARCH_ERROR block, built with the same escaping rules as worker/protocol.py."""
     import json
 
@@ -190,7 +206,7 @@ def _emit_error(code, message, hint, detail=None, retryable=True):
 class InstallError(Exception):
     retryable = True
 
-    def __init__(self, message, output=""):
+    def __init__(self, message: str, output: str = "") -> None:
         super().__init__(message)
         self.output = output
 
@@ -201,11 +217,11 @@ class SettingError(InstallError):
     retryable = False
 
 
-_CHILD = []
-_LOCK_FD = []  # the install lock, while held: installers inherit it (see run)
+_CHILD: list[subprocess.Popen[bytes]] = []
+_LOCK_FD: list[int] = []  # the install lock, while held: installers inherit it (see run)
 
 
-def _die_with_parent():
+def _die_with_parent() -> Callable[[], None] | None:
     """A preexec_fn: on Linux the installer gets SIGKILL when this process dies, however it dies.
 
     A SIGKILLed bootstrap would otherwise leave pip or uv writing into a venv
@@ -219,7 +235,7 @@ def _die_with_parent():
         return None
     parent = os.getpid()
 
-    def preexec():
+    def preexec() -> None:
         prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
         if os.getppid() != parent:  # the parent died before prctl took effect
             os._exit(1)
@@ -227,10 +243,10 @@ def _die_with_parent():
     return preexec
 
 
-_PRCTL = []
+_PRCTL: list[Callable[..., int] | None] = []
 
 
-def _load_prctl():
+def _load_prctl() -> None:
     if _PRCTL or not sys.platform.startswith("linux"):
         return
     try:
@@ -241,7 +257,7 @@ def _load_prctl():
         _PRCTL.append(None)
 
 
-def run(cmd, env=None):
+def run(cmd: list[str], env: dict[str, str] | None = None) -> str:
     import subprocess
 
     _load_prctl()
@@ -249,8 +265,16 @@ def run(cmd, env=None):
     # children too (compileall -j0 and pip build steps fork).  The install lock
     # goes with it (pass_fds): while any installer lives, the lock is held, so
     # the next call never rebuilds the venv under a running install.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
-                            start_new_session=True, pass_fds=tuple(_LOCK_FD), preexec_fn=_die_with_parent())
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        pass_fds=tuple(_LOCK_FD),
+        preexec_fn=_die_with_parent(),
+    )
     _CHILD[:] = [proc]
     try:
         raw, _ = proc.communicate()
@@ -258,11 +282,13 @@ def run(cmd, env=None):
         _CHILD[:] = []
     out = raw.decode("utf-8", errors="replace")
     if proc.returncode != 0:
-        raise InstallError("%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out)
+        raise InstallError(
+            "%s exited with %d" % (os.path.basename(cmd[0]) + " " + " ".join(cmd[1:3]), proc.returncode), out
+        )
     return out
 
 
-def find_uv():
+def find_uv() -> str | None:
     if os.environ.get("WEBSEARCH_WORKER_NO_UV"):
         return None
     import shutil
@@ -270,7 +296,7 @@ def find_uv():
     return shutil.which("uv")
 
 
-def site_packages(python):
+def site_packages(python: str) -> str:
     out = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
     return out.strip().splitlines()[-1]
 
@@ -279,7 +305,7 @@ def site_packages(python):
 VENV_ENTRIES = {"bin", "lib", "lib64", "include", "share", "pyvenv.cfg", ".gitignore", "CACHEDIR.TAG", ".lock"}
 
 
-def remove_venv(venv):
+def remove_venv(venv: str) -> None:
     """Delete a venv we are about to rebuild; never a directory that is not one."""
     import shutil
 
@@ -294,7 +320,7 @@ def remove_venv(venv):
     shutil.rmtree(venv)
 
 
-def bundled_pip():
+def bundled_pip() -> str | None:
     """The pip wheel this Python's ensurepip carries, or None (some distributions strip it)."""
     import glob
 
@@ -302,7 +328,7 @@ def bundled_pip():
     return wheels[-1] if wheels else None
 
 
-def install(venv, lock_file, fresh):
+def install(venv: str, lock_file: str, fresh: bool) -> None:
     """Build or update the venv; the caller holds the install lock."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -322,8 +348,21 @@ def install(venv, lock_file, fresh):
             run([sys.executable, "-m", "venv", venv], env)
     log("installing %s%s" % (os.path.basename(lock_file), " with uv" if uv else " with pip"))
     if uv:
-        run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--require-hashes", "--python", python,
-             "-r", lock_file], env)
+        run(
+            [
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--compile-bytecode",
+                "--require-hashes",
+                "--python",
+                python,
+                "-r",
+                lock_file,
+            ],
+            env,
+        )
     else:
         quiet = ["install", "--quiet", "--disable-pip-version-check"]
         if os.access(os.path.join(venv, "bin", "pip"), os.X_OK):
@@ -357,7 +396,7 @@ def install(venv, lock_file, fresh):
         log("could not byte-compile the worker package (%s); continuing" % exc)
 
 
-def _write_whole(path, data):
+def _write_whole(path: str, data: bytes) -> None:
     tmp = "%s.tmp-%d" % (path, os.getpid())
     with open(tmp, "wb") as f:
         f.write(data)
@@ -366,7 +405,7 @@ def _write_whole(path, data):
     os.replace(tmp, path)  # atomic: readers see the old file or the whole new one
 
 
-def write_stamp(venv, inputs):
+def write_stamp(venv: str, inputs: tuple[str, str]) -> None:
     """Mark the venv ready for these inputs (see read_inputs): the lock's copy, then the stamp."""
     import hashlib
     import json
@@ -387,18 +426,18 @@ def write_stamp(venv, inputs):
     _write_whole(os.path.join(venv, STAMP_NAME), json.dumps(stamp, separators=(", ", ": ")).encode("utf-8"))
 
 
-def remove_stamp(venv):
+def remove_stamp(venv: str) -> None:
     try:
         os.unlink(os.path.join(venv, STAMP_NAME))
     except (FileNotFoundError, NotADirectoryError):
         pass
 
 
-def lock_path(venv):
+def lock_path(venv: str) -> str:
     return os.path.abspath(venv).rstrip("/") + ".lock"
 
 
-def acquire_lock(venv, wait_seconds):
+def acquire_lock(venv: str, wait_seconds: float) -> int | None:
     """An exclusive flock beside the venv; None if it was not had in time."""
     import fcntl
     import time
@@ -421,17 +460,17 @@ def acquire_lock(venv, wait_seconds):
             time.sleep(0.2)
 
 
-def lock_inputs(lock):
+def lock_inputs(lock: str) -> dict[str, str]:
     """{path relative to the checkout: sha256 hex} of the files a lock's header says it was written from."""
     out = {}
     for line in lock.splitlines():
         if line.startswith(LOCK_INPUT_PREFIX):
-            digest, _, path = line[len(LOCK_INPUT_PREFIX):].partition("  ")
+            digest, _, path = line[len(LOCK_INPUT_PREFIX) :].partition("  ")
             out[path] = digest
     return out
 
 
-def file_sha256(path):
+def file_sha256(path: str) -> str | None:
     import hashlib
 
     try:
@@ -441,12 +480,14 @@ def file_sha256(path):
         return None
 
 
-def stale_lock_inputs(lock):
+def stale_lock_inputs(lock: str) -> list[str]:
     """The files a lock's header names whose content changed since the lock was written."""
     return [path for path, digest in lock_inputs(lock).items() if file_sha256(os.path.join(ROOT, path)) != digest]
 
 
-def ensure_ready(venv, reinstall=False, lock_file=LOCK, inputs=None):
+def ensure_ready(
+    venv: str, reinstall: bool = False, lock_file: str = LOCK, inputs: tuple[str, str] | None = None
+) -> None:
     """Make the venv ready (installing under the lock); raise InstallError on final failure.
 
     ``inputs`` is what the stamp records (default: read_inputs() for requirements.txt and lock_file).
@@ -456,12 +497,12 @@ def ensure_ready(venv, reinstall=False, lock_file=LOCK, inputs=None):
     if inputs is None:
         inputs = read_inputs(lock=lock_file)
     wait = env_number("WEBSEARCH_WORKER_LOCK_WAIT", 600.0, lo=0, hi=24 * 3600)
-    attempts = env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True)
+    attempts = int(env_number("WEBSEARCH_WORKER_INSTALL_ATTEMPTS", 3, lo=1, hi=10, integer=True))
     backoff = env_number("WEBSEARCH_WORKER_INSTALL_BACKOFF", 2.0, lo=0, hi=60)
     try:
         fd = acquire_lock(venv, wait)
     except OSError as exc:  # e.g. the venv's parent cannot be created or written
-        raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc))
+        raise InstallError("cannot create the install lock beside %s: %s" % (venv, exc.strerror or exc)) from exc
     if fd is None:
         raise InstallError("timed out after %gs waiting for another call's install to finish" % wait)
     _LOCK_FD[:] = [fd]
@@ -471,16 +512,27 @@ def ensure_ready(venv, reinstall=False, lock_file=LOCK, inputs=None):
             return  # another call finished the install while we waited
         # Only a venv that was once complete is updated in place; anything else
         # (no stamp: never finished, or an install was cut short) is rebuilt.
-        incremental = not reinstall and problem in ("requirements.txt changed", "requirements.lock changed",
-                                                    "ready stamp outdated")
-        log("%sinstalling dependencies into %s (%s)"
-            % ("first run: " if problem == "not installed" else "", venv, "reinstall requested" if reinstall else problem))
+        incremental = not reinstall and problem in (
+            "requirements.txt changed",
+            "requirements.lock changed",
+            "ready stamp outdated",
+        )
+        log(
+            "%sinstalling dependencies into %s (%s)"
+            % (
+                "first run: " if problem == "not installed" else "",
+                venv,
+                "reinstall requested" if reinstall else problem,
+            )
+        )
         stale = stale_lock_inputs(inputs[1])
         if stale:
             # Installed all the same: the lock is a whole, hash-checked set, and
             # tests/test_lock.py fails until it is written again.
-            log("warning: %s was written from another %s; run python3 bootstrap/lock.py"
-                % (os.path.basename(lock_file), ", ".join(stale)))
+            log(
+                "warning: %s was written from another %s; run python3 bootstrap/lock.py"
+                % (os.path.basename(lock_file), ", ".join(stale))
+            )
         started = time.monotonic()
         for attempt in range(1, attempts + 1):
             remove_stamp(venv)  # from here until the stamp is rewritten, the venv is not ready
@@ -502,8 +554,8 @@ def ensure_ready(venv, reinstall=False, lock_file=LOCK, inputs=None):
         os.close(fd)  # releases the flock (once no installer holds it either)
 
 
-def parse_flags(argv):
-    opts = {"venv": os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")}
+def parse_flags(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
+    opts: dict[str, Any] = {"venv": os.environ.get(ENV_VENV) or os.path.join(ROOT, ".venv")}
     rest = list(argv)
     while rest and rest[0] in FLAGS or (rest and rest[0].startswith("--venv=")):
         flag = rest.pop(0)
@@ -520,22 +572,22 @@ def parse_flags(argv):
     return opts, rest
 
 
-def mcp_venv_first(args):
+def mcp_venv_first(args: list[str]) -> list[str]:
     """``mcp ... --venv DIR``: the MCP server's --venv names the venv it runs from as well as its
     workers', so it becomes the bootstrap's own --venv (one venv, installed before the server starts)."""
     rest = list(args[1:])
     for i, token in enumerate(rest):
         if token == "--venv" and i + 1 < len(rest):
-            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2:]
+            return ["--venv", rest[i + 1], args[0]] + rest[:i] + rest[i + 2 :]
         if token.startswith("--venv="):
-            return [token, args[0]] + rest[:i] + rest[i + 1:]
+            return [token, args[0]] + rest[:i] + rest[i + 1 :]
     return list(args)
 
 
 SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
 
 
-def on_signal(signum, frame):
+def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
     import signal
 
@@ -550,12 +602,16 @@ def on_signal(signum, frame):
             proc.wait(5)
         except Exception:
             pass
-    emit_error("cancelled", "cancelled during the first-run install", "run the command again to resume the install",
-               retryable=False)
+    emit_error(
+        "cancelled",
+        "cancelled during the first-run install",
+        "run the command again to resume the install",
+        retryable=False,
+    )
     os._exit(130)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     for sig in SIGNALS:
         _signal.signal(sig, on_signal)
     # Signals held since start-up (see the bottom of this file) are delivered now, to on_signal.
@@ -565,18 +621,25 @@ def main(argv):
     except SystemExit:
         raise
     except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
-        emit_error("bootstrap_failed", "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
-                   "run again with --reinstall; if it persists, report it", retryable=False)
+        emit_error(
+            "bootstrap_failed",
+            "bootstrap/run.py failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:300]),
+            "run again with --reinstall; if it persists, report it",
+            retryable=False,
+        )
         return 1
 
 
-def _main(argv):
+def _main(argv: list[str]) -> int:
     opts, rest = parse_flags(argv)
     venv = opts["venv"]
     if os.path.lexists(venv) and not os.path.isdir(venv):
-        emit_error("usage", "--venv %s is not a directory" % venv,
-                   "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
-                   retryable=False)
+        emit_error(
+            "usage",
+            "--venv %s is not a directory" % venv,
+            "name a directory for the worker's venv (it is created if missing): bootstrap/run.py --venv DIR search ...",
+            retryable=False,
+        )
         return 2
     if opts.get("check"):
         problem = stamp_problem(venv, read_inputs())
@@ -592,8 +655,9 @@ def _main(argv):
         emit_error(
             "bootstrap_failed",
             "could not install the worker's dependencies: %s" % exc,
-            "fix or unset the environment variable named" if isinstance(exc, SettingError) else
-            "check that the venv location is writable (--venv DIR) and the package index is reachable "
+            "fix or unset the environment variable named"
+            if isinstance(exc, SettingError)
+            else "check that the venv location is writable (--venv DIR) and the package index is reachable "
             "(pip/uv configuration), then run the command again; "
             "bootstrap/run.py --reinstall rebuilds the venv",
             detail=tail[-2000:] or None,

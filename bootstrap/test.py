@@ -27,8 +27,10 @@ def main(argv: list[str]) -> int:
     argv = [a for a in argv if a != "--quick"]
     venv = os.environ.get("WEBSEARCH_WORKER_DEV_VENV") or os.path.join(ROOT, ".venv-dev")
     # Both requirement files: the dev one pulls in requirements.txt with -r.
-    inputs = (bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS),
-              bootstrap.read_requirements(DEV_LOCK))
+    inputs = (
+        bootstrap.read_requirements(DEV_REQUIREMENTS) + bootstrap.read_requirements(bootstrap.REQUIREMENTS),
+        bootstrap.read_requirements(DEV_LOCK),
+    )
     if bootstrap.stamp_problem(venv, inputs) is not None:
         try:
             bootstrap.ensure_ready(venv, lock_file=DEV_LOCK, inputs=inputs)
@@ -38,8 +40,9 @@ def main(argv: list[str]) -> int:
     python = bootstrap.venv_python(venv)
     # Test paths given (tests/test_x.py, tests/test_x.py::name): run those, not the whole suite too.
     paths = [a for a in argv if not a.startswith("-") and os.path.exists(os.path.join(ROOT, a.split("::", 1)[0]))]
-    rc = subprocess.call([python, "-m", "pytest"] + ([] if paths else ["tests"]) + (["-m", "not slow"] if quick else [])
-                         + argv, cwd=ROOT)
+    rc = subprocess.call(
+        [python, "-m", "pytest"] + ([] if paths else ["tests"]) + (["-m", "not slow"] if quick else []) + argv, cwd=ROOT
+    )
     if rc == 5:  # no tests collected: say so rather than pass silently
         sys.stderr.write("pytest collected no tests\n")
         return 1
