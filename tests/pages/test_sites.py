@@ -103,6 +103,7 @@ def test_github_pull_request_lists_changed_files_and_merge_state(tmp_path, srv):
     assert "Comment number 002." in c and "Fixes #7." in c
 
 
+@pytest.mark.slow
 def test_github_pull_request_reviews_and_line_comments_in_order_with_the_comments(tmp_path, srv):
     env = make_env(tmp_path, srv)
     r, it = fetch_item(env, "https://github.com/octo/demo/pull/9")
@@ -171,6 +172,7 @@ def test_github_tree_is_the_directory_listing_with_its_readme(tmp_path, srv):
     assert "data/\ntest_app.py" in bare["content"] and "README" not in bare["content"]
 
 
+@pytest.mark.slow
 def test_github_latest_release_and_release_by_tag(tmp_path, srv):
     env = make_env(tmp_path, srv)
     r, latest = fetch_item(env, "https://github.com/octo/demo/releases/latest")
@@ -192,6 +194,7 @@ def test_github_latest_release_and_release_by_tag(tmp_path, srv):
     assert any(w.startswith("github: the API has no release v9.9.9") for w in missing["warnings"]), missing["warnings"]
 
 
+@pytest.mark.slow
 def test_github_ref_with_slashes_is_resolved_through_the_api(tmp_path, srv):
     env = make_env(tmp_path, srv)
     before = len(srv.requests)
@@ -248,6 +251,7 @@ def test_github_token_is_sent_to_the_api_and_never_written(tmp_path, srv):
                 assert TOKEN.encode() not in fh.read(), name
 
 
+@pytest.mark.slow
 def test_github_token_never_follows_a_redirect_to_another_origin(tmp_path, srv):
     other = SitesServer().start()  # another port: another origin
     other.echo_auth = True  # whatever header it got would show in a comment
@@ -345,6 +349,7 @@ def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_pa
     assert any("page=3" in p for p in pages)
 
 
+@pytest.mark.slow
 def test_stackexchange_answer_urls_give_the_thread_with_that_answer_marked(tmp_path, srv):
     env = make_env(tmp_path, srv)
     r, it = fetch_item(env, "https://stackoverflow.com/a/301")
@@ -404,6 +409,7 @@ def test_pypi_project_through_the_json_api(tmp_path, srv):
     assert it["meta"]["version"] == "2.1.0" and it["meta"]["requirements"] == 2
 
 
+@pytest.mark.slow
 def test_npm_package_through_the_registry_and_unconfigured_fallback(tmp_path, srv):
     env = make_env(tmp_path, srv)
     _, it = fetch_item(env, "https://www.npmjs.com/package/demo-js")

@@ -237,6 +237,7 @@ def _config(tmp_path, entry):
     return str(path)
 
 
+@pytest.mark.slow  # worker processes through the CLI
 @pytest.mark.parametrize("ptype", ["brave", "exa"])
 def test_echoed_key_reaches_neither_output_nor_cache(hostile, env, tmp_path, ptype):
     base = hostile.brave_base("echo-key-request-id") if ptype == "brave" else hostile.exa_base("echo-key-request-id")
@@ -258,6 +259,7 @@ def test_echoed_key_reaches_neither_output_nor_cache(hostile, env, tmp_path, pty
     assert scanned
 
 
+@pytest.mark.slow  # worker processes through the CLI
 @pytest.mark.parametrize("ptype", ["brave", "exa"])
 def test_same_failure_same_answer(hostile, env, tmp_path, ptype):
     """A Retry-After no one can use is left out, for either API, through the real CLI."""
