@@ -753,3 +753,50 @@ def test_link_texts_are_found_as_the_regex_found_them(keys, texts):
         core._anchors = core_anchors
     found = [ref.text for ref in body.iter("ref")]
     assert found == [k for _, k in _regex_split(keys, texts)]
+
+
+SERVICE_PAGE = """<html><head><title>Harbour Plumbing</title></head><body><div id="page"><h1>Harbour Plumbing</h1>
+<p>Family plumbers in the harbour district since 1998, on call day and night for leaks, boilers and drains.</p>
+%s
+<div class="block"><h2>Related articles</h2><ul>
+<li><a href="/blog/1">How to bleed a radiator before the winter comes</a> Five steps anyone can do at home.</li>
+<li><a href="/blog/2">Why your boiler loses pressure and what to do</a> The usual causes, explained.</li>
+<li><a href="/blog/3">Choosing a water softener for a hard water area</a> What to look for.</li>
+</ul></div></div></body></html>"""
+
+
+OFFERS = "".join(
+    "<div class='offer'><h3>Offer %d</h3><p>We repair and replace part %d of your heating system, with a two year "
+    "guarantee on the work and the parts, and a fixed price agreed before we start.</p></div>" % (i, i)
+    for i in range(4)
+)
+
+
+def test_a_section_announcing_other_pages_is_not_the_pages_content():
+    r = extract(SERVICE_PAGE % OFFERS, url="https://harbour-plumbing.example/services/", fmt="text")
+    assert r["page_type"] == "service" and r["extractor"] == "region"
+    assert "Offer 3" in r["text"] and "two year guarantee" in r["text"]
+    assert "Related articles" not in r["text"] and "bleed a radiator" not in r["text"]
+
+
+def test_a_listings_teasers_of_other_pages_are_its_content():
+    import lxml.html
+
+    from worker.pages.extract.region import main_region
+
+    page = SERVICE_PAGE.replace("Related articles", "More stories") % OFFERS
+    tree = lxml.html.document_fromstring(page)
+    assert "bleed a radiator" not in main_region(tree).text_content()
+    assert "bleed a radiator" in main_region(tree, teasers=True).text_content()
+
+
+def test_a_page_without_article_evidence_that_reads_far_longer_as_its_region_is_read_as_the_region():
+    # trafilatura keeps the intro; the list of models makes the region ~1.6 times as long
+    intro = "<p>%s</p>" % ("We build garden sheds to measure from local larch, and fit them in a day. " * 12)
+    models = "".join(
+        "<li><a href='/m/%d'>Shed model %d</a> %d by %d feet, pent roof</li>" % (i, i, 6 + i, 4 + i) for i in range(12)
+    )
+    page = "<html><body><div>%s</div><div><h2>Our sheds</h2><ul>%s</ul></div></body></html>" % (intro, models)
+    r = extract(page, url="https://sheds.example/", fmt="text")
+    assert r["page_type"] == "article" and r["extractor"] == "region"
+    assert "garden sheds" in r["text"] and "Shed model 11 17 by 15 feet" in r["text"]

@@ -63,9 +63,12 @@ REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "se
 # The region is "nearly empty" next to trafilatura's text below this share of its words.
 REGION_MIN_SHARE = 0.5
 REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
-# An "article" whose region is this many times longer and holds this share of the
-# article's words is read as a region (see _extract).
-REGION_OVER_ARTICLE = 2.0
+# An "article" with no evidence of being one, whose region is this many times longer
+# and holds this share of the article's words, is read as a region (see _extract): a
+# third more text around all of the article is a page's other content (a service
+# page's offers, a list's entries), not a stray sidebar. Pages that say they are
+# articles keep the article: their extra text is comments and teasers.
+REGION_OVER_ARTICLE = 1.3
 REGION_COVER = 0.8
 
 # Work budget: a page past these is read by the cheap path (no trafilatura, no
@@ -183,7 +186,7 @@ def _extract(html, url, fmt, result):
     result["page_type"] = kind
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
-        root = _stage(result, "region", "read as an article", _region, tree, url)
+        root = _stage(result, "region", "read as an article", _region, tree, url, kind in ("listing", "collection"))
         if kind == "forum" and root is not None:
             thread = _stage(result, "posts", "the region is kept", _thread, root)
             if thread is not None:
@@ -469,10 +472,10 @@ def _page_type(tree, url, og_type):
     return kind, score[kind] > 0
 
 
-def _region(tree, url=None):
+def _region(tree, url=None, teasers=False):
     from .region import main_region
 
-    return main_region(tree, url=url)
+    return main_region(tree, url=url, teasers=teasers)
 
 
 def _over_budget(tree: HtmlElement) -> str | None:

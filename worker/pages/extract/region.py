@@ -205,9 +205,64 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         _drop(el)
 
 
-def main_region(tree: HtmlElement, url: str | None = None) -> HtmlElement | None:
+# Headings that announce other pages' content rather than this page's: what follows
+# them is teasers and links to elsewhere ("Related posts", "More topics from this
+# board", "You may also like", "Customers also viewed"). A reader skips the section.
+OTHER_CONTENT_HEADING = re.compile(
+    r"(related|similar|recommended|popular|trending|suggested|other|more|latest|recent)"
+    r"( \w+){0,4}? (posts?|articles?|stories|topics?|threads?|questions|products?|items|reads?|news|content|"
+    r"jobs|listings?|guides|videos|searches|reading|links|from \w+( \w+)?|like this|in \w+( \w+)?|for you)"
+    r"|(related|recommended|popular|trending|most (read|popular|viewed)|read next|up next|further reading|"
+    r"you (may|might) also (like|enjoy)|(customers|people) (also|who) (bought|viewed|liked|searched).*|"
+    r"people also (ask|search for)|frequently bought together|recently viewed|related searches|follow us|"
+    r"share this( \w+)?|share)",
+    re.I,
+)
+OTHER_HEADING_WORDS = 8
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _announces_other_content(h: HtmlElement) -> bool:
+    text = " ".join(_WORD.findall(h.text_content()))
+    return 0 < len(text.split()) <= OTHER_HEADING_WORDS and OTHER_CONTENT_HEADING.fullmatch(text) is not None
+
+
+def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
+    """Remove the sections that a heading announces as other pages' content (see
+    OTHER_CONTENT_HEADING): the heading's own container when the heading opens it,
+    else the heading and its following siblings up to the next heading of its rank
+    or higher. Never a section holding KEEP_SHARE of root's words."""
+    total = total if total is not None else max(1, word_count(root))
+    limit = KEEP_SHARE * total
+    for h in [h for h in root.iter(*HEADINGS) if _announces_other_content(h)]:
+        if not any(a is root for a in h.iterancestors()):
+            continue  # already removed with an earlier section
+        rank = int(h.tag[1])
+        # the heading opens its container (possibly through wrappers): the container is the section
+        box = h
+        while box.getparent() is not None and box.getparent() is not root:
+            parent = box.getparent()
+            first = next((c for c in parent if isinstance(c.tag, str) and word_count(c)), None)
+            if first is not box or word_count(parent) >= limit:
+                break
+            box = parent
+        if box is not h:
+            _drop(box)
+            continue
+        doomed = [h]
+        for sib in h.itersiblings():
+            if isinstance(sib.tag, str) and sib.tag in HEADINGS and int(sib.tag[1]) <= rank:
+                break
+            doomed.append(sib)
+        if sum(word_count(d) for d in doomed) < limit:
+            for d in doomed:
+                _drop(d)
+
+
+def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False) -> HtmlElement | None:
     """A cleaned copy of the page's main region (an element), or None; links made
-    absolute against url."""
+    absolute against url. Sections announcing other pages' content are removed unless
+    ``teasers``: on a listing or a collection, teasers of other pages are the content."""
     import copy
 
     body = tree.find(".//body")
@@ -224,6 +279,8 @@ def main_region(tree: HtmlElement, url: str | None = None) -> HtmlElement | None
             root = cand
             break
     prune_chrome(root, word_count(root))
+    if not teasers:
+        prune_other_content(root)
     absolute_links(root, url)
     return root
 
