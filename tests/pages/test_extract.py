@@ -800,3 +800,20 @@ def test_a_page_without_article_evidence_that_reads_far_longer_as_its_region_is_
     r = extract(page, url="https://sheds.example/", fmt="text")
     assert r["page_type"] == "article" and r["extractor"] == "region"
     assert "garden sheds" in r["text"] and "Shed model 11 17 by 15 feet" in r["text"]
+
+
+def test_an_article_read_short_is_asked_again_and_excerpts_of_other_pages_are_not_more_article():
+    import lxml.html
+
+    first = "The harbour wall was rebuilt this spring after the winter storms broke it in two places. " * 3
+    more = "".join(
+        "<p>Part %d of the work: the masons set %d new stones a day and finished the top course in May. %s</p>"
+        % (i, 40 + i, "The wall now stands a metre higher than before. " * 2)
+        for i in range(6)
+    )
+    tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, more))
+    found = E._longer_article(tree, "https://news.example/wall", first)
+    assert found is not None and "Part 5 of the work" in found[1]
+    teasers = more.replace("before. </p>", "before …</p>")
+    tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, teasers))
+    assert E._longer_article(tree, "https://news.example/wall", first) is None

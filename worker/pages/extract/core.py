@@ -26,8 +26,11 @@ docs/PERFORMANCE.md):
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
-   readability left out). A page with no evidence of its kind is read as its region
-   when the region is far longer and holds the article.
+   readability left out). When the page's region is over twice the article, trafilatura
+   is asked again with its own fallbacks (balanced mode, its readability and jusText)
+   and that longer text is kept when it holds the article and is not a list of
+   excerpts. A page with no evidence of its kind is read as its region when the region
+   is a third longer and holds the article.
 6. If everything gives nothing, the markup's plain text.
 
 Every stage that raises is named in the result's ``warnings`` (stage and exception
@@ -70,6 +73,11 @@ REGION_ENOUGH = 150  # words: a region this long is taken without asking trafila
 # articles keep the article: their extra text is comments and teasers.
 REGION_OVER_ARTICLE = 1.3
 REGION_COVER = 0.8
+# An article whose page region is this many times longer is asked for again, with
+# trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
+ASK_AGAIN_RATIO = 2.0
+LONGER_ARTICLE = 1.2
+TEASERS = 2
 
 # Work budget: a page past these is read by the cheap path (no trafilatura, no
 # readability, no Python walk of the tree), whose cost grows only linearly. Real pages
@@ -218,16 +226,42 @@ def _extract(html, url, fmt, result):
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
             return
     _article(result, tree, url, fmt)
-    if not sure and result["extractor"] in ("trafilatura", "readability"):
-        # Not every page without a kind's evidence is an article: a company's service
-        # page or a list the classifier missed reads far longer as a region that holds
-        # the article's words too. Then the region is what the page is.
+    if result["extractor"] in ("trafilatura", "readability"):
         root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
-        if _words(r_text) > REGION_OVER_ARTICLE * _words(a_text) and _covers(r_text, a_text) >= REGION_COVER:
+        if _words(r_text) > ASK_AGAIN_RATIO * _words(a_text):
+            # The page holds far more text than the article read: precision mode may
+            # have stopped at a break in the markup. trafilatura's own fallbacks
+            # (its readability and jusText comparison) are asked; their text is kept
+            # when it is longer and holds the article.
+            longer = _stage(result, "trafilatura-fallbacks", "the article is kept", _longer_article, tree, url, a_text)
+            if longer is not None:
+                doc, a_text = longer
+                _use_trafilatura(result, doc, tree, url, fmt, a_text)
+        if (
+            not sure
+            and _words(r_text) > REGION_OVER_ARTICLE * _words(a_text)
+            and _covers(r_text, a_text) >= REGION_COVER
+        ):
+            # Not every page without a kind's evidence is an article: a company's service
+            # page or a list the classifier missed reads far longer as a region that holds
+            # the article's words too. Then the region is what the page is.
             _use_root(result, root, fmt, r_text, "region")
     result.pop("_plain", None)
+
+
+def _longer_article(tree, url, a_text):
+    """(doc, text) of trafilatura in balanced mode with its fallbacks, when that text is
+    LONGER_ARTICLE times a_text and holds REGION_COVER of it, else None. A text with
+    TEASERS paragraphs cut off with an ellipsis adds excerpts of other pages, not more
+    of the article."""
+    doc = _trafilatura(tree, url, False, False)
+    text = _doc_text(doc)
+    cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
+    if cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, a_text) >= REGION_COVER:
+        return doc, text
+    return None
 
 
 def _hidden(tree, result):
