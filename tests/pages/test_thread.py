@@ -91,3 +91,28 @@ def test_a_found_thread_is_kept_even_when_short():
     text = extract(page, url="https://forum.example.com/threads/workbench.12/", fmt="text")["text"]
     assert "oak_novice · Jul 10, 2024" in text and "plane_fan · Jul 11, 2024" in text
     assert TEXTS[1][:40] in text
+
+
+def test_an_opening_post_the_markup_leaves_out_comes_from_the_structure():
+    # the board marks its replies (itemprop=text) but not the opening post
+    def message(n, inner):
+        return (
+            "<article class='message'><div class='message-user'><a class='username'>%s</a></div>"
+            "<time datetime='2024-06-1%dT00:00:00'>Jun 1%d, 2024</time>%s</article>" % (AUTHORS[n], n, n, inner)
+        )
+
+    opening = message(0, "<div class='message-body'>%s</div>" % TEXTS[0])
+    replies = "".join(
+        message(
+            n,
+            "<div itemscope itemtype='https://schema.org/Comment'><div itemprop='text'>%s"
+            "<div class='bbCodeBlock-expandLink'><a>Click to expand...</a></div></div></div>" % TEXTS[n],
+        )
+        for n in (1, 2)
+    )
+    page = "<html><body><h1>Workbench</h1><div class='messages'>%s%s</div></body></html>" % (opening, replies)
+    text = extract(page, url="https://forum.example.com/threads/workbench.12/", fmt="text")["text"]
+    where = [text.index(t[:40]) for t in TEXTS]
+    assert where == sorted(where)
+    assert "oak_novice · Jun 10, 2024" in text
+    assert "Click to expand" not in text

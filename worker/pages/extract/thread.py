@@ -119,11 +119,12 @@ def post_run(root: HtmlElement, words: dict[HtmlElement, int] | None = None) -> 
 CONTENT_PARTS = frozenset(("content", "body", "text", "message", "post", "postbody", "richtext", "msg"))
 BODY_SHARE = 0.5  # the body holds this share of the post's words; else the post is kept whole
 # Parts of a post that are about its author or are controls, not what the author wrote:
-# profile panes ("Posts: 4,032", "Joined"), signatures, avatars, reply and like buttons.
+# profile panes ("Posts: 4,032", "Joined"), signatures, avatars, reply and like buttons,
+# a quote's "Click to expand..." link.
 POST_CHROME_PARTS = frozenset(
     """
 signature sig user userinfo author poster profile postprofile avatar controls actions buttons reactions likes
-share footer toolbar
+share footer toolbar expand
 """.split()
 )
 SIGNATURE_PARTS = frozenset(("signature", "sig"))
@@ -223,6 +224,47 @@ def clean_post(body: HtmlElement) -> None:
             _drop(d)
 
 
+def unmarked_posts(
+    root: HtmlElement, marked: list[HtmlElement]
+) -> list[tuple[HtmlElement, HtmlElement, str | None, str | None]]:
+    """The opening posts of root's thread that its schema.org markup leaves out, as
+    (post, body, author, date): members of the thread's run of alike blocks (post_run)
+    before the first that holds a marked post text. Boards mark the replies and leave
+    the opening post to the page's main entity, elsewhere or nowhere; it is a post all
+    the same. Only when the run holds half the marked posts or more: else it is
+    another run."""
+    words = _word_map(root)
+    run = post_run(root, words)
+    if run is None or not marked:
+        return []
+    wanted = set(marked)
+    held = {m: sum(1 for d in m.iter() if d in wanted) for m in run}
+    if sum(held.values()) < 0.5 * len(marked):
+        return []
+    out = []
+    for m in run:
+        if held[m]:
+            break  # after the first marked post, an unmarked block is not the opening post
+        if not words.get(m):
+            continue
+        body = post_body(m, words)
+        author, date = post_byline(m, body)
+        out.append((m, body, author, date))
+    return out
+
+
+def post_copy(body: HtmlElement) -> HtmlElement:
+    """A copy of a post's body, cleaned (clean_post), as a block to append to a thread."""
+    import copy
+
+    post = copy.deepcopy(body)
+    post.tail = None
+    if post.tag not in ("div", "article", "section", "blockquote"):
+        post.tag = "div"
+    clean_post(post)
+    return post
+
+
 def thread_by_structure(root: HtmlElement) -> HtmlElement | None:
     """A new element holding the thread: the page's title (its first <h1> outside the
     posts), then each post found by post_run under a line naming its author and date,
@@ -251,10 +293,5 @@ def thread_by_structure(root: HtmlElement) -> HtmlElement | None:
             p = etree.SubElement(out, "p")
             b = etree.SubElement(p, "strong")
             b.text = " · ".join(meta)
-        post = copy.deepcopy(body)
-        post.tail = None
-        if post.tag not in ("div", "article", "section", "blockquote"):
-            post.tag = "div"
-        clean_post(post)
-        out.append(post)
+        out.append(post_copy(body))
     return out
