@@ -302,7 +302,11 @@ def posts(
                     src = name if name is not None and word_count(name) else node
                     author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
                 elif prop in ("datePublished", "dateCreated") and date is None:
-                    date = node.get("datetime") or node.get("content") or " ".join("".join(node.itertext()).split())
+                    # as the page shows it ("Mar 4, 2021"), else the machine-readable form
+                    shown = " ".join("".join(node.itertext()).split())
+                    if not any(c.isdigit() for c in shown):
+                        shown = ""
+                    date = shown or node.get("datetime") or node.get("content")
         out.append((el, author, date or None, accepted))
     # the thread's title, not a heading inside a post
     title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
