@@ -116,3 +116,15 @@ def test_an_opening_post_the_markup_leaves_out_comes_from_the_structure():
     assert where == sorted(where)
     assert "oak_novice · Jun 10, 2024" in text
     assert "Click to expand" not in text
+
+
+def test_dated_news_entries_headed_by_links_to_their_pages_are_not_posts():
+    entry = (
+        "<div class='news-item'><h3><a href='/news/%d'>Lab wins a grant for work number %d</a></h3>"
+        "<time datetime='2024-05-0%dT00:00:00'>May %d, 2024</time><p>%s</p></div>"
+    )
+    body = lhtml.fromstring(
+        "<html><body><h1>News</h1><div class='news'>%s</div></body></html>"
+        % "".join(entry % (n, n, n + 1, n + 1, t) for n, t in enumerate(TEXTS))
+    ).find(".//body")
+    assert T.post_run(body) is None

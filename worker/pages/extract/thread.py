@@ -30,6 +30,8 @@ POST_MIN = 2  # a question and one answer is a thread
 POST_SHARE = 0.5  # the run holds this share of the region's words
 POST_MIN_AVG = 15  # words per post on average: shorter blocks are entries of a list
 SIGNED_SHARE = 0.6  # this share of the run's blocks names an author or a date
+TITLED_SHARE = 0.7  # this share of the blocks headed by a link elsewhere: a listing's entries
+TITLE_WORDS = 4  # a title, not a user's name
 # A run nested in a member of the best run, with more members and this share of its
 # words, is the posts; the outer run is the page's layout (a column pair, a wrapper).
 NESTED_SHARE = 0.7
@@ -93,7 +95,22 @@ def _is_posts(run: list[HtmlElement], words: dict[HtmlElement, int]) -> bool:
     texty = [m for m in run if words[m]]
     if len(texty) < POST_MIN or sum(words[m] for m in texty) < POST_MIN_AVG * len(texty):
         return False
+    if sum(1 for m in texty if _titled(m)) >= TITLED_SHARE * len(texty):
+        return False
     return sum(1 for m in texty if _signed(m)) >= SIGNED_SHARE * len(texty)
+
+
+def _titled(el: HtmlElement) -> bool:
+    """Whether el opens with a heading that is a link elsewhere of TITLE_WORDS or more: an
+    entry of a list of news or results, which leads to its page (a post's heading is its
+    author's name or a subject line that links, if at all, to the post itself)."""
+    for h in el.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        a = h.find(".//a[@href]")
+        if a is None:
+            a = next((p for p in h.iterancestors("a") if p.get("href")), None)
+        # a link to a place in a page ("#p549") is a post's permalink, not an entry's page
+        return a is not None and "#" not in a.get("href", "") and len(_text(a).split()) >= TITLE_WORDS
+    return False
 
 
 def post_run(root: HtmlElement, words: dict[HtmlElement, int] | None = None) -> list[HtmlElement] | None:
