@@ -195,14 +195,18 @@ def _extract(html, url, fmt, result):
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
         root = _stage(result, "region", "read as an article", _region, tree, url, kind in ("listing", "collection"))
+        thread = None
         if kind == "forum" and root is not None:
             thread = _stage(result, "posts", "the region is kept", _thread, root)
+            if thread is None:  # no schema.org markup: the posts by the page's structure (thread.py)
+                thread = _stage(result, "posts-by-structure", "the region is kept", _thread_by_structure, root)
             if thread is not None:
                 root = thread
         if kind in ("listing", "collection") and root is not None:
             _stage(result, "entries", "entries are kept as they are", _entries, root)
         r_text = _region_text(result, root)
-        if _words(r_text) >= REGION_ENOUGH:  # a region this long is the content; no need to ask trafilatura
+        # a region this long is the content, and so is a thread's posts: no need to ask trafilatura
+        if _words(r_text) >= REGION_ENOUGH or (thread is not None and r_text.strip()):
             _use_root(result, root, fmt, r_text, "region")
             return
         t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
@@ -366,6 +370,12 @@ def _thread(root):
     from .region import thread_root
 
     return thread_root(root)
+
+
+def _thread_by_structure(root):
+    from .thread import thread_by_structure
+
+    return thread_by_structure(root)
 
 
 def _region_text(result, root):

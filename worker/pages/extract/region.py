@@ -359,7 +359,11 @@ def posts(
                     src = name if name is not None and word_count(name) else node
                     author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
                 elif prop in ("datePublished", "dateCreated") and date is None:
-                    date = node.get("datetime") or node.get("content") or " ".join("".join(node.itertext()).split())
+                    # as the page shows it ("Mar 4, 2021"), else the machine-readable form
+                    shown = " ".join("".join(node.itertext()).split())
+                    if not any(c.isdigit() for c in shown):
+                        shown = ""
+                    date = shown or node.get("datetime") or node.get("content")
         out.append((el, author, date or None, accepted))
     # the thread's title, not a heading inside a post
     title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
@@ -382,30 +386,43 @@ def _is_qa_comment(scope: HtmlElement, outer: HtmlElement) -> bool:
 
 def thread_root(root: HtmlElement) -> HtmlElement | None:
     """A new element holding the thread: its title, then each post under a line naming its
-    author and date (and "accepted answer"), or None (see posts)."""
+    author and date (and "accepted answer"), or None (see posts). Posts the markup leaves
+    out (an opening post not marked up as the replies are) come from the page's
+    structure (thread.unmarked_posts), in the page's order."""
     import copy
 
     from lxml import etree
+
+    from .thread import post_copy, unmarked_posts
 
     found = posts(root)
     if found is None:
         return None
     title, items = found
-    out = etree.Element("div")
-    if title is not None:
-        out.append(copy.deepcopy(title))
-        out[-1].tail = None
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
+    extra = unmarked_posts(root, marked)
+    order = {el: i for i, el in enumerate(root.iter())} if extra else {}
+    entries: list[tuple[int, HtmlElement, list[str], bool]] = []
     for el, author, date, accepted in items:
         meta = [x for x in (author, date[:10] if date and len(date) >= 10 and date[4:5] == "-" else date) if x]
         if accepted:
             meta.append("accepted answer")
+        entries.append((order.get(el, 0), el, meta, False))
+    for member, body, author, date in extra:
+        entries.append((order[member], body, [x for x in (author, date) if x], True))
+    entries.sort(key=lambda e: e[0])  # stable: without extra posts, the markup's order
+    out = etree.Element("div")
+    if title is not None:
+        out.append(copy.deepcopy(title))
+        out[-1].tail = None
+    for _, el, meta, by_structure in entries:  # each post's copy without its signature and buttons
         if meta:
             p = etree.SubElement(out, "p")
             b = etree.SubElement(p, "strong")
             b.text = " · ".join(meta)
-        post = copy.deepcopy(el)
-        post.tail = None
-        post.tag = "div"
+        post = post_copy(el)
+        if not by_structure:
+            post.tag = "div"
         out.append(post)
     return out
 

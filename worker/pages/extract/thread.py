@@ -1,0 +1,314 @@
+"""A forum thread's posts found by the page's structure, for threads without schema.org markup.
+
+Forum software builds a thread as a run of alike blocks, one per post: siblings with
+the same tag and first class (phpBB's ``div.post``, XenForo's ``article.message``,
+Invision's ``article.cPost``, FluxBB's ``div.blockpost``, a table row per message).
+Everything else in the page's main region is chrome a reader skips: other threads of
+the board, sidebars, guest banners, "reply" forms. So when one run of alike blocks
+
+- holds most of the region's words (POST_SHARE),
+- is made of long blocks (POST_MIN_AVG words on average), and
+- in most of its blocks names an author or a date (a <time>, or a class such as
+  "author", "username", "poster", "postprofile"),
+
+the thread is the title plus that run, in the page's order; the rest of the region
+goes. Pure functions over an lxml tree; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+# Tags a post is built as (a table row too: older boards lay each message out in one).
+POST_TAGS = frozenset(("article", "div", "li", "section", "tr", "table"))
+POST_MIN = 2  # a question and one answer is a thread
+POST_SHARE = 0.5  # the run holds this share of the region's words
+POST_MIN_AVG = 15  # words per post on average: shorter blocks are entries of a list
+SIGNED_SHARE = 0.6  # this share of the run's blocks names an author or a date
+TITLED_SHARE = 0.7  # this share of the blocks headed by a link elsewhere: a listing's entries
+TITLE_WORDS = 4  # a title, not a user's name
+# A run nested in a member of the best run, with more members and this share of its
+# words, is the posts; the outer run is the page's layout (a column pair, a wrapper).
+NESTED_SHARE = 0.7
+# Class names and ids that mark a post's author or date (a word inside the name, as
+# in "message-userDetails" or "post_author").
+_SIGNED = re.compile(
+    r"author|user-?name|poster|byline|avatar|postprofile|userinfo|user-info|post-?date|timestamp", re.I
+)
+
+
+def _word_map(root: HtmlElement) -> dict[HtmlElement, int]:
+    """Words below each element of root, counted in one walk (children before parents)."""
+    words: dict[HtmlElement, int] = {}
+    for el in reversed(list(root.iter())):
+        n = len(el.text.split()) if isinstance(el.tag, str) and el.text else 0
+        for child in el:
+            n += words.get(child, 0) + (len(child.tail.split()) if child.tail else 0)
+        words[el] = n
+    return words
+
+
+def _signed(el: HtmlElement) -> bool:
+    """Whether el shows an author or a date: a <time>, a datetime, or a class naming them."""
+    for d in el.iter():
+        if not isinstance(d.tag, str):
+            continue
+        if d.tag == "time" or d.get("datetime") is not None:
+            return True
+        name = (d.get("class") or "") + " " + (d.get("id") or "")
+        if name.strip() and _SIGNED.search(name):
+            return True
+    return False
+
+
+def _runs(root: HtmlElement, words: dict[HtmlElement, int], least: int) -> list[list[HtmlElement]]:
+    """Runs of alike siblings (same tag and first class) below root holding ``least``
+    words or more, largest first."""
+    out: list[list[HtmlElement]] = []
+    for parent in root.iter():
+        if not isinstance(parent.tag, str) or len(parent) < POST_MIN or words.get(parent, 0) < least:
+            continue
+        groups: dict[tuple[str, str], list[HtmlElement]] = {}
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag in POST_TAGS:
+                groups.setdefault(_signature(child), []).append(child)
+        for members in groups.values():
+            if len(members) >= POST_MIN and sum(words[m] for m in members) >= least:
+                out.append(members)
+    out.sort(key=lambda run: -sum(words[m] for m in run))
+    return out
+
+
+def _signature(el: HtmlElement) -> tuple[str, str]:
+    """el's tag and first class, digits at its end dropped: boards colour every other
+    post ("bg1", "bg2"; "windowbg", "windowbg2") and the posts are one run still."""
+    cls = (el.get("class") or "").split()
+    return el.tag, (cls[0].rstrip("0123456789") if cls else "")
+
+
+def _is_posts(run: list[HtmlElement], words: dict[HtmlElement, int]) -> bool:
+    texty = [m for m in run if words[m]]
+    if len(texty) < POST_MIN or sum(words[m] for m in texty) < POST_MIN_AVG * len(texty):
+        return False
+    if sum(1 for m in texty if _titled(m)) >= TITLED_SHARE * len(texty):
+        return False
+    return sum(1 for m in texty if _signed(m)) >= SIGNED_SHARE * len(texty)
+
+
+def _titled(el: HtmlElement) -> bool:
+    """Whether el opens with a heading that is a link elsewhere of TITLE_WORDS or more: an
+    entry of a list of news or results, which leads to its page (a post's heading is its
+    author's name or a subject line that links, if at all, to the post itself)."""
+    for h in el.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        a = h.find(".//a[@href]")
+        if a is None:
+            a = next((p for p in h.iterancestors("a") if p.get("href")), None)
+        # a link to a place in a page ("#p549") is a post's permalink, not an entry's page
+        return a is not None and "#" not in a.get("href", "") and len(_text(a).split()) >= TITLE_WORDS
+    return False
+
+
+def post_run(root: HtmlElement, words: dict[HtmlElement, int] | None = None) -> list[HtmlElement] | None:
+    """The thread's posts in root (elements, in order) found by structure, or None;
+    words is root's _word_map when the caller has it."""
+    words = words if words is not None else _word_map(root)
+    total = words.get(root, 0)
+    if not total:
+        return None
+    found = [run for run in _runs(root, words, int(POST_SHARE * total)) if _is_posts(run, words)]
+    if not found:
+        return None
+    best = found[0]
+    for run in found[1:]:
+        inside = any(run[0] in set(m.iterdescendants()) for m in best)
+        if inside and len(run) > len(best) and sum(words[m] for m in run) >= NESTED_SHARE * sum(words[m] for m in best):
+            best = run
+    return best
+
+
+# A post's own text sits in an element whose class names it (phpBB's "content", XenForo's
+# "message-body", Invision's "ipsType_richText", SMF's "post", MyBB's "post_body").
+CONTENT_PARTS = frozenset(("content", "body", "text", "message", "post", "postbody", "richtext", "msg"))
+BODY_SHARE = 0.5  # the body holds this share of the post's words; else the post is kept whole
+# Parts of a post that are about its author or are controls, not what the author wrote:
+# profile panes ("Posts: 4,032", "Joined"), signatures, avatars, reply and like buttons,
+# a quote's "Click to expand..." link.
+POST_CHROME_PARTS = frozenset(
+    """
+signature sig user userinfo author poster profile postprofile avatar controls actions buttons reactions likes
+share footer toolbar expand
+""".split()
+)
+SIGNATURE_PARTS = frozenset(("signature", "sig"))
+POST_CHROME_TAGS = frozenset(("div", "dl", "ul", "ol", "section", "aside", "footer", "header", "table", "p"))
+# Where a post names its author: the first element whose class says so (or is "name").
+AUTHOR_PARTS = ("username", "author", "poster")
+DATE_PARTS = frozenset(("date", "time", "timestamp", "posted", "postdate", "datetime"))
+NAME_WORDS = 6  # an author's name or a date is short
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_PARTS = re.compile(r"[^a-z0-9]+")
+
+
+def _names(el: HtmlElement) -> list[list[str]]:
+    """The words of each of el's class names and its id, lower case ("message-userContent"
+    -> [message, user, content])."""
+    name = (el.get("class") or "") + " " + (el.get("id") or "")
+    out = []
+    for n in name.split():
+        parts = [p for p in _PARTS.split(_CAMEL.sub("-", n).lower()) if p]
+        if parts:
+            out.append(parts)
+    return out
+
+
+def _parts(el: HtmlElement) -> set[str]:
+    """All the words of el's class names and id."""
+    return {p for parts in _names(el) for p in parts}
+
+
+def _content_named(el: HtmlElement) -> bool:
+    """Whether a class name of el ends in a word naming a post's text ("message-body",
+    "postText"; not "message-userExtras": forum software prefixes every part of a post)."""
+    return any(parts[-1] in CONTENT_PARTS for parts in _names(el))
+
+
+def _text(el: HtmlElement) -> str:
+    return " ".join("".join(el.itertext()).split())
+
+
+def post_body(post: HtmlElement, words: dict[HtmlElement, int]) -> HtmlElement:
+    """The element of post holding its own text: the deepest one whose class names a
+    body (CONTENT_PARTS) and holds BODY_SHARE of the post's words outside its profile
+    pane and signature (POST_CHROME_PARTS), never one inside those; else post."""
+    chrome = [d for d in post.iterdescendants() if isinstance(d.tag, str) and _is_post_chrome(d)]
+    skip: set[HtmlElement] = set()
+    for d in chrome:
+        if d not in skip:
+            skip.update(d.iter())
+    own = words.get(post, 0) - sum(words.get(d, 0) for d in chrome if d.getparent() not in skip)
+    best, depth = post, -1
+    for d in post.iterdescendants():
+        if d in skip or not isinstance(d.tag, str) or words.get(d, 0) < BODY_SHARE * own:
+            continue
+        if _content_named(d):
+            n = sum(1 for _ in d.iterancestors())
+            if n > depth:
+                best, depth = d, n
+    return best
+
+
+def post_byline(post: HtmlElement, body: HtmlElement) -> tuple[str | None, str | None]:
+    """(author, date) of a post as the page shows them outside its body, or None each."""
+    author = date = None
+    inside = set(body.iter()) if body is not post else set()
+    for d in post.iter():
+        if not isinstance(d.tag, str) or d in inside:
+            continue
+        if date is None and (d.tag == "time" or (_parts(d) & DATE_PARTS)):
+            shown = _text(d)
+            if shown and any(c.isdigit() for c in shown) and len(shown.split()) <= 2 * NAME_WORDS:
+                date = shown
+            elif d.get("datetime"):
+                date = d.get("datetime")
+        if author is None:
+            parts = _parts(d)
+            if "name" in parts or any(p.startswith(AUTHOR_PARTS) for p in parts):
+                src = d if len(_text(d).split()) <= NAME_WORDS else next((a for a in d.iter("a") if _text(a)), None)
+                if src is not None and 0 < len(_text(src).split()) <= NAME_WORDS:
+                    author = _text(src)
+    return author, date
+
+
+def _is_post_chrome(el: HtmlElement) -> bool:
+    return el.tag in POST_CHROME_TAGS and bool(_parts(el) & POST_CHROME_PARTS) and not _content_named(el)
+
+
+def clean_post(body: HtmlElement) -> None:
+    """Remove, in place, the parts of a post's body that are not what its author wrote
+    (profile panes, signatures, buttons: POST_CHROME_PARTS); never most of the body."""
+    from .region import _drop, word_count
+
+    limit = BODY_SHARE * word_count(body)
+    doomed = [d for d in body.iterdescendants() if isinstance(d.tag, str) and _is_post_chrome(d)]
+    for d in doomed:
+        # a signature is never the post, however long; other names are hints
+        if d.getparent() is not None and (word_count(d) < limit or _parts(d) & SIGNATURE_PARTS):
+            _drop(d)
+
+
+def unmarked_posts(
+    root: HtmlElement, marked: list[HtmlElement]
+) -> list[tuple[HtmlElement, HtmlElement, str | None, str | None]]:
+    """The opening posts of root's thread that its schema.org markup leaves out, as
+    (post, body, author, date): members of the thread's run of alike blocks (post_run)
+    before the first that holds a marked post text. Boards mark the replies and leave
+    the opening post to the page's main entity, elsewhere or nowhere; it is a post all
+    the same. Only when the run holds half the marked posts or more: else it is
+    another run."""
+    words = _word_map(root)
+    run = post_run(root, words)
+    if run is None or not marked:
+        return []
+    wanted = set(marked)
+    held = {m: sum(1 for d in m.iter() if d in wanted) for m in run}
+    if sum(held.values()) < 0.5 * len(marked):
+        return []
+    out = []
+    for m in run:
+        if held[m]:
+            break  # after the first marked post, an unmarked block is not the opening post
+        if not words.get(m):
+            continue
+        body = post_body(m, words)
+        author, date = post_byline(m, body)
+        out.append((m, body, author, date))
+    return out
+
+
+def post_copy(body: HtmlElement) -> HtmlElement:
+    """A copy of a post's body, cleaned (clean_post), as a block to append to a thread."""
+    import copy
+
+    post = copy.deepcopy(body)
+    post.tail = None
+    if post.tag not in ("div", "article", "section", "blockquote"):
+        post.tag = "div"
+    clean_post(post)
+    return post
+
+
+def thread_by_structure(root: HtmlElement) -> HtmlElement | None:
+    """A new element holding the thread: the page's title (its first <h1> outside the
+    posts), then each post found by post_run under a line naming its author and date,
+    as thread_root does for marked-up posts; None when none are found."""
+    import copy
+
+    from lxml import etree
+
+    words = _word_map(root)
+    run = post_run(root, words)
+    if run is None:
+        return None
+    inside = set()
+    for m in run:
+        inside.update(m.iter())
+    out = etree.Element("div")
+    title = next((h for h in root.iter("h1") if h not in inside), None)
+    if title is not None:
+        out.append(copy.deepcopy(title))
+        out[-1].tail = None
+    for m in run:
+        body = post_body(m, words)
+        author, date = post_byline(m, body)
+        meta = [x for x in (author, date) if x]
+        if meta:
+            p = etree.SubElement(out, "p")
+            b = etree.SubElement(p, "strong")
+            b.text = " · ".join(meta)
+        out.append(post_copy(body))
+    return out
