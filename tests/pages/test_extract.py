@@ -817,3 +817,33 @@ def test_an_article_read_short_is_asked_again_and_excerpts_of_other_pages_are_no
     teasers = more.replace("before. </p>", "before …</p>")
     tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, teasers))
     assert E._longer_article(tree, "https://news.example/wall", first) is None
+
+
+def test_how_sure_a_page_is_of_being_an_article():
+    head = "<html><head>%s</head><body><article><p>Some words of a page.</p></article>%s</body></html>"
+    cards = "<div class='list'>%s</div>" % "".join(
+        "<div class='card'><h2><a href='/p/%d'>The title of entry number %d</a></h2><p>An excerpt of it.</p></div>"
+        % (i, i)
+        for i in range(5)
+    )
+    og = '<meta property="og:type" content="article">'
+    ld = '<script type="application/ld+json">{"@type": "NewsArticle"}</script>'
+    for meta, body, sure in (("", "", "none"), (og, "", "weak"), (ld, "", "strong"), (og + ld, "", "strong")):
+        kind, how, _ = E._page_type(
+            E._parse(head % (meta, body)), "https://example.com/x", "article" if og in meta else None
+        )
+        assert (kind, how) == ("article", sure), meta
+    _, _, facts = E._page_type(E._parse(head % ("", cards)), "https://example.com/x", None)
+    assert facts["entries"] > 0.5  # the page's words are mostly in a run of titled entries
+
+
+def test_which_pages_read_as_an_article_are_read_as_their_region():
+    article = "word " * 100
+    region = article + "other " * 50  # 1.5 times the article, holding all of it
+    index = article + "entry " * 250  # 3.5 times
+    assert E._region_is_the_page("none", {}, region, article)
+    assert not E._region_is_the_page("none", {}, "other " * 150, article)  # does not hold the article
+    assert not E._region_is_the_page("weak", {"entries": 0.5}, region, article)  # weak evidence: not long enough
+    assert E._region_is_the_page("weak", {"entries": 0.5}, index, article)
+    assert not E._region_is_the_page("weak", {"entries": 0.0}, index, article)  # no run of entries: not an index
+    assert not E._region_is_the_page("strong", {"entries": 0.5}, index, article)

@@ -73,6 +73,12 @@ REGION_ENOUGH = 150  # words: a region this long is taken without asking trafila
 # articles keep the article: their extra text is comments and teasers.
 REGION_OVER_ARTICLE = 1.3
 REGION_COVER = 0.8
+# An article with weak evidence (see _page_type) is read as an index page's region when
+# that is this many times longer and the body's largest run of titled entries holds
+# this share of its words.
+WEAK_ARTICLE = 3
+INDEX_OVER_ARTICLE = 3.0
+INDEX_ENTRIES = 0.1
 # An article whose page region is this many times longer is asked for again, with
 # trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
 ASK_AGAIN_RATIO = 2.0
@@ -187,10 +193,9 @@ def _extract(html, url, fmt, result):
         if text:
             result.update(text=text, extractor="budget")
         return
-    kind, sure = _stage(result, "page-type", "read as an article", _page_type, tree, url, meta.get("_og_type")) or (
-        "article",
-        False,
-    )
+    kind, sure, facts = _stage(
+        result, "page-type", "read as an article", _page_type, tree, url, meta.get("_og_type")
+    ) or ("article", "none", {})
     result["page_type"] = kind
     result.pop("_og_type", None)
     if kind in REGION_KINDS:
@@ -243,16 +248,29 @@ def _extract(html, url, fmt, result):
             if longer is not None:
                 doc, a_text = longer
                 _use_trafilatura(result, doc, tree, url, fmt, a_text)
-        if (
-            not sure
-            and _words(r_text) > REGION_OVER_ARTICLE * _words(a_text)
-            and _covers(r_text, a_text) >= REGION_COVER
-        ):
-            # Not every page without a kind's evidence is an article: a company's service
-            # page or a list the classifier missed reads far longer as a region that holds
-            # the article's words too. Then the region is what the page is.
+        if _region_is_the_page(sure, facts, r_text, a_text):
             _use_root(result, root, fmt, r_text, "region")
     result.pop("_plain", None)
+
+
+def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: str) -> bool:
+    """Whether a page read as an article is better read as its region.
+
+    Not every page read as an article is one: a company's service page or a list the
+    classifier missed reads far longer as a region that holds the article's words too.
+    With no evidence of being an article, a third longer says so; with weak evidence
+    (see _page_type), three times longer and a body built of a run of titled entries
+    (an index page). Pages that say clearly they are articles keep the article: their
+    extra text is comments and teasers.
+    """
+    longer = _words(r_text) / max(1, _words(a_text))
+    if sure == "none":
+        enough = longer > REGION_OVER_ARTICLE
+    elif sure == "weak":
+        enough = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
+    else:
+        enough = False
+    return enough and _covers(r_text, a_text) >= REGION_COVER
 
 
 def _longer_article(tree, url, a_text):
@@ -508,12 +526,22 @@ def _metadata(tree, url):
 
 
 def _page_type(tree, url, og_type):
-    """(kind, whether the page gave evidence for it)."""
+    """(kind, how sure: "strong", "weak" or "none", the markup's facts from pagetype.evidence).
+
+    An article's evidence is weak when it is one signal of WEAK_ARTICLE points or fewer
+    (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
+    set those on every page, index pages too. Other kinds' evidence counts as strong.
+    """
     from .pagetype import evidence, pick
 
-    score = evidence(tree, url, og_type)
+    facts: dict[str, Any] = {}
+    score = evidence(tree, url, og_type, facts)
     kind = pick(score)
-    return kind, score[kind] > 0
+    if score[kind] <= 0:
+        return kind, "none", facts
+    if kind == "article" and score[kind] <= WEAK_ARTICLE:
+        return kind, "weak", facts
+    return kind, "strong", facts
 
 
 def _region(tree, url=None, teasers=False):

@@ -136,8 +136,12 @@ def _ld_types(tree: HtmlElement) -> list[str]:
     return out
 
 
-def evidence(tree: HtmlElement, url: str | None = None, og_type: str | None = None) -> dict[str, int]:
-    """{kind: points} for the page (pure)."""
+def evidence(
+    tree: HtmlElement, url: str | None = None, og_type: str | None = None, facts: dict[str, Any] | None = None
+) -> dict[str, int]:
+    """{kind: points} for the page (pure). ``facts``, when given, receives what the
+    markup showed: "entries", the share of the body's words in its largest run of
+    alike, titled entries (0 when there is none)."""
     from urllib.parse import urlsplit
 
     score = dict.fromkeys(KINDS, 0)
@@ -166,7 +170,7 @@ def evidence(tree: HtmlElement, url: str | None = None, og_type: str | None = No
             score["forum"] += 3
         if host.startswith(("shop.", "store.")):
             score["collection"] += 1
-    _markup(tree, score)
+    _markup(tree, score, facts if facts is not None else {})
     return score
 
 
@@ -238,8 +242,11 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     return best
 
 
-def _markup(tree: HtmlElement, score: dict[str, int]) -> None:
-    """Points from the page's structure."""
+TITLED = 0.7  # share of a run's entries with a titled link: entries that each lead somewhere
+
+
+def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> None:
+    """Points from the page's structure; facts as in evidence."""
     body = tree.find(".//body")
     if body is None:
         return
@@ -261,9 +268,10 @@ def _markup(tree: HtmlElement, score: dict[str, int]) -> None:
     group = repeated_group(body)
     body_words = max(1, _words(body))
     share = group["words"] / body_words if group is not None else 0
+    facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
     if group is not None and share >= 0.25 and group["priced"] >= 0.5:
         score["collection"] += 4  # a grid of priced cards: a shop's category
-    elif group is not None and share >= 0.4 and group["titled"] >= 0.7 and group["avg"] <= 80:
+    elif group is not None and share >= 0.4 and group["titled"] >= TITLED and group["avg"] <= 80:
         score["listing"] += 4  # short entries that each lead somewhere by a titled link
     elif group is not None and share >= 0.4 and group["dated"] >= 0.7 and group["avg"] >= 15:
         score["forum"] += 2  # long signed and dated blocks: posts
