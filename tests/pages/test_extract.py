@@ -847,3 +847,24 @@ def test_which_pages_read_as_an_article_are_read_as_their_region():
     assert E._region_is_the_page("weak", {"entries": 0.5}, index, article)
     assert not E._region_is_the_page("weak", {"entries": 0.0}, index, article)  # no run of entries: not an index
     assert not E._region_is_the_page("strong", {"entries": 0.5}, index, article)
+
+
+def test_words_over_counts_as_word_count_does():
+    import random
+
+    import lxml.html
+
+    from worker.pages.extract.region import word_count, words_over
+
+    rnd = random.Random(7)
+    bits = ["a", "b c", " ", "  d ", "e ", " f", "\n", "x\ty", ""]
+    shapes = ["%s", "<b>%s</b>", "<i>%s<u>%s</u></i>"]
+    for _ in range(500):
+        html = "<div>%s</div>" % "".join(
+            rnd.choice(shapes).replace("%s", rnd.choice(bits), 1).replace("%s", rnd.choice(bits))
+            for _ in range(rnd.randint(1, 8))
+        )
+        el = lxml.html.fragment_fromstring(html)
+        n = word_count(el)
+        for limit in range(8):
+            assert words_over(el, limit) == (n > limit), (html, limit)

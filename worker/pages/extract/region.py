@@ -22,6 +22,7 @@ Pure functions over an lxml tree (which they copy); no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 
 TYPE_CHECKING = False
@@ -94,6 +95,23 @@ def word_count(el: HtmlElement) -> int:
         return len("".join(el.itertext()).split())
     except ValueError:
         return 0
+
+
+def words_over(el: HtmlElement, limit: int) -> bool:
+    """Whether el holds more than limit words; stops counting there (cheap on big elements)."""
+    n = 0
+    joined = False  # the text so far ends inside a word: a chunk going on from it continues that word
+    try:
+        for t in el.itertext():
+            if not t:
+                continue
+            n += len(t.split()) - (1 if joined and not t[0].isspace() and not t.isspace() else 0)
+            if n > limit:
+                return True
+            joined = not t[-1].isspace() if not t.isspace() else False
+    except ValueError:
+        return False
+    return False
 
 
 def chrome_named(el: HtmlElement) -> bool:
@@ -170,8 +188,10 @@ def _is_menu(el: HtmlElement) -> bool:
 def _is_link_bar(el: HtmlElement) -> bool:
     """A short block that is nothing but several short links (a repository's tabs, a
     tag cloud, "Home / Docs / Blog")."""
+    if words_over(el, LINK_BAR_WORDS):
+        return False
     words = word_count(el)
-    if not words or words > LINK_BAR_WORDS:
+    if not words:
         return False
     links = el.findall(".//a")
     if len(links) < 3:
@@ -184,7 +204,7 @@ def _is_link_bar(el: HtmlElement) -> bool:
 def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
     """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
     total = total if total is not None else max(1, word_count(root))
-    limit = KEEP_SHARE * total
+    most = math.ceil(KEEP_SHARE * total) - 1  # an element of more words than this is kept, whatever its name
     doomed: list[HtmlElement] = []
     for el in root.iter():
         if el is root or not isinstance(el.tag, str):
@@ -192,11 +212,11 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         tag = el.tag
         role = (el.get("role") or "").lower()
         if tag in LANDMARKS or role in LANDMARK_ROLES:
-            if word_count(el) < limit:
+            if not words_over(el, most):
                 doomed.append(el)
             continue
         if tag not in ("body", "main", "article") and chrome_named(el):
-            if word_count(el) < limit:
+            if not words_over(el, most):
                 doomed.append(el)
             continue
         if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
