@@ -275,9 +275,11 @@ def _doubtful(tree, t_text):
 
 
 def _product_only(tree, body):
-    from .region import drop_blocks_within, product_extras_text
+    from .product import chrome_text, drop_repeats, drop_within
+    from .region import product_extras_text
 
-    drop_blocks_within(body, product_extras_text(tree))
+    drop_within(body, product_extras_text(tree) + "\n" + chrome_text(tree))
+    drop_repeats(body)
 
 
 def _entries(root):

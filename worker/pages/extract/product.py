@@ -1,0 +1,141 @@
+"""Product pages: trafilatura's text trimmed to the product.
+
+trafilatura (balanced mode) finds a product's description and specifications well,
+but it also keeps what sits beside them on a shop's page: reviews, other products,
+the shop's shipping and cookie notices, and the same description repeated by every
+tab, variant or template that carries it. These functions filter trafilatura's
+result (not the page: pruning the page first makes trafilatura choose other, worse
+blocks as the content):
+
+1. blocks whose whole text lies inside the page's reviews, other products or chrome
+   are removed, looking inside lists and tables too (one review is one list item);
+2. a block that says again what an earlier block said is removed.
+
+Pure functions over lxml trees; no I/O.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+# trafilatura's containers whose parts may each be a review or another product
+CONTAINERS = frozenset(("list", "table", "div", "quote", "ul", "ol", "tbody", "thead"))
+DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
+BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
+CHUNK_CHARS = 40  # a long block is compared in pieces of this many characters (no white space)
+CHUNK_SHARE = 0.75  # ... and is inside the text when this share of its pieces are
+CHROME_WORDS_MIN = 5
+# The page's chrome on a shop: its header, menus and footer, cookie and newsletter
+# notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
+# overlays or asides: shops put the product's details and specifications in those.
+CHROME_TAGS = frozenset(("header", "nav", "footer"))
+CHROME_ROLES = frozenset(("navigation", "contentinfo", "search"))  # not "banner": shops misuse it for slides
+CHROME_PARTS = frozenset(
+    """
+nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr newsletter subscribe signup
+login signin sponsored advert advertisement ads promo related recommended suggested similar masthead
+""".split()
+)
+REPEAT_CHARS = 40  # a repeated line shorter than this ("Size", "Add to cart") may be a label
+
+
+def _own(el: HtmlElement) -> str:
+    """el's text without white space: trafilatura joins and splits lines differently
+    from the page's markup, so text is compared as its characters alone."""
+    return "".join("".join(el.itertext()).split())
+
+
+def _inside(own: str, text: str) -> bool:
+    """Whether own (a block's text) is in text, or nearly all of a long one is: trafilatura
+    leaves out short pieces ("Verified Purchase", "Helpful") from the middle of a review."""
+    if own in text:
+        return True
+    if len(own) < 2 * CHUNK_CHARS:
+        return False
+    chunks = [own[i : i + CHUNK_CHARS] for i in range(0, len(own) - CHUNK_CHARS + 1, CHUNK_CHARS)]
+    return sum(c in text for c in chunks) >= CHUNK_SHARE * len(chunks)
+
+
+def _doomed(el: HtmlElement, text: str, out: list[HtmlElement]) -> int:
+    """Collect el, or the parts of el, whose whole text is inside text; their length."""
+    own = _own(el)
+    if len(own) >= BLOCK_CHARS and _inside(own, text):
+        out.append(el)
+        return len(own)
+    if el.tag not in CONTAINERS:
+        return 0
+    return sum(_doomed(c, text, out) for c in el if isinstance(c.tag, str))
+
+
+def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX) -> None:
+    """Remove the blocks of body (trafilatura's result), or the items of its lists and
+    tables, whose whole text is found in text; nothing when they would be more than
+    ``most`` of body's text (then the page is not the product page it seemed)."""
+    from .region import _drop
+
+    if not text:
+        return
+    text = "".join(text.split())
+    doomed: list[HtmlElement] = []
+    gone = sum(_doomed(el, text, doomed) for el in body if isinstance(el.tag, str))
+    if not doomed or gone > most * len(_own(body)):
+        return
+    for el in doomed:
+        _drop(el)
+
+
+def drop_repeats(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that repeat an earlier block's text word for
+    word: a shop repeats a description in its tabs, variants and mobile layout, and a
+    reader reads it once."""
+    from .region import _drop
+
+    seen: set[str] = set()
+    doomed: list[HtmlElement] = []
+    for el in body:
+        if not isinstance(el.tag, str):
+            continue
+        own = _own(el)
+        if len(own) < REPEAT_CHARS:
+            continue
+        if own in seen:
+            doomed.append(el)
+        seen.add(own)
+    for el in doomed:
+        _drop(el)
+
+
+def _chrome(el: HtmlElement) -> bool:
+    from .region import _NAME_PARTS
+
+    if el.tag in CHROME_TAGS or (el.get("role") or "").lower() in CHROME_ROLES:
+        return True
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
+        if parts and (parts[0] in CHROME_PARTS or parts[-1] in CHROME_PARTS):
+            return True
+    return False
+
+
+def chrome_text(tree: HtmlElement) -> str:
+    """The text of the page's chrome (CHROME_TAGS, CHROME_ROLES, CHROME_PARTS), joined by
+    newlines; never of a block holding the page's <h1> or KEEP_SHARE of its words (a
+    template that wraps the content in its "footer" is no footer)."""
+    from .region import KEEP_SHARE, word_count
+
+    body = tree.find(".//body")
+    limit = KEEP_SHARE * word_count(body if body is not None else tree)
+    found: list[HtmlElement] = []
+    skip: set[HtmlElement] = set()
+    for el in tree.iter():
+        if not isinstance(el.tag, str) or el.tag in ("html", "body", "main"):
+            continue
+        if any(a in skip for a in el.iterancestors()):
+            continue
+        if _chrome(el) and el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
+            found.append(el)
+            skip.add(el)
+    return "\n".join("".join(el.itertext()) for el in found)
