@@ -21,8 +21,9 @@ docs/PERFORMANCE.md):
    Q&A site's posts are not posts); a listing's or collection's entries one line each.
    trafilatura takes over when the region is nearly empty.
 4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
-   lie inside the page's reviews and other products; the name, price and availability
-   from the page's schema.org data go first when the text does not say them.
+   lie inside the page's reviews, other products and chrome, and minus repeated blocks
+   (product.py); the name, price, availability and description from the page's
+   schema.org data go first when the text does not say them.
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
@@ -209,6 +210,9 @@ def _extract(html, url, fmt, result):
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         if t_doc is not None and t_doc.body is not None:
             _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
+            _stage(
+                result, "product-description", "the page's text is given as is", _product_description, tree, t_doc.body
+            )
             _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, t_doc.body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
@@ -282,6 +286,12 @@ def _product_only(tree, body):
     drop_repeats(body)
 
 
+def _product_description(tree, body):
+    from .product import add_description
+
+    add_description(tree, body)
+
+
 def _entries(root):
     from .region import compact_entries
 
@@ -300,7 +310,7 @@ def _product_facts(tree, body):
         return
     name, price, availability = facts
     have = " ".join(" ".join(body.itertext()).split())
-    if name and name in have:
+    if name and _name_said(name, have):
         name = None
     if price and _price_said(price.split()[0], have):
         price = None
@@ -310,6 +320,16 @@ def _product_facts(tree, body):
     p = etree.Element("p")
     p.text = " · ".join(parts)
     body.insert(0, p)
+
+
+def _name_said(name: str, text: str) -> bool:
+    """Whether text holds nearly all the words of the product's name: its data often adds
+    the shop's name ("White mug — Ghost Wares") or words the heading leaves out."""
+    import re
+
+    words = re.findall(r"\w+", name)
+    have = set(re.findall(r"\w+", text))
+    return sum(w in have for w in words) >= 0.8 * len(words)
 
 
 def _price_said(amount: str, text: str) -> bool:

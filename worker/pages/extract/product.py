@@ -27,6 +27,9 @@ DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, neve
 BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
 CHUNK_CHARS = 40  # a long block is compared in pieces of this many characters (no white space)
 CHUNK_SHARE = 0.75  # ... and is inside the text when this share of its pieces are
+PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
+DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
+DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
 CHROME_WORDS_MIN = 5
 # The page's chrome on a shop: its header, menus and footer, cookie and newsletter
 # notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
@@ -139,3 +142,50 @@ def chrome_text(tree: HtmlElement) -> str:
             found.append(el)
             skip.add(el)
     return "\n".join("".join(el.itertext()) for el in found)
+
+
+def ld_description(tree: HtmlElement) -> str | None:
+    """The description of the page's schema.org Product (JSON-LD), as plain text
+    (markup and entities some shops leave in it removed), or None."""
+    import html
+    import re
+
+    from .meta import _ld_type, json_ld_objects
+
+    for obj in json_ld_objects(tree):
+        if not any(t in PRODUCT_TYPES for t in _ld_type(obj)):
+            continue
+        desc = obj.get("description")
+        if isinstance(desc, str) and desc.strip():
+            if "%20" in desc and " " not in desc.strip():  # some shops URL-encode it
+                from urllib.parse import unquote
+
+                desc = unquote(desc)
+            text = html.unescape(re.sub(r"<[^>]*>", "\n", desc))
+            return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip()) or None
+    return None
+
+
+def add_description(tree: HtmlElement, body: HtmlElement) -> None:
+    """Put the product's description from its schema.org data first in body when the
+    extracted text leaves most of it out: a shop often shows its description in a tab
+    or accordion that trafilatura passes over, while its structured data states it."""
+    import re
+    from collections import Counter
+
+    from lxml import etree
+
+    desc = ld_description(tree)
+    if not desc:
+        return
+    words = Counter(re.findall(r"\w+", desc))
+    n = sum(words.values())
+    if n < DESCRIPTION_WORDS:
+        return
+    have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
+    if sum((words & have).values()) >= DESCRIPTION_SAID * n:
+        return
+    for line in reversed(desc.splitlines()):
+        p = etree.Element("p")
+        p.text = line
+        body.insert(0, p)

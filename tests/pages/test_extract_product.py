@@ -1,0 +1,87 @@
+"""worker.pages.extract.product: a product page's text trimmed to the product, from small hand-written pages."""
+
+import lxml.html
+
+from worker.pages.extract import product
+from worker.pages.extract.core import extract
+
+URL = "https://shop.example.com/product/trail-pack-25"
+DESCRIPTION = (
+    "A day pack of 25 litres with a ripstop nylon body, a water repellent finish and two side pockets "
+    "that hold a bottle each, sized for a full day on the trail."
+)
+
+
+def _body(markup: str):
+    return lxml.html.fragment_fromstring(markup, create_parent="div")
+
+
+def test_review_items_inside_a_list_are_dropped_and_the_rest_of_the_list_is_kept():
+    review = "I used it on many hikes this summer and it held up well, number %d."
+    body = _body(
+        "<p>%s</p><list><item>%s</item><item>%s</item><item>Capacity: 25 litres of room</item></list>"
+        % (DESCRIPTION, review % 1, review % 2)
+    )
+    product.drop_within(body, "Customer reviews\n" + "\n".join(review % i for i in range(3)))
+    text = body.text_content()
+    assert "many hikes" not in text and "Capacity: 25 litres" in text and "ripstop" in text
+
+
+def test_a_review_trafilatura_shortened_is_still_recognised():
+    said = (
+        "Great pack. I used it on many hikes this summer and it held up well; the straps stay comfortable for hours "
+        "and the side pockets hold a litre bottle each without it falling out on steep ground."
+    )
+    page = "Jane 5.0 out of 5 stars Verified Purchase " + said + " Helpful Report"
+    body = _body("<p>%s</p><p>Jane 5.0 out of 5 stars %s</p>" % (DESCRIPTION, said))
+    product.drop_within(body, page)
+    assert "many hikes" not in body.text_content() and "ripstop" in body.text_content()
+
+
+def test_a_repeated_description_is_given_once():
+    body = _body("<p>%s</p><p>Size</p><p>%s</p><p>Size</p>" % (DESCRIPTION, DESCRIPTION))
+    product.drop_repeats(body)
+    assert body.text_content().count("ripstop") == 1
+    assert body.text_content().count("Size") == 2  # short labels may repeat on purpose
+
+
+def test_chrome_text_is_the_shops_notices_not_the_product():
+    page = lxml.html.fromstring(
+        "<html><body><div class='cookie-banner'>We use cookies to give you the best experience on our site.</div>"
+        "<header class='site-header'><h1>Trail pack 25</h1><p>The pack for a whole day outdoors.</p></header>"
+        "<main><p>%s</p></main><nav>Home Packs Tents Stoves Sale Gifts</nav></body></html>" % DESCRIPTION
+    )
+    chrome = product.chrome_text(page)
+    assert "We use cookies" in chrome and "Home Packs" in chrome
+    assert "ripstop" not in chrome and "whole day outdoors" not in chrome  # a header holding the <h1> is no chrome
+
+
+def test_the_description_comes_from_the_products_data_when_the_text_leaves_it_out():
+    ld = (
+        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25", "description": "%s"}</script>'
+    )
+    page = lxml.html.fromstring("<html><head>%s</head><body><p>Buy now</p></body></html>" % (ld % DESCRIPTION))
+    body = _body("<p>Trail pack 25 · 89.00 USD</p><p>Add to cart and choose a colour below.</p>")
+    product.add_description(page, body)
+    assert body.text_content().startswith(DESCRIPTION)
+    body = _body("<p>%s</p>" % DESCRIPTION)
+    product.add_description(page, body)
+    assert body.text_content().count("ripstop") == 1  # said already: not again
+    encoded = lxml.html.fromstring("<html><head>%s</head><body></body></html>" % (ld % DESCRIPTION.replace(" ", "%20")))
+    assert product.ld_description(encoded) == DESCRIPTION
+
+
+def test_a_product_page_whose_description_is_only_in_its_data_still_says_it():
+    ld = (
+        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25", "description": "%s", '
+        '"offers": {"@type": "Offer", "price": "89.00", "priceCurrency": "USD"}}</script>' % DESCRIPTION
+    )
+    page = (
+        "<html><head><title>Trail pack 25</title>%s</head><body><main><h1>Trail pack 25</h1>"
+        "<p class='price'>$89.00</p><p>Free delivery on orders over $50 and free returns within 30 days of purchase."
+        "</p><table><tr><th>Capacity</th><td>25 litres</td></tr><tr><th>Weight</th><td>820 g</td></tr></table>"
+        "<button class='add-to-cart'>Add to cart</button></main></body></html>" % ld
+    )
+    r = extract(page, url=URL, fmt="text")
+    assert r["page_type"] == "product"
+    assert "ripstop nylon body" in r["text"] and r["text"].count("ripstop") == 1
