@@ -49,10 +49,11 @@ def test_chrome_text_is_the_shops_notices_not_the_product():
     page = lxml.html.fromstring(
         "<html><body><div class='cookie-banner'>We use cookies to give you the best experience on our site.</div>"
         "<header class='site-header'><h1>Trail pack 25</h1><p>The pack for a whole day outdoors.</p></header>"
-        "<main><p>%s</p></main><nav>Home Packs Tents Stoves Sale Gifts</nav></body></html>" % DESCRIPTION
+        "<main><p>%s</p></main><nav>Home Packs Tents Stoves Sale Gifts</nav>"
+        "<div id='newsletterSignup'>Get our news and offers by email every week</div></body></html>" % DESCRIPTION
     )
     chrome = product.chrome_text(page)
-    assert "We use cookies" in chrome and "Home Packs" in chrome
+    assert "We use cookies" in chrome and "Home Packs" in chrome and "offers by email" in chrome  # camelCase names too
     assert "ripstop" not in chrome and "whole day outdoors" not in chrome  # a header holding the <h1> is no chrome
 
 

@@ -112,12 +112,12 @@ def drop_repeats(body: HtmlElement) -> None:
 
 
 def _chrome(el: HtmlElement) -> bool:
-    from .region import _NAME_PARTS
+    from .region import _CAMEL, _NAME_PARTS
 
     if el.tag in CHROME_TAGS or (el.get("role") or "").lower() in CHROME_ROLES:
         return True
     for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
-        parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
+        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
         if parts and (parts[0] in CHROME_PARTS or parts[-1] in CHROME_PARTS):
             return True
     return False
