@@ -86,3 +86,17 @@ def test_a_product_page_whose_description_is_only_in_its_data_still_says_it():
     r = extract(page, url=URL, fmt="text")
     assert r["page_type"] == "product"
     assert "ripstop nylon body" in r["text"] and r["text"].count("ripstop") == 1
+
+
+def test_blocks_of_identifiers_are_dropped_and_sizes_and_part_numbers_kept():
+    uuids = (  # a shop's scrambled "Sponsored" labels
+        "9e3779b9-7f4a-7c15-f39c-c0605cedc835X3c6ef372-fe94-f82b-e739-80c0b9db906aXdaa66d2c-7ddf-7441-dad6-412116c9589f "
+        "78dde6e5-fd29-f057-ce73-018173b720d4S1715609f-7c74-6c6d-c20f-c1e1d0a4e909Sb54cda58-fbbe-e883-b5ac-82422d92b13e"
+    )
+    body = _body(
+        "<p>%s</p><p>%s</p><p>Sizes: Twin 64x90 39x75x16 71x98, Queen 90x90 60x80x16 90x102 and King too</p>"
+        "<p>Part number MTJV3LL/A, model B0D1XD1ZV3</p>" % (DESCRIPTION, uuids)
+    )
+    product.drop_identifiers(body)
+    text = body.text_content()
+    assert "9303097ac" not in text and "ripstop" in text and "39x75x16" in text and "B0D1XD1ZV3" in text

@@ -16,6 +16,8 @@ Pure functions over lxml trees; no I/O.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from lxml.html import HtmlElement  # no stubs: Any to the checker
@@ -27,6 +29,12 @@ DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, neve
 BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
 CHUNK_CHARS = 40  # a long block is compared in pieces of this many characters (no white space)
 CHUNK_SHARE = 0.75  # ... and is inside the text when this share of its pieces are
+GIBBERISH_CHARS = 60  # shorter blocks may be a list of part numbers
+GIBBERISH_SHARE = 0.6  # share of a block's word characters in letter-and-digit tokens
+_TOKEN = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+_SIZE = re.compile(r"\d+(?:x\d+)+$")
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
@@ -189,3 +197,28 @@ def add_description(tree: HtmlElement, body: HtmlElement) -> None:
         p = etree.Element("p")
         p.text = line
         body.insert(0, p)
+
+
+def _identifiers(own: str) -> bool:
+    """Whether a block's text is mostly identifiers (UUIDs, hashes: tokens that mix
+    letters and digits; not sizes like "39x75x16"), as when a shop scrambles its
+    sponsored items' labels."""
+    if len(own) < GIBBERISH_CHARS:
+        return False
+    tokens = _TOKEN.findall(own)
+    mixed = sum(len(t) for t in tokens if len(t) >= 4 and _DIGIT.search(t) and _LETTER.search(t) and not _SIZE.match(t))
+    return mixed >= GIBBERISH_SHARE * sum(len(t) for t in tokens)
+
+
+def drop_identifiers(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that are mostly identifiers: leaked markup,
+    never the product's text (a part number stands among words)."""
+    from .region import _drop
+
+    # tables are left alone: a table of part numbers or sizes is a specification
+    for el in [
+        el
+        for el in body
+        if isinstance(el.tag, str) and el.tag not in ("table", "list") and _identifiers(" ".join(el.itertext()))
+    ]:
+        _drop(el)
