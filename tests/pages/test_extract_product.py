@@ -100,3 +100,32 @@ def test_blocks_of_identifiers_are_dropped_and_sizes_and_part_numbers_kept():
     product.drop_identifiers(body)
     text = body.text_content()
     assert "9303097ac" not in text and "ripstop" in text and "39x75x16" in text and "B0D1XD1ZV3" in text
+
+
+def test_specification_tables_the_text_leaves_out_are_added_once_and_not_hidden_or_review_ones():
+    page = lxml.html.fromstring(
+        "<html><body><main><p>%s</p>"
+        "<div style='display:none' class='accordion-panel'><dl><dt>Frame</dt><dd>Aluminium</dd>"
+        "<dt>Weight</dt><dd>820 g</dd><dt>Capacity</dt><dd>25 litres</dd></dl></div>"
+        "<dl class='hidden'><dt>internal_code</dt><dd>X1</dd><dt>tier_price</dt><dd>20.00</dd></dl>"
+        "<div class='reviews'><table><tr><td>Comfort</td><td>5 stars</td></tr><tr><td>Value</td><td>4 stars</td></tr>"
+        "</table></div><table><tr><th>Colour</th><td>Green</td></tr><tr><th>Warranty</th><td>Two years</td></tr></table>"
+        "</main></body></html>" % DESCRIPTION
+    )
+    body = _body("<p>%s</p><p>Colour: Green. Warranty: Two years.</p>" % DESCRIPTION)
+    product.add_specifications(page, body)
+    rows = [[c.text for c in row] for row in body.iter("row")]
+    assert rows == [["Frame", "Aluminium"], ["Weight", "820 g"], ["Capacity", "25 litres"]]  # a collapsed panel counts
+
+
+def test_a_product_pages_specification_list_is_in_its_text_once():
+    specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
+    text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]
+    assert "ripstop" in text and text.count("Feature 11") == 1 and "Value 11" in text
+
+
+PRODUCT_PAGE_WITH_SPECS = """<html><head><title>Trail pack 25</title>
+<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25"}</script></head><body>
+<main><h1>Trail pack 25</h1><p class="price">$89.00</p><div class="description"><p>%s</p>
+<p>The padded back panel and shoulder straps carry a full load in comfort, and the hip belt stows away.</p></div>
+<div class="specs"><h2>Specifications</h2><dl>%s</dl></div></main></body></html>"""

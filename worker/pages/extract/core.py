@@ -210,10 +210,10 @@ def _extract(html, url, fmt, result):
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         if t_doc is not None and t_doc.body is not None:
             _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
-            _stage(
-                result, "product-description", "the page's text is given as is", _product_description, tree, t_doc.body
-            )
-            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, t_doc.body)
+            body = t_doc.body
+            _stage(result, "product-specifications", "the page's text is given as is", _product_specs, tree, body)
+            _stage(result, "product-description", "the page's text is given as is", _product_description, tree, body)
+            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -291,6 +291,12 @@ def _product_description(tree, body):
     from .product import add_description
 
     add_description(tree, body)
+
+
+def _product_specs(tree, body):
+    from .product import add_specifications
+
+    add_specifications(tree, body)
 
 
 def _entries(root):

@@ -38,6 +38,9 @@ _SIZE = re.compile(r"\d+(?:x\d+)+$")
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
+SPEC_ROWS = (2, 200)  # fewer is a line, not a table; more is a size chart or a price list
+HIDDEN_CLASSES = frozenset(("hide", "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only"))
+SPEC_SAID = 0.5  # the text holds this share of a table's words: it has the table already
 CHROME_WORDS_MIN = 5
 # The page's chrome on a shop: its header, menus and footer, cookie and newsletter
 # notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
@@ -222,3 +225,71 @@ def drop_identifiers(body: HtmlElement) -> None:
         if isinstance(el.tag, str) and el.tag not in ("table", "list") and _identifiers(" ".join(el.itertext()))
     ]:
         _drop(el)
+
+
+def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
+    """The (name, value) pairs of a specification table: <table> rows of two cells, a
+    <dl>'s terms and definitions."""
+    from .region import _product_extra
+
+    def say(x: HtmlElement) -> str:
+        return " ".join(" ".join(x.itertext()).split())
+
+    pairs: list[tuple[str, str]] = []
+    if el.tag == "dl":
+        name = None
+        for c in el.iter("dt", "dd"):
+            if c.tag == "dt":
+                name = say(c)
+            elif name:
+                value = say(c)
+                if value:
+                    pairs.append((name, value))
+                name = None
+        return pairs
+    for row in el.iter("tr"):
+        cells = [c for c in row if c.tag in ("td", "th")]
+        if len(cells) == 2 and not _product_extra(row):
+            name, value = say(cells[0]), say(cells[1])
+            if name and value:
+                pairs.append((name, value))
+    return pairs
+
+
+def _kept_out(el: HtmlElement) -> bool:
+    """Whether el is chrome, a review or another product, or hidden by its class name
+    ("hide", "hidden": shops keep internal fields so). Not an inline style: collapsed
+    accordions and tabs hide the product's own specifications so."""
+    from .region import _product_extra
+
+    if _chrome(el) or _product_extra(el):
+        return True
+    return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
+
+
+def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
+    """Add the page's specification tables (<table>s of name and value rows, <dl>s) that
+    the extracted text leaves out, after it, as trafilatura writes tables: trafilatura
+    drops short lines, and a shop's specifications are nothing else. Not those inside
+    the page's chrome, reviews or other products."""
+    import re
+    from collections import Counter
+
+    from lxml import etree
+
+    have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
+    for el in tree.iter("table", "dl"):
+        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors()):
+            continue
+        pairs = _pairs(el)
+        if not SPEC_ROWS[0] <= len(pairs) <= SPEC_ROWS[1]:
+            continue
+        words = Counter(re.findall(r"\w+", " ".join(n + " " + v for n, v in pairs)))
+        if sum((words & have).values()) >= SPEC_SAID * sum(words.values()):
+            continue
+        table = etree.SubElement(body, "table")
+        for name, value in pairs:
+            row = etree.SubElement(table, "row")
+            etree.SubElement(row, "cell").text = name
+            etree.SubElement(row, "cell").text = value
+        have += words
