@@ -129,3 +129,15 @@ PRODUCT_PAGE_WITH_SPECS = """<html><head><title>Trail pack 25</title>
 <main><h1>Trail pack 25</h1><p class="price">$89.00</p><div class="description"><p>%s</p>
 <p>The padded back panel and shoulder straps carry a full load in comfort, and the hip belt stows away.</p></div>
 <div class="specs"><h2>Specifications</h2><dl>%s</dl></div></main></body></html>"""
+
+
+def test_a_list_of_name_value_items_is_a_specification_and_a_track_list_is_not():
+    page = lxml.html.fromstring(
+        "<html><body><main><p>%s</p><ul><li><strong>OS:</strong> Windows 10</li><li><strong>Memory:</strong> 8 GB"
+        "</li><li>Storage: 150 GB available space</li></ul><ul><li>Ballad dry 0:37</li><li>Blues wet 1:22</li>"
+        "<li>Funk dry 2:05</li></ul></main></body></html>" % DESCRIPTION
+    )
+    body = _body("<p>%s</p>" % DESCRIPTION)
+    product.add_specifications(page, body)
+    rows = [[c.text for c in row] for row in body.iter("row")]
+    assert rows == [["OS", "Windows 10"], ["Memory", "8 GB"], ["Storage", "150 GB available space"]]

@@ -39,6 +39,9 @@ PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
 SPEC_ROWS = (2, 200)  # fewer is a line, not a table; more is a size chart or a price list
+_LABELLED = re.compile(r"([^:]{1,40}):\s*(\S.*)$")  # "Memory: 8 GB RAM"
+_CLOCK = re.compile(r"\d:\d\d")  # "Track 1 0:37" is a time, not a name and a value
+LIST_PAIRS_SHARE = 0.8  # share of a list's items that must read "name: value"
 HIDDEN_CLASSES = frozenset(("hide", "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only"))
 SPEC_SAID = 0.5  # the text holds this share of a table's words: it has the table already
 CHROME_WORDS_MIN = 5
@@ -229,7 +232,7 @@ def drop_identifiers(body: HtmlElement) -> None:
 
 def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
     """The (name, value) pairs of a specification table: <table> rows of two cells, a
-    <dl>'s terms and definitions."""
+    <dl>'s terms and definitions, a list whose items nearly all read "name: value"."""
     from .region import _product_extra
 
     def say(x: HtmlElement) -> str:
@@ -247,6 +250,12 @@ def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
                     pairs.append((name, value))
                 name = None
         return pairs
+    if el.tag in ("ul", "ol"):
+        items = [say(li) for li in el if li.tag == "li"]
+        found = [m for m in (_LABELLED.match(x) for x in items) if m and not _CLOCK.search(m.group(0))]
+        if len(found) < LIST_PAIRS_SHARE * len(items):
+            return []
+        return [(m.group(1).strip(), m.group(2).strip()) for m in found]
     for row in el.iter("tr"):
         cells = [c for c in row if c.tag in ("td", "th")]
         if len(cells) == 2 and not _product_extra(row):
@@ -278,7 +287,7 @@ def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
     from lxml import etree
 
     have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
-    for el in tree.iter("table", "dl"):
+    for el in tree.iter("table", "dl", "ul", "ol"):
         if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors()):
             continue
         pairs = _pairs(el)
