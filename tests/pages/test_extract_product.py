@@ -141,3 +141,12 @@ def test_a_list_of_name_value_items_is_a_specification_and_a_track_list_is_not()
     product.add_specifications(page, body)
     rows = [[c.text for c in row] for row in body.iter("row")]
     assert rows == [["OS", "Windows 10"], ["Memory", "8 GB"], ["Storage", "150 GB available space"]]
+
+
+def test_a_cookie_notice_is_dropped_and_a_biscuits_description_kept():
+    body = _body(
+        "<p>Oat cookies baked with butter and a pinch of sea salt, twelve cookies to a tin.</p>"
+        "<p>We use cookies to improve your browsing experience and, with your consent, for advertising.</p>"
+    )
+    product.drop_consent(body)
+    assert "Oat cookies" in body.text_content() and "your consent" not in body.text_content()

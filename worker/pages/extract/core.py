@@ -279,12 +279,13 @@ def _doubtful(tree, t_text):
 
 
 def _product_only(tree, body):
-    from .product import chrome_text, drop_identifiers, drop_repeats, drop_within
+    from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within
     from .region import product_extras_text
 
     drop_within(body, product_extras_text(tree) + "\n" + chrome_text(tree))
     drop_repeats(body)
     drop_identifiers(body)
+    drop_consent(body)
 
 
 def _product_description(tree, body):

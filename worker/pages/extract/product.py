@@ -35,6 +35,8 @@ _TOKEN = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[^\W\d_]")
 _SIZE = re.compile(r"\d+(?:x\d+)+$")
+_COOKIE = re.compile(r"\bcookies?\b", re.I)
+_CONSENT = re.compile(r"\b(?:consent|privacy|browser|browsing|website|third[- ]party|opt[- ]out|tracking)\b", re.I)
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
@@ -302,3 +304,17 @@ def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
             etree.SubElement(row, "cell").text = name
             etree.SubElement(row, "cell").text = value
         have += words
+
+
+def _consent(text: str) -> bool:
+    return bool(_COOKIE.search(text) and _CONSENT.search(text))
+
+
+def drop_consent(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that speak of the site's cookies and consent,
+    privacy or browsers: a cookie notice is never a product's text (a biscuit's
+    description speaks of cookies, not of consent to them)."""
+    from .region import _drop
+
+    for el in [el for el in body if isinstance(el.tag, str) and _consent(" ".join(el.itertext()))]:
+        _drop(el)
