@@ -16,6 +16,7 @@ Pure functions over lxml trees; no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 
 TYPE_CHECKING = False
@@ -128,11 +129,19 @@ def drop_repeats(body: HtmlElement) -> None:
 
 
 def _chrome(el: HtmlElement) -> bool:
-    from .region import _CAMEL, _NAME_PARTS
-
+    """Whether el is the page's chrome: by its tag, its role, or a class name or id that
+    starts or ends with a CHROME_PARTS word ("site-footer", "newsletterSignup")."""
     if el.tag in CHROME_TAGS or (el.get("role") or "").lower() in CHROME_ROLES:
         return True
-    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+    cls, ident = el.get("class"), el.get("id")
+    return bool(cls and _chrome_name(cls)) or bool(ident and _chrome_name(ident))
+
+
+@functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
+def _chrome_name(names: str) -> bool:
+    from .region import _CAMEL, _NAME_PARTS
+
+    for name in names.split():
         parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
         if parts and (parts[0] in CHROME_PARTS or parts[-1] in CHROME_PARTS):
             return True
@@ -148,15 +157,14 @@ def chrome_text(tree: HtmlElement) -> str:
     body = tree.find(".//body")
     limit = KEEP_SHARE * word_count(body if body is not None else tree)
     found: list[HtmlElement] = []
-    skip: set[HtmlElement] = set()
-    for el in tree.iter():
-        if not isinstance(el.tag, str) or el.tag in ("html", "body", "main"):
-            continue
-        if any(a in skip for a in el.iterancestors()):
-            continue
-        if _chrome(el) and el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
-            found.append(el)
-            skip.add(el)
+    stack = [tree]
+    while stack:  # a walk that does not go below what it found: one visit per element
+        el = stack.pop()
+        if el.tag not in ("html", "body", "main") and _chrome(el):
+            if el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
+                found.append(el)
+                continue
+        stack.extend(c for c in el if isinstance(c.tag, str))
     return "\n".join("".join(el.itertext()) for el in found)
 
 
