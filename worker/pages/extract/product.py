@@ -9,7 +9,13 @@ blocks as the content):
 
 1. blocks whose whole text lies inside the page's reviews, other products or chrome
    are removed, looking inside lists and tables too (one review is one list item);
-2. a block that says again what an earlier block said is removed.
+2. a block that says again what an earlier block said is removed, and so are blocks
+   of identifiers (scrambled labels) and cookie notices.
+
+Then what trafilatura leaves out is added from what the page states plainly: its
+specification tables (tables of name and value rows, <dl>s, lists of "name: value"
+items), and the description of its schema.org Product when the text lacks most of it.
+Every rule is a reader's reason, never a site's name.
 
 Pure functions over lxml trees; no I/O.
 """
@@ -47,7 +53,7 @@ _CLOCK = re.compile(r"\d:\d\d")  # "Track 1 0:37" is a time, not a name and a va
 LIST_PAIRS_SHARE = 0.8  # share of a list's items that must read "name: value"
 HIDDEN_CLASSES = frozenset(("hide", "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only"))
 SPEC_SAID = 0.5  # the text holds this share of a table's words: it has the table already
-CHROME_WORDS_MIN = 5
+CHROME_WORDS_MIN = 5  # a shorter "menu" is a button or a label, whose words the product may use too
 # The page's chrome on a shop: its header, menus and footer, cookie and newsletter
 # notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
 # overlays or asides: shops put the product's details and specifications in those.
