@@ -150,3 +150,12 @@ def test_a_cookie_notice_is_dropped_and_a_biscuits_description_kept():
     )
     product.drop_consent(body)
     assert "Oat cookies" in body.text_content() and "your consent" not in body.text_content()
+
+
+def test_a_line_the_menu_repeats_stays_when_the_page_says_it_outside_the_menu_too():
+    menu = "Build relationships with a single, shared view of every customer."
+    body = _body("<p>%s</p><p>%s</p>" % (menu, DESCRIPTION))
+    product.drop_within(body, menu, page="\n".join((menu, menu, DESCRIPTION)))  # the menu's, then the content's
+    assert menu in body.text_content()
+    product.drop_within(body, menu, page="\n".join((menu, DESCRIPTION)))  # the menu's only
+    assert menu not in body.text_content() and "ripstop" in body.text_content()

@@ -282,7 +282,10 @@ def _product_only(tree, body):
     from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within
     from .region import product_extras_text
 
-    drop_within(body, product_extras_text(tree) + "\n" + chrome_text(tree))
+    drop_within(body, product_extras_text(tree))
+    # the shop's menus and footers may repeat the content's lines: those stay
+    page = tree.find(".//body")
+    drop_within(body, chrome_text(tree), page="".join((page if page is not None else tree).itertext()))
     drop_repeats(body)
     drop_identifiers(body)
     drop_consent(body)
@@ -318,7 +321,7 @@ def _product_facts(tree, body):
         return
     name, price, availability = facts
     have = " ".join(" ".join(body.itertext()).split())
-    if name and _name_said(name, have):
+    if name and name in have:
         name = None
     if price and _price_said(price.split()[0], have):
         price = None
@@ -328,16 +331,6 @@ def _product_facts(tree, body):
     p = etree.Element("p")
     p.text = " · ".join(parts)
     body.insert(0, p)
-
-
-def _name_said(name: str, text: str) -> bool:
-    """Whether text holds nearly all the words of the product's name: its data often adds
-    the shop's name ("White mug — Ghost Wares") or words the heading leaves out."""
-    import re
-
-    words = re.findall(r"\w+", name)
-    have = set(re.findall(r"\w+", text))
-    return sum(w in have for w in words) >= 0.8 * len(words)
 
 
 def _price_said(amount: str, text: str) -> bool:

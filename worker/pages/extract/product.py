@@ -85,28 +85,32 @@ def _inside(own: str, text: str) -> bool:
     return sum(c in text for c in chunks) >= CHUNK_SHARE * len(chunks)
 
 
-def _doomed(el: HtmlElement, text: str, out: list[HtmlElement]) -> int:
-    """Collect el, or the parts of el, whose whole text is inside text; their length."""
+def _doomed(el: HtmlElement, text: str, out: list[HtmlElement], page: str | None) -> int:
+    """Collect el, or the parts of el, whose whole text is inside text (and not also
+    elsewhere in page, when given); their length."""
     own = _own(el)
-    if len(own) >= BLOCK_CHARS and _inside(own, text):
+    if len(own) >= BLOCK_CHARS and _inside(own, text) and (page is None or page.count(own) <= text.count(own)):
         out.append(el)
         return len(own)
     if el.tag not in CONTAINERS:
         return 0
-    return sum(_doomed(c, text, out) for c in el if isinstance(c.tag, str))
+    return sum(_doomed(c, text, out, page) for c in el if isinstance(c.tag, str))
 
 
-def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX) -> None:
+def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str | None = None) -> None:
     """Remove the blocks of body (trafilatura's result), or the items of its lists and
     tables, whose whole text is found in text; nothing when they would be more than
-    ``most`` of body's text (then the page is not the product page it seemed)."""
+    ``most`` of body's text (then the page is not the product page it seemed). With
+    ``page`` (the page's whole text), a block the page says more often than text does
+    stands outside text too, and stays: a menu that repeats the content's lines."""
     from .region import _drop
 
     if not text:
         return
     text = "".join(text.split())
+    page = "".join(page.split()) if page is not None else None
     doomed: list[HtmlElement] = []
-    gone = sum(_doomed(el, text, doomed) for el in body if isinstance(el.tag, str))
+    gone = sum(_doomed(el, text, doomed, page) for el in body if isinstance(el.tag, str))
     if not doomed or gone > most * len(_own(body)):
         return
     for el in doomed:
