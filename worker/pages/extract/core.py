@@ -21,8 +21,9 @@ docs/PERFORMANCE.md):
    Q&A site's posts are not posts); a listing's or collection's entries one line each.
    trafilatura takes over when the region is nearly empty.
 4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
-   lie inside the page's reviews and other products; the name, price and availability
-   from the page's schema.org data go first when the text does not say them.
+   lie inside the page's reviews, other products and chrome, and minus repeated blocks
+   (product.py); the name, price, availability and description from the page's
+   schema.org data go first when the text does not say them.
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
@@ -229,7 +230,10 @@ def _extract(html, url, fmt, result):
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         if t_doc is not None and t_doc.body is not None:
             _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
-            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, t_doc.body)
+            body = t_doc.body
+            _stage(result, "product-specifications", "the page's text is given as is", _product_specs, tree, body)
+            _stage(result, "product-description", "the page's text is given as is", _product_description, tree, body)
+            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -334,9 +338,28 @@ def _doubtful(tree, t_text):
 
 
 def _product_only(tree, body):
-    from .region import drop_blocks_within, product_extras_text
+    from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within
+    from .region import product_extras_text
 
-    drop_blocks_within(body, product_extras_text(tree))
+    drop_within(body, product_extras_text(tree))
+    # the shop's menus and footers may repeat the content's lines: those stay
+    page = tree.find(".//body")
+    drop_within(body, chrome_text(tree), page="".join((page if page is not None else tree).itertext()))
+    drop_repeats(body)
+    drop_identifiers(body)
+    drop_consent(body)
+
+
+def _product_description(tree, body):
+    from .product import add_description
+
+    add_description(tree, body)
+
+
+def _product_specs(tree, body):
+    from .product import add_specifications
+
+    add_specifications(tree, body)
 
 
 def _entries(root):

@@ -1,0 +1,161 @@
+"""worker.pages.extract.product: a product page's text trimmed to the product, from small hand-written pages."""
+
+import lxml.html
+
+from worker.pages.extract import product
+from worker.pages.extract.core import extract
+
+URL = "https://shop.example.com/product/trail-pack-25"
+DESCRIPTION = (
+    "A day pack of 25 litres with a ripstop nylon body, a water repellent finish and two side pockets "
+    "that hold a bottle each, sized for a full day on the trail."
+)
+
+
+def _body(markup: str):
+    return lxml.html.fragment_fromstring(markup, create_parent="div")
+
+
+def test_review_items_inside_a_list_are_dropped_and_the_rest_of_the_list_is_kept():
+    review = "I used it on many hikes this summer and it held up well, number %d."
+    body = _body(
+        "<p>%s</p><list><item>%s</item><item>%s</item><item>Capacity: 25 litres of room</item></list>"
+        % (DESCRIPTION, review % 1, review % 2)
+    )
+    product.drop_within(body, "Customer reviews\n" + "\n".join(review % i for i in range(3)))
+    text = body.text_content()
+    assert "many hikes" not in text and "Capacity: 25 litres" in text and "ripstop" in text
+
+
+def test_a_review_trafilatura_shortened_is_still_recognised():
+    said = (
+        "Great pack. I used it on many hikes this summer and it held up well; the straps stay comfortable for hours "
+        "and the side pockets hold a litre bottle each without it falling out on steep ground."
+    )
+    page = "Jane 5.0 out of 5 stars Verified Purchase " + said + " Helpful Report"
+    body = _body("<p>%s</p><p>Jane 5.0 out of 5 stars %s</p>" % (DESCRIPTION, said))
+    product.drop_within(body, page)
+    assert "many hikes" not in body.text_content() and "ripstop" in body.text_content()
+
+
+def test_a_repeated_description_is_given_once():
+    body = _body("<p>%s</p><p>Size</p><p>%s</p><p>Size</p>" % (DESCRIPTION, DESCRIPTION))
+    product.drop_repeats(body)
+    assert body.text_content().count("ripstop") == 1
+    assert body.text_content().count("Size") == 2  # short labels may repeat on purpose
+
+
+def test_chrome_text_is_the_shops_notices_not_the_product():
+    page = lxml.html.fromstring(
+        "<html><body><div class='cookie-banner'>We use cookies to give you the best experience on our site.</div>"
+        "<header class='site-header'><h1>Trail pack 25</h1><p>The pack for a whole day outdoors.</p></header>"
+        "<main><p>%s</p></main><nav>Home Packs Tents Stoves Sale Gifts</nav>"
+        "<div id='newsletterSignup'>Get our news and offers by email every week</div></body></html>" % DESCRIPTION
+    )
+    chrome = product.chrome_text(page)
+    assert "We use cookies" in chrome and "Home Packs" in chrome and "offers by email" in chrome  # camelCase names too
+    assert "ripstop" not in chrome and "whole day outdoors" not in chrome  # a header holding the <h1> is no chrome
+
+
+def test_the_description_comes_from_the_products_data_when_the_text_leaves_it_out():
+    ld = (
+        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25", "description": "%s"}</script>'
+    )
+    page = lxml.html.fromstring("<html><head>%s</head><body><p>Buy now</p></body></html>" % (ld % DESCRIPTION))
+    body = _body("<p>Trail pack 25 · 89.00 USD</p><p>Add to cart and choose a colour below.</p>")
+    product.add_description(page, body)
+    assert body.text_content().startswith(DESCRIPTION)
+    body = _body("<p>%s</p>" % DESCRIPTION)
+    product.add_description(page, body)
+    assert body.text_content().count("ripstop") == 1  # said already: not again
+    encoded = lxml.html.fromstring("<html><head>%s</head><body></body></html>" % (ld % DESCRIPTION.replace(" ", "%20")))
+    assert product.ld_description(encoded) == DESCRIPTION
+
+
+def test_a_product_page_whose_description_is_only_in_its_data_still_says_it():
+    ld = (
+        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25", "description": "%s", '
+        '"offers": {"@type": "Offer", "price": "89.00", "priceCurrency": "USD"}}</script>' % DESCRIPTION
+    )
+    page = (
+        "<html><head><title>Trail pack 25</title>%s</head><body><main><h1>Trail pack 25</h1>"
+        "<p class='price'>$89.00</p><p>Free delivery on orders over $50 and free returns within 30 days of purchase."
+        "</p><table><tr><th>Capacity</th><td>25 litres</td></tr><tr><th>Weight</th><td>820 g</td></tr></table>"
+        "<button class='add-to-cart'>Add to cart</button></main></body></html>" % ld
+    )
+    r = extract(page, url=URL, fmt="text")
+    assert r["page_type"] == "product"
+    assert "ripstop nylon body" in r["text"] and r["text"].count("ripstop") == 1
+
+
+def test_blocks_of_identifiers_are_dropped_and_sizes_and_part_numbers_kept():
+    uuids = (  # a shop's scrambled "Sponsored" labels
+        "9e3779b9-7f4a-7c15-f39c-c0605cedc835X3c6ef372-fe94-f82b-e739-80c0b9db906aXdaa66d2c-7ddf-7441-dad6-412116c9589f "
+        "78dde6e5-fd29-f057-ce73-018173b720d4S1715609f-7c74-6c6d-c20f-c1e1d0a4e909Sb54cda58-fbbe-e883-b5ac-82422d92b13e"
+    )
+    body = _body(
+        "<p>%s</p><p>%s</p><p>Sizes: Twin 64x90 39x75x16 71x98, Queen 90x90 60x80x16 90x102 and King too</p>"
+        "<p>Part number MTJV3LL/A, model B0D1XD1ZV3</p>" % (DESCRIPTION, uuids)
+    )
+    product.drop_identifiers(body)
+    text = body.text_content()
+    assert "9303097ac" not in text and "ripstop" in text and "39x75x16" in text and "B0D1XD1ZV3" in text
+
+
+def test_specification_tables_the_text_leaves_out_are_added_once_and_not_hidden_or_review_ones():
+    page = lxml.html.fromstring(
+        "<html><body><main><p>%s</p>"
+        "<div style='display:none' class='accordion-panel'><dl><dt>Frame</dt><dd>Aluminium</dd>"
+        "<dt>Weight</dt><dd>820 g</dd><dt>Capacity</dt><dd>25 litres</dd></dl></div>"
+        "<dl class='hidden'><dt>internal_code</dt><dd>X1</dd><dt>tier_price</dt><dd>20.00</dd></dl>"
+        "<div class='reviews'><table><tr><td>Comfort</td><td>5 stars</td></tr><tr><td>Value</td><td>4 stars</td></tr>"
+        "</table></div><table><tr><th>Colour</th><td>Green</td></tr><tr><th>Warranty</th><td>Two years</td></tr></table>"
+        "</main></body></html>" % DESCRIPTION
+    )
+    body = _body("<p>%s</p><p>Colour: Green. Warranty: Two years.</p>" % DESCRIPTION)
+    product.add_specifications(page, body)
+    rows = [[c.text for c in row] for row in body.iter("row")]
+    assert rows == [["Frame", "Aluminium"], ["Weight", "820 g"], ["Capacity", "25 litres"]]  # a collapsed panel counts
+
+
+def test_a_product_pages_specification_list_is_in_its_text_once():
+    specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
+    text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]
+    assert "ripstop" in text and text.count("Feature 11") == 1 and "Value 11" in text
+
+
+PRODUCT_PAGE_WITH_SPECS = """<html><head><title>Trail pack 25</title>
+<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25"}</script></head><body>
+<main><h1>Trail pack 25</h1><p class="price">$89.00</p><div class="description"><p>%s</p>
+<p>The padded back panel and shoulder straps carry a full load in comfort, and the hip belt stows away.</p></div>
+<div class="specs"><h2>Specifications</h2><dl>%s</dl></div></main></body></html>"""
+
+
+def test_a_list_of_name_value_items_is_a_specification_and_a_track_list_is_not():
+    page = lxml.html.fromstring(
+        "<html><body><main><p>%s</p><ul><li><strong>OS:</strong> Windows 10</li><li><strong>Memory:</strong> 8 GB"
+        "</li><li>Storage: 150 GB available space</li></ul><ul><li>Ballad dry 0:37</li><li>Blues wet 1:22</li>"
+        "<li>Funk dry 2:05</li></ul></main></body></html>" % DESCRIPTION
+    )
+    body = _body("<p>%s</p>" % DESCRIPTION)
+    product.add_specifications(page, body)
+    rows = [[c.text for c in row] for row in body.iter("row")]
+    assert rows == [["OS", "Windows 10"], ["Memory", "8 GB"], ["Storage", "150 GB available space"]]
+
+
+def test_a_cookie_notice_is_dropped_and_a_biscuits_description_kept():
+    body = _body(
+        "<p>Oat cookies baked with butter and a pinch of sea salt, twelve cookies to a tin.</p>"
+        "<p>We use cookies to improve your browsing experience and, with your consent, for advertising.</p>"
+    )
+    product.drop_consent(body)
+    assert "Oat cookies" in body.text_content() and "your consent" not in body.text_content()
+
+
+def test_a_line_the_menu_repeats_stays_when_the_page_says_it_outside_the_menu_too():
+    menu = "Build relationships with a single, shared view of every customer."
+    body = _body("<p>%s</p><p>%s</p>" % (menu, DESCRIPTION))
+    product.drop_within(body, menu, page="\n".join((menu, menu, DESCRIPTION)))  # the menu's, then the content's
+    assert menu in body.text_content()
+    product.drop_within(body, menu, page="\n".join((menu, DESCRIPTION)))  # the menu's only
+    assert menu not in body.text_content() and "ripstop" in body.text_content()

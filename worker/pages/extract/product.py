@@ -1,0 +1,338 @@
+"""Product pages: trafilatura's text trimmed to the product.
+
+trafilatura (balanced mode) finds a product's description and specifications well,
+but it also keeps what sits beside them on a shop's page: reviews, other products,
+the shop's shipping and cookie notices, and the same description repeated by every
+tab, variant or template that carries it. These functions filter trafilatura's
+result (not the page: pruning the page first makes trafilatura choose other, worse
+blocks as the content):
+
+1. blocks whose whole text lies inside the page's reviews, other products or chrome
+   are removed, looking inside lists and tables too (one review is one list item);
+2. a block that says again what an earlier block said is removed, and so are blocks
+   of identifiers (scrambled labels) and cookie notices.
+
+Then what trafilatura leaves out is added from what the page states plainly: its
+specification tables (tables of name and value rows, <dl>s, lists of "name: value"
+items), and the description of its schema.org Product when the text lacks most of it.
+Every rule is a reader's reason, never a site's name.
+
+Pure functions over lxml trees; no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+# trafilatura's containers whose parts may each be a review or another product
+CONTAINERS = frozenset(("list", "table", "div", "quote", "ul", "ol", "tbody", "thead"))
+DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
+BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
+CHUNK_CHARS = 40  # a long block is compared in pieces of this many characters (no white space)
+CHUNK_SHARE = 0.75  # ... and is inside the text when this share of its pieces are
+GIBBERISH_CHARS = 60  # shorter blocks may be a list of part numbers
+GIBBERISH_SHARE = 0.6  # share of a block's word characters in letter-and-digit tokens
+_TOKEN = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+_SIZE = re.compile(r"\d+(?:x\d+)+$")
+_COOKIE = re.compile(r"\bcookies?\b", re.I)
+_CONSENT = re.compile(r"\b(?:consent|privacy|browser|browsing|website|third[- ]party|opt[- ]out|tracking)\b", re.I)
+PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
+DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
+DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
+SPEC_ROWS = (2, 200)  # fewer is a line, not a table; more is a size chart or a price list
+_LABELLED = re.compile(r"([^:]{1,40}):\s*(\S.*)$")  # "Memory: 8 GB RAM"
+_CLOCK = re.compile(r"\d:\d\d")  # "Track 1 0:37" is a time, not a name and a value
+LIST_PAIRS_SHARE = 0.8  # share of a list's items that must read "name: value"
+HIDDEN_CLASSES = frozenset(("hide", "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only"))
+SPEC_SAID = 0.5  # the text holds this share of a table's words: it has the table already
+CHROME_WORDS_MIN = 5  # a shorter "menu" is a button or a label, whose words the product may use too
+# The page's chrome on a shop: its header, menus and footer, cookie and newsletter
+# notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
+# overlays or asides: shops put the product's details and specifications in those.
+CHROME_TAGS = frozenset(("header", "nav", "footer"))
+CHROME_ROLES = frozenset(("navigation", "contentinfo", "search"))  # not "banner": shops misuse it for slides
+CHROME_PARTS = frozenset(
+    """
+nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr newsletter subscribe signup
+login signin sponsored advert advertisement ads promo related recommended suggested similar masthead
+""".split()
+)
+REPEAT_CHARS = 40  # a repeated line shorter than this ("Size", "Add to cart") may be a label
+
+
+def _own(el: HtmlElement) -> str:
+    """el's text without white space: trafilatura joins and splits lines differently
+    from the page's markup, so text is compared as its characters alone."""
+    return "".join("".join(el.itertext()).split())
+
+
+def _inside(own: str, text: str) -> bool:
+    """Whether own (a block's text) is in text, or nearly all of a long one is: trafilatura
+    leaves out short pieces ("Verified Purchase", "Helpful") from the middle of a review."""
+    if own in text:
+        return True
+    if len(own) < 2 * CHUNK_CHARS:
+        return False
+    chunks = [own[i : i + CHUNK_CHARS] for i in range(0, len(own) - CHUNK_CHARS + 1, CHUNK_CHARS)]
+    return sum(c in text for c in chunks) >= CHUNK_SHARE * len(chunks)
+
+
+def _doomed(el: HtmlElement, text: str, out: list[HtmlElement], page: str | None) -> int:
+    """Collect el, or the parts of el, whose whole text is inside text (and not also
+    elsewhere in page, when given); their length."""
+    own = _own(el)
+    if len(own) >= BLOCK_CHARS and _inside(own, text) and (page is None or page.count(own) <= text.count(own)):
+        out.append(el)
+        return len(own)
+    if el.tag not in CONTAINERS:
+        return 0
+    return sum(_doomed(c, text, out, page) for c in el if isinstance(c.tag, str))
+
+
+def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str | None = None) -> None:
+    """Remove the blocks of body (trafilatura's result), or the items of its lists and
+    tables, whose whole text is found in text; nothing when they would be more than
+    ``most`` of body's text (then the page is not the product page it seemed). With
+    ``page`` (the page's whole text), a block the page says more often than text does
+    stands outside text too, and stays: a menu that repeats the content's lines."""
+    from .region import _drop
+
+    if not text:
+        return
+    text = "".join(text.split())
+    page = "".join(page.split()) if page is not None else None
+    doomed: list[HtmlElement] = []
+    gone = sum(_doomed(el, text, doomed, page) for el in body if isinstance(el.tag, str))
+    if not doomed or gone > most * len(_own(body)):
+        return
+    for el in doomed:
+        _drop(el)
+
+
+def drop_repeats(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that repeat an earlier block's text word for
+    word: a shop repeats a description in its tabs, variants and mobile layout, and a
+    reader reads it once."""
+    from .region import _drop
+
+    seen: set[str] = set()
+    doomed: list[HtmlElement] = []
+    for el in body:
+        if not isinstance(el.tag, str):
+            continue
+        own = _own(el)
+        if len(own) < REPEAT_CHARS:
+            continue
+        if own in seen:
+            doomed.append(el)
+        seen.add(own)
+    for el in doomed:
+        _drop(el)
+
+
+def _chrome(el: HtmlElement) -> bool:
+    """Whether el is the page's chrome: by its tag, its role, or a class name or id that
+    starts or ends with a CHROME_PARTS word ("site-footer", "newsletterSignup")."""
+    if el.tag in CHROME_TAGS or (el.get("role") or "").lower() in CHROME_ROLES:
+        return True
+    cls, ident = el.get("class"), el.get("id")
+    return bool(cls and _chrome_name(cls)) or bool(ident and _chrome_name(ident))
+
+
+@functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
+def _chrome_name(names: str) -> bool:
+    from .region import _CAMEL, _NAME_PARTS
+
+    for name in names.split():
+        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
+        if parts and (parts[0] in CHROME_PARTS or parts[-1] in CHROME_PARTS):
+            return True
+    return False
+
+
+def chrome_text(tree: HtmlElement) -> str:
+    """The text of the page's chrome (CHROME_TAGS, CHROME_ROLES, CHROME_PARTS), joined by
+    newlines; never of a block holding the page's <h1> or KEEP_SHARE of its words (a
+    template that wraps the content in its "footer" is no footer)."""
+    from .region import KEEP_SHARE, word_count
+
+    body = tree.find(".//body")
+    limit = KEEP_SHARE * word_count(body if body is not None else tree)
+    found: list[HtmlElement] = []
+    stack = [tree]
+    while stack:  # a walk that does not go below what it found: one visit per element
+        el = stack.pop()
+        if el.tag not in ("html", "body", "main") and _chrome(el):
+            if el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
+                found.append(el)
+                continue
+        stack.extend(c for c in el if isinstance(c.tag, str))
+    return "\n".join("".join(el.itertext()) for el in found)
+
+
+def ld_description(tree: HtmlElement) -> str | None:
+    """The description of the page's schema.org Product (JSON-LD), as plain text
+    (markup and entities some shops leave in it removed), or None."""
+    import html
+    import re
+
+    from .meta import _ld_type, json_ld_objects
+
+    for obj in json_ld_objects(tree):
+        if not any(t in PRODUCT_TYPES for t in _ld_type(obj)):
+            continue
+        desc = obj.get("description")
+        if isinstance(desc, str) and desc.strip():
+            if "%20" in desc and " " not in desc.strip():  # some shops URL-encode it
+                from urllib.parse import unquote
+
+                desc = unquote(desc)
+            text = html.unescape(re.sub(r"<[^>]*>", "\n", desc))
+            return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip()) or None
+    return None
+
+
+def add_description(tree: HtmlElement, body: HtmlElement) -> None:
+    """Put the product's description from its schema.org data first in body when the
+    extracted text leaves most of it out: a shop often shows its description in a tab
+    or accordion that trafilatura passes over, while its structured data states it."""
+    import re
+    from collections import Counter
+
+    from lxml import etree
+
+    desc = ld_description(tree)
+    if not desc:
+        return
+    words = Counter(re.findall(r"\w+", desc))
+    n = sum(words.values())
+    if n < DESCRIPTION_WORDS:
+        return
+    have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
+    if sum((words & have).values()) >= DESCRIPTION_SAID * n:
+        return
+    for line in reversed(desc.splitlines()):
+        p = etree.Element("p")
+        p.text = line
+        body.insert(0, p)
+
+
+def _identifiers(own: str) -> bool:
+    """Whether a block's text is mostly identifiers (UUIDs, hashes: tokens that mix
+    letters and digits; not sizes like "39x75x16"), as when a shop scrambles its
+    sponsored items' labels."""
+    if len(own) < GIBBERISH_CHARS:
+        return False
+    tokens = _TOKEN.findall(own)
+    mixed = sum(len(t) for t in tokens if len(t) >= 4 and _DIGIT.search(t) and _LETTER.search(t) and not _SIZE.match(t))
+    return mixed >= GIBBERISH_SHARE * sum(len(t) for t in tokens)
+
+
+def drop_identifiers(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that are mostly identifiers: leaked markup,
+    never the product's text (a part number stands among words)."""
+    from .region import _drop
+
+    # tables are left alone: a table of part numbers or sizes is a specification
+    for el in [
+        el
+        for el in body
+        if isinstance(el.tag, str) and el.tag not in ("table", "list") and _identifiers(" ".join(el.itertext()))
+    ]:
+        _drop(el)
+
+
+def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
+    """The (name, value) pairs of a specification table: <table> rows of two cells, a
+    <dl>'s terms and definitions, a list whose items nearly all read "name: value"."""
+    from .region import _product_extra
+
+    def say(x: HtmlElement) -> str:
+        return " ".join(" ".join(x.itertext()).split())
+
+    pairs: list[tuple[str, str]] = []
+    if el.tag == "dl":
+        name = None
+        for c in el.iter("dt", "dd"):
+            if c.tag == "dt":
+                name = say(c)
+            elif name:
+                value = say(c)
+                if value:
+                    pairs.append((name, value))
+                name = None
+        return pairs
+    if el.tag in ("ul", "ol"):
+        items = [say(li) for li in el if li.tag == "li"]
+        found = [m for m in (_LABELLED.match(x) for x in items) if m and not _CLOCK.search(m.group(0))]
+        if len(found) < LIST_PAIRS_SHARE * len(items):
+            return []
+        return [(m.group(1).strip(), m.group(2).strip()) for m in found]
+    for row in el.iter("tr"):
+        cells = [c for c in row if c.tag in ("td", "th")]
+        if len(cells) == 2 and not _product_extra(row):
+            name, value = say(cells[0]), say(cells[1])
+            if name and value:
+                pairs.append((name, value))
+    return pairs
+
+
+def _kept_out(el: HtmlElement) -> bool:
+    """Whether el is chrome, a review or another product, or hidden by its class name
+    ("hide", "hidden": shops keep internal fields so). Not an inline style: collapsed
+    accordions and tabs hide the product's own specifications so."""
+    from .region import _product_extra
+
+    if _chrome(el) or _product_extra(el):
+        return True
+    return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
+
+
+def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
+    """Add the page's specification tables (<table>s of name and value rows, <dl>s) that
+    the extracted text leaves out, after it, as trafilatura writes tables: trafilatura
+    drops short lines, and a shop's specifications are nothing else. Not those inside
+    the page's chrome, reviews or other products."""
+    import re
+    from collections import Counter
+
+    from lxml import etree
+
+    have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
+    for el in tree.iter("table", "dl", "ul", "ol"):
+        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors()):
+            continue
+        pairs = _pairs(el)
+        if not SPEC_ROWS[0] <= len(pairs) <= SPEC_ROWS[1]:
+            continue
+        words = Counter(re.findall(r"\w+", " ".join(n + " " + v for n, v in pairs)))
+        if sum((words & have).values()) >= SPEC_SAID * sum(words.values()):
+            continue
+        table = etree.SubElement(body, "table")
+        for name, value in pairs:
+            row = etree.SubElement(table, "row")
+            etree.SubElement(row, "cell").text = name
+            etree.SubElement(row, "cell").text = value
+        have += words
+
+
+def _consent(text: str) -> bool:
+    return bool(_COOKIE.search(text) and _CONSENT.search(text))
+
+
+def drop_consent(body: HtmlElement) -> None:
+    """Remove the top-level blocks of body that speak of the site's cookies and consent,
+    privacy or browsers: a cookie notice is never a product's text (a biscuit's
+    description speaks of cookies, not of consent to them)."""
+    from .region import _drop
+
+    for el in [el for el in body if isinstance(el.tag, str) and _consent(" ".join(el.itertext()))]:
+        _drop(el)
