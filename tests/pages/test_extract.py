@@ -868,3 +868,31 @@ def test_words_over_counts_as_word_count_does():
         n = word_count(el)
         for limit in range(8):
             assert words_over(el, limit) == (n > limit), (html, limit)
+
+
+LAYOUT_TABLE = """<html><body><table id="layout"><tr><td><b>Site name</b></td><td>new | past | ask</td></tr>
+<tr><td colspan="2"><table class="items">
+<tr><td>1.</td><td><a href="/a">First story about kettles</a></td></tr>
+<tr><td>2.</td><td><a href="/b">Second story about teapots</a></td></tr>
+</table></td></tr></table></body></html>"""
+
+
+def test_a_layout_table_reads_each_inner_text_once():
+    from worker.pages.extract.render import render
+
+    tree = E._parse(LAYOUT_TABLE)
+    for markdown in (False, True):
+        out = render(tree.find(".//body"), markdown)
+        assert out.count("First story about kettles") == 1 and out.count("Second story") == 1
+        assert "Site name" in out and "new | past | ask" in out.replace("\\|", "|")
+    # a data table (no tables inside) is still a table
+    data = "<table><tr><th>Size</th><th>Price</th></tr><tr><td>Small</td><td>$3</td></tr></table>"
+    assert "| Size | Price |" in render(E._parse("<html><body>%s</body></html>" % data).find(".//body"), True)
+
+
+@pytest.mark.parametrize("html", [p.values[1] for p in PAGE_PARAMS] + [LAYOUT_TABLE, QA_PAGE, PRODUCT_PAGE % ""])
+def test_the_region_never_holds_more_words_than_the_body(html):
+    # _page_may_hold_more skips building the region on this bound: it must hold
+    tree = E._parse(html)
+    body_words = E._words(" ".join(tree.find(".//body").itertext()))
+    assert E._words(E._region_text({"warnings": []}, E._region(tree, "https://example.com/x"))) <= body_words

@@ -397,9 +397,11 @@ def render(root: HtmlElement, markdown: bool = True) -> str:
         if t in ("pre", "listing", "xmp", "plaintext"):
             out.block(_pre(el, markdown))
             continue
-        if t == "table":
+        if t == "table" and el.find(".//table") is None:
             out.block(_table(el, markdown))
             continue
+        # a table holding tables is a page's layout, not data: its cells read as blocks
+        # (as a data table, each outer cell would repeat the inner tables' text)
         if t in ("ul", "ol"):
             out.block(_list(el, markdown, 0))
             continue
