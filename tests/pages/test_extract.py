@@ -896,3 +896,29 @@ def test_the_region_never_holds_more_words_than_the_body(html):
     tree = E._parse(html)
     body_words = E._words(" ".join(tree.find(".//body").itertext()))
     assert E._words(E._region_text({"warnings": []}, E._region(tree, "https://example.com/x"))) <= body_words
+
+
+def test_a_paragraph_repeated_word_for_word_is_read_once_but_not_on_documentation():
+    import lxml.html
+
+    from worker.pages.extract.region import drop_repeated_paragraphs
+
+    said = "Our team answers every message you send us within one working day, weekends included."
+    root = lxml.html.fragment_fromstring(
+        "<div><p>%s</p><p>Short line.</p><p>Short line.</p><div><p>%s</p></div><pre>%s\n%s</pre></div>"
+        % (said, said, said, said)
+    )
+    drop_repeated_paragraphs(root)
+    text = root.text_content()
+    assert text.count(said) == 3  # once as a paragraph, twice inside code (never touched)
+    assert text.count("Short line.") == 2  # too short to be a copy
+    # through extract: the service page's copy for small screens is read once
+    page = SERVICE_PAGE % (OFFERS + "<div class='mobile-only'><p>%s</p></div><p>%s</p>" % (said, said))
+    assert extract(page, url="https://harbour-plumbing.example/services/", fmt="text")["text"].count(said) == 1
+    docs = "<html><body><main><h1>Charges API</h1>%s</main></body></html>" % "".join(
+        "<h2>Endpoint %d</h2><p>Call number %d of the charges interface, with its own arguments.</p>"
+        "<p>customer: the ID of the customer this charge is for, if one exists.</p>" % (i, i)
+        for i in range(4)
+    )
+    r = extract(docs, url="https://docs.example.com/api/charges", fmt="text")
+    assert r["page_type"] == "documentation" and r["text"].count("the ID of the customer") == 4

@@ -437,8 +437,11 @@ def _thread_by_structure(root):
 def _region_text(result, root):
     if root is None:
         return ""
+    from .region import drop_repeated_paragraphs
     from .render import render
 
+    if result.get("page_type") != "documentation":  # reference pages repeat on purpose (a parameter's description)
+        _stage(result, "repeats", "repeated paragraphs are kept", drop_repeated_paragraphs, root)
     return _stage(result, "region-render", "read as an article", render, root, False) or ""
 
 

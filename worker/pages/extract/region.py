@@ -279,6 +279,38 @@ def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
                 _drop(d)
 
 
+# A paragraph of this many words or more that says word for word what an earlier one
+# said is a copy: the same text for another screen size, a carousel's clone, a quote of
+# a post the thread already shows. A reader reads it once. Only in a region: an article
+# repeats on purpose (the same question put to every interviewee, the same meal on
+# several days of a plan), and so does documentation (a parameter described for every
+# call).
+REPEAT_WORDS = 12
+REGION_PARAGRAPHS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "div", "section")
+
+
+def drop_repeated_paragraphs(root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS) -> None:
+    """Remove from root each innermost paragraph (one of tags) whose text repeats an
+    earlier one's (REPEAT_WORDS words or more); never inside code."""
+    names = frozenset(tags)
+    seen: set[str] = set()
+    doomed = []
+    for el in root.iter(*tags):
+        if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
+            continue  # not innermost: its own paragraphs are looked at
+        if next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
+            continue
+        text = " ".join("".join(el.itertext()).split())
+        if len(text.split()) < REPEAT_WORDS:
+            continue
+        if text in seen:
+            doomed.append(el)
+        else:
+            seen.add(text)
+    for el in doomed:
+        _drop(el)
+
+
 def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False) -> HtmlElement | None:
     """A cleaned copy of the page's main region (an element), or None; links made
     absolute against url. Sections announcing other pages' content are removed unless
