@@ -112,10 +112,15 @@ def test_specification_tables_the_text_leaves_out_are_added_once_and_not_hidden_
         "</table></div><table><tr><th>Colour</th><td>Green</td></tr><tr><th>Warranty</th><td>Two years</td></tr></table>"
         "</main></body></html>" % DESCRIPTION
     )
-    body = _body("<p>%s</p><p>Colour: Green. Warranty: Two years.</p>" % DESCRIPTION)
-    product.add_specifications(page, body)
-    rows = [[c.text for c in row] for row in body.iter("row")]
+    rows = _added_rows(page, "<p>%s</p><p>Colour: Green. Warranty: Two years.</p>" % DESCRIPTION)
     assert rows == [["Frame", "Aluminium"], ["Weight", "820 g"], ["Capacity", "25 litres"]]  # a collapsed panel counts
+
+
+def _added_rows(page, body_html):
+    """The specification rows add_specifications adds to a result body holding body_html."""
+    body = _body(body_html)
+    product.add_specifications(page, body)
+    return [[c.text for c in row] for row in body.iter("row")]
 
 
 def test_a_product_pages_specification_list_is_in_its_text_once():
@@ -137,9 +142,7 @@ def test_a_list_of_name_value_items_is_a_specification_and_a_track_list_is_not()
         "</li><li>Storage: 150 GB available space</li></ul><ul><li>Ballad dry 0:37</li><li>Blues wet 1:22</li>"
         "<li>Funk dry 2:05</li></ul></main></body></html>" % DESCRIPTION
     )
-    body = _body("<p>%s</p>" % DESCRIPTION)
-    product.add_specifications(page, body)
-    rows = [[c.text for c in row] for row in body.iter("row")]
+    rows = _added_rows(page, "<p>%s</p>" % DESCRIPTION)
     assert rows == [["OS", "Windows 10"], ["Memory", "8 GB"], ["Storage", "150 GB available space"]]
 
 
