@@ -232,7 +232,8 @@ def main(argv=None):
     zpages = zyte_bench.load_benchmark(zyte_bench.DEFAULT_DATA)
     if a.limit:
         zpages = zpages[:: a.limit]
-    znames = ["zyte/" + pid for pid, _, _, _ in zpages]
+    # under the article's own URL's path too, as the WCXB pages above: a user fetches the real URL
+    znames = ["zyte/%s%s" % (pid, urlsplit(url or "").path or "/") for pid, url, _, _ in zpages]
     ztexts, zcrashes, _ = cli_texts(znames, {n: cs.zyte_page(n.split("/")[1]) for n in znames}, a.batch)
     z_cli = zyte_bench.aggregate(
         [zyte_bench.page_scores(truth, ztexts.get(n) or "") for n, (_, _, _, truth) in zip(znames, zpages)]
