@@ -18,8 +18,11 @@ docs/PERFORMANCE.md):
    whole, minus chrome (region.py), since entry titles, short posts and
    specification lines are the content there and an article extractor drops them; a
    forum thread from its posts' schema.org markup when the page has it (comments on a
-   Q&A site's posts are not posts); a listing's or collection's entries one line each.
-   trafilatura takes over when the region is nearly empty.
+   Q&A site's posts are not posts), else from its run of alike post blocks (thread.py);
+   a listing's or collection's entries one line each. Sections headed as other pages'
+   content and paragraphs repeated word for word leave the region (not on listings,
+   collections or documentation). trafilatura takes over when the region is nearly
+   empty.
 4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
    lie inside the page's reviews, other products and chrome, and minus repeated blocks
    (product.py); the name, price, availability and description from the page's
@@ -31,7 +34,9 @@ docs/PERFORMANCE.md):
    is asked again with its own fallbacks (balanced mode, its readability and jusText)
    and that longer text is kept when it holds the article and is not a list of
    excerpts. A page with no evidence of its kind is read as its region when the region
-   is a third longer and holds the article.
+   is a third longer and holds the article; a page with weak evidence (its URL or
+   og:type alone) when the region is three times longer and the body is built of a
+   run of titled entries (an index page).
 6. If everything gives nothing, the markup's plain text.
 
 Every stage that raises is named in the result's ``warnings`` (stage and exception
