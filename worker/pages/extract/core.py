@@ -117,7 +117,7 @@ def prepare() -> None:
     readability()
     import lxml.html  # noqa: F401
 
-    from . import meta, pagetype, region, render  # noqa: F401
+    from . import meta, pagetype, product, region, render, thread  # noqa: F401
 
 
 def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") -> dict[str, Any]:
