@@ -637,15 +637,15 @@ def test_a_product_page_without_its_reviews_and_other_products():
 def test_what_looks_like_reviews_but_is_the_whole_page_is_kept():
     import lxml.html
 
-    from worker.pages.extract.region import drop_blocks_within
+    from worker.pages.extract.product import drop_within
 
     body = lxml.html.fragment_fromstring("<div><p>Reviews are the whole text of this odd page.</p><p>Ok</p></div>")
-    drop_blocks_within(body, "Reviews are the whole text of this odd page.")
+    drop_within(body, "Reviews are the whole text of this odd page.")
     assert "Reviews are the whole text" in body.text_content()  # over 90 % of it: not dropped
     body = lxml.html.fragment_fromstring(
         "<div><p>A review sentence that is long enough.</p><p>%s</p></div>" % ("The product's own text. " * 20)
     )
-    drop_blocks_within(body, "x A review sentence that is long enough. y")
+    drop_within(body, "x A review sentence that is long enough. y")
     assert "A review sentence" not in body.text_content() and "own text" in body.text_content()
 
 

@@ -358,10 +358,9 @@ def _doubtful(tree, t_text):
 
 
 def _product_only(tree, body):
-    from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within
-    from .region import product_extras_text
+    from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within, extras_text
 
-    drop_within(body, product_extras_text(tree))
+    drop_within(body, extras_text(tree))
     # the shop's menus and footers may repeat the content's lines: those stay
     page = tree.find(".//body")
     drop_within(body, chrome_text(tree), page="".join((page if page is not None else tree).itertext()))

@@ -68,6 +68,48 @@ login signin sponsored advert advertisement ads promo related recommended sugges
 REPEAT_CHARS = 40  # a repeated line shorter than this ("Size", "Add to cart") may be a label
 
 
+# What a product page carries besides the product: its reviews and ratings (review
+# widgets too), other products to buy, and size charts. Matched on any part of a class
+# name or id, camelCase split: these words name such blocks wherever they stand.
+EXTRA_PARTS = frozenset(
+    """
+review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
+recommendations recommended recommendation related upsell upsells crosssell
+recently viewed similar carousel
+""".split()
+)
+# Only whole blocks of some length: a star rating inside the description is left alone
+# (removing small pieces makes trafilatura pick another block as the content).
+EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
+EXTRA_WORDS = 15
+
+
+def is_extra(el: HtmlElement) -> bool:
+    """Whether el is a review, a rating or another product (see EXTRA_PARTS)."""
+    from .region import class_parts
+
+    if el.get("itemprop") in ("review", "aggregateRating"):
+        return True
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        if any(p in EXTRA_PARTS for p in class_parts(name, camel=True)):
+            return True
+    return False
+
+
+def extras_text(tree: HtmlElement) -> str:
+    """The text of the blocks of a product page that are not the product (see
+    EXTRA_PARTS), whitespace-normalised and joined; never a block holding the page's <h1>."""
+    from .region import word_count
+
+    found: list[HtmlElement] = []
+    for el in tree.iter(*EXTRA_TAGS):
+        if any(a in found for a in el.iterancestors()):
+            continue
+        if is_extra(el) and word_count(el) >= EXTRA_WORDS and el.find(".//h1") is None:
+            found.append(el)
+    return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
+
+
 def _own(el: HtmlElement) -> str:
     """el's text without white space: trafilatura joins and splits lines differently
     from the page's markup, so text is compared as its characters alone."""
@@ -121,21 +163,13 @@ def drop_repeats(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that repeat an earlier block's text word for
     word: a shop repeats a description in its tabs, variants and mobile layout, and a
     reader reads it once."""
-    from .region import _drop
+    from .region import drop_repeated
 
-    seen: set[str] = set()
-    doomed: list[HtmlElement] = []
-    for el in body:
-        if not isinstance(el.tag, str):
-            continue
+    def key(el: HtmlElement) -> str | None:
         own = _own(el)
-        if len(own) < REPEAT_CHARS:
-            continue
-        if own in seen:
-            doomed.append(el)
-        seen.add(own)
-    for el in doomed:
-        _drop(el)
+        return own if len(own) >= REPEAT_CHARS else None
+
+    drop_repeated([el for el in body if isinstance(el.tag, str)], key)
 
 
 def _chrome(el: HtmlElement) -> bool:
@@ -149,10 +183,10 @@ def _chrome(el: HtmlElement) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
 def _chrome_name(names: str) -> bool:
-    from .region import _CAMEL, _NAME_PARTS
+    from .region import class_parts
 
     for name in names.split():
-        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
+        parts = class_parts(name, camel=True)
         if parts and (parts[0] in CHROME_PARTS or parts[-1] in CHROME_PARTS):
             return True
     return False
@@ -253,7 +287,6 @@ def drop_identifiers(body: HtmlElement) -> None:
 def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
     """The (name, value) pairs of a specification table: <table> rows of two cells, a
     <dl>'s terms and definitions, a list whose items nearly all read "name: value"."""
-    from .region import _product_extra
 
     def say(x: HtmlElement) -> str:
         return " ".join(" ".join(x.itertext()).split())
@@ -278,7 +311,7 @@ def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
         return [(m.group(1).strip(), m.group(2).strip()) for m in found]
     for row in el.iter("tr"):
         cells = [c for c in row if c.tag in ("td", "th")]
-        if len(cells) == 2 and not _product_extra(row):
+        if len(cells) == 2 and not is_extra(row):
             name, value = say(cells[0]), say(cells[1])
             if name and value:
                 pairs.append((name, value))
@@ -289,9 +322,8 @@ def _kept_out(el: HtmlElement) -> bool:
     """Whether el is chrome, a review or another product, or hidden by its class name
     ("hide", "hidden": shops keep internal fields so). Not an inline style: collapsed
     accordions and tabs hide the product's own specifications so."""
-    from .region import _product_extra
 
-    if _chrome(el) or _product_extra(el):
+    if _chrome(el) or is_extra(el):
         return True
     return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
 

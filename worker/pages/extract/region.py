@@ -27,6 +27,8 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Callable, Iterable
+
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 
@@ -77,6 +79,7 @@ toc login search searchbox
 """.split()
 )
 _NAME_PARTS = re.compile(r"[-_]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"\w+")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 # A chrome-looking element is kept when it holds this share of the region's text or more.
@@ -114,10 +117,18 @@ def words_over(el: HtmlElement, limit: int) -> bool:
     return False
 
 
+def class_parts(name: str, camel: bool = False) -> list[str]:
+    """The lower-case words of one class name or id, split at "-" and "_" and, with
+    camel, at camelCase humps ("newsletterSignup" -> [newsletter, signup])."""
+    if camel:
+        name = _CAMEL.sub("-", name)
+    return [p for p in _NAME_PARTS.split(name.lower()) if p]
+
+
 def chrome_named(el: HtmlElement) -> bool:
     """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
     for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
-        parts = [p for p in _NAME_PARTS.split(name.lower()) if p]
+        parts = class_parts(name)
         if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
             return True
     return False
@@ -289,26 +300,36 @@ REPEAT_WORDS = 12
 REGION_PARAGRAPHS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "div", "section")
 
 
+def drop_repeated(elements: Iterable[HtmlElement], key: Callable[[HtmlElement], str | None]) -> None:
+    """Remove each of elements whose key (its text, as the caller compares it) repeats an
+    earlier one's; an element whose key is None is not compared."""
+    seen: set[str] = set()
+    doomed = []
+    for el in elements:
+        k = key(el)
+        if k is None:
+            continue
+        if k in seen:
+            doomed.append(el)
+        seen.add(k)
+    for el in doomed:
+        _drop(el)
+
+
 def drop_repeated_paragraphs(root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS) -> None:
     """Remove from root each innermost paragraph (one of tags) whose text repeats an
     earlier one's (REPEAT_WORDS words or more); never inside code."""
     names = frozenset(tags)
-    seen: set[str] = set()
-    doomed = []
-    for el in root.iter(*tags):
+
+    def key(el: HtmlElement) -> str | None:
         if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
-            continue  # not innermost: its own paragraphs are looked at
+            return None  # not innermost: its own paragraphs are looked at
         if next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
-            continue
+            return None
         text = " ".join("".join(el.itertext()).split())
-        if len(text.split()) < REPEAT_WORDS:
-            continue
-        if text in seen:
-            doomed.append(el)
-        else:
-            seen.add(text)
-    for el in doomed:
-        _drop(el)
+        return text if len(text.split()) >= REPEAT_WORDS else None
+
+    drop_repeated(list(root.iter(*tags)), key)
 
 
 def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False) -> HtmlElement | None:
@@ -477,71 +498,6 @@ def thread_root(root: HtmlElement) -> HtmlElement | None:
             post.tag = "div"
         out.append(post)
     return out
-
-
-# What a product page carries besides the product: its reviews and ratings (review
-# widgets too), other products to buy, and size charts. Matched on any part of a class
-# name or id, camelCase split: these words name such blocks wherever they stand.
-PRODUCT_EXTRA_PARTS = frozenset(
-    """
-review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
-recommendations recommended recommendation related upsell upsells crosssell
-recently viewed similar carousel
-""".split()
-)
-# Only whole blocks of some length: a star rating inside the description is left alone
-# (removing small pieces makes trafilatura pick another block as the content).
-PRODUCT_EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
-PRODUCT_EXTRA_WORDS = 15
-PRODUCT_DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
-PRODUCT_BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
-
-def _product_extra(el: HtmlElement) -> bool:
-    if el.get("itemprop") in ("review", "aggregateRating"):
-        return True
-    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
-        parts = [p for p in _NAME_PARTS.split(_CAMEL.sub("-", name).lower()) if p]
-        if any(p in PRODUCT_EXTRA_PARTS for p in parts):
-            return True
-    return False
-
-
-def product_extras_text(tree: HtmlElement) -> str:
-    """The text of the blocks of a product page that are not the product (see
-    PRODUCT_EXTRA_PARTS), whitespace-normalised and joined; never a block holding the
-    page's <h1>."""
-    found: list[HtmlElement] = []
-    for el in tree.iter(*PRODUCT_EXTRA_TAGS):
-        if any(a in found for a in el.iterancestors()):
-            continue
-        if _product_extra(el) and word_count(el) >= PRODUCT_EXTRA_WORDS and el.find(".//h1") is None:
-            found.append(el)
-    return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
-
-
-def drop_blocks_within(
-    body: HtmlElement, text: str, min_chars: int = PRODUCT_BLOCK_CHARS, most: float = PRODUCT_DROP_MAX
-) -> None:
-    """Remove the top-level blocks of body (trafilatura's result) whose whole text is
-    found in text, unless they are more than ``most`` of body's text (then the page is
-    not the product page it seemed). Filtering the result, not the page: pruning the
-    page first makes trafilatura choose other, worse blocks as the content."""
-    if not text:
-        return
-    doomed: list[HtmlElement] = []
-    gone = total = 0
-    for el in body:
-        own = " ".join("".join(el.itertext()).split())
-        total += len(own)
-        if len(own) >= min_chars and own in text:
-            doomed.append(el)
-            gone += len(own)
-    if gone > most * total:
-        return
-    for el in doomed:
-        _drop(el)
 
 
 # Listings and collections: entries are runs of alike siblings (same tag and first
