@@ -922,3 +922,24 @@ def test_a_paragraph_repeated_word_for_word_is_read_once_but_not_on_documentatio
     )
     r = extract(docs, url="https://docs.example.com/api/charges", fmt="text")
     assert r["page_type"] == "documentation" and r["text"].count("the ID of the customer") == 4
+
+
+def test_an_inactive_tabs_panel_is_content_but_an_inline_hidden_block_is_not():
+    # a quickstart shows one language's steps; the others wait behind their tabs,
+    # hidden by an inline style until clicked: a reader opens them with one click
+    panels = "".join(
+        '<div role="tabpanel" id="p-%s" %s><p>Install the %s SDK with its package manager and run the sample.</p>'
+        "<pre>%s install sample-sdk</pre></div>" % (lang, "" if i == 0 else 'hidden style="display:none"', lang, tool)
+        for i, (lang, tool) in enumerate((("Python", "pip"), ("Node", "npm"), ("Ruby", "gem")))
+    )
+    page = (
+        "<html><body><main><h1>Quickstart</h1><p>Send your first message in five minutes with the SDK of "
+        "your language, then read the reply on the console.</p>%s"
+        '<div style="display:none"><p>Promotional banner for our conference next spring.</p></div>'
+        "</main></body></html>" % panels
+    )
+    r = extract(page, url="https://docs.example.com/docs/quickstart", fmt="text")
+    assert r["page_type"] == "documentation"
+    for tool in ("pip", "npm", "gem"):
+        assert "%s install sample-sdk" % tool in r["text"]
+    assert "Promotional banner" not in r["text"]

@@ -158,7 +158,10 @@ def hidden(el: HtmlElement) -> bool:
     tabs and accordions whose text is part of the content.
     """
     style = el.get("style")
-    return bool(style and HIDDEN_STYLE.search(style))
+    if not (style and HIDDEN_STYLE.search(style)):
+        return False
+    # an inactive tab's panel is hidden until its tab is clicked: content, not chrome
+    return (el.get("role") or "").lower() != "tabpanel"
 
 
 def strip_never_text(root: HtmlElement) -> None:
