@@ -932,6 +932,12 @@ def test_an_inactive_tabs_panel_is_content_but_an_inline_hidden_block_is_not():
         "<pre>%s install sample-sdk</pre></div>" % (lang, "" if i == 0 else 'hidden style="display:none"', lang, tool)
         for i, (lang, tool) in enumerate((("Python", "pip"), ("Node", "npm"), ("Ruby", "gem")))
     )
+    # a closed accordion's panel names its trigger
+    panels += (
+        '<button id="faq-1" aria-controls="faq-1-body">Which regions are served?</button>'
+        '<div id="faq-1-body" aria-labelledby="faq-1" style="height:0;visibility:hidden">'
+        "<p>Messages reach every country our carriers serve, listed on the coverage page.</p></div>"
+    )
     page = (
         "<html><body><main><h1>Quickstart</h1><p>Send your first message in five minutes with the SDK of "
         "your language, then read the reply on the console.</p>%s"
@@ -942,4 +948,5 @@ def test_an_inactive_tabs_panel_is_content_but_an_inline_hidden_block_is_not():
     assert r["page_type"] == "documentation"
     for tool in ("pip", "npm", "gem"):
         assert "%s install sample-sdk" % tool in r["text"]
+    assert "every country our carriers serve" in r["text"]
     assert "Promotional banner" not in r["text"]

@@ -155,13 +155,15 @@ def hidden(el: HtmlElement) -> bool:
     """Whether el's own inline style hides it from a reader.
 
     Only the inline style: the [hidden] attribute and aria-hidden also mark collapsed
-    tabs and accordions whose text is part of the content.
+    tabs and accordions whose text is part of the content; so does an inline style on a
+    panel that names its tab or trigger.
     """
     style = el.get("style")
     if not (style and HIDDEN_STYLE.search(style)):
         return False
-    # an inactive tab's panel is hidden until its tab is clicked: content, not chrome
-    return (el.get("role") or "").lower() != "tabpanel"
+    # the panel of an inactive tab or a closed accordion (ARIA's tab and accordion
+    # patterns: role=tabpanel, or labelled by its trigger) is hidden until a click: content
+    return (el.get("role") or "").lower() != "tabpanel" and not el.get("aria-labelledby")
 
 
 def strip_never_text(root: HtmlElement) -> None:
