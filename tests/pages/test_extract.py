@@ -847,6 +847,13 @@ def test_which_pages_read_as_an_article_are_read_as_their_region():
     assert E._region_is_the_page("weak", {"entries": 0.5}, index, article)
     assert not E._region_is_the_page("weak", {"entries": 0.0}, index, article)  # no run of entries: not an index
     assert not E._region_is_the_page("strong", {"entries": 0.5}, index, article)
+    # an "article" of under 150 words beside a far longer region is a fragment of the page
+    long_page = article + "entry " * 500  # 6 times
+    assert E._region_is_the_page("none", {}, "other " * 250, article)  # no evidence: need not hold it
+    assert not E._region_is_the_page("none", {}, "other " * 150, "word " * 160)  # not a fragment
+    assert E._region_is_the_page("weak", {"entries": 0.0}, long_page, article)
+    assert not E._region_is_the_page("weak", {"entries": 0.0}, "other " * 700, article)  # weak: must hold it
+    assert not E._region_is_the_page("strong", {"entries": 0.0}, long_page, article)  # a news brief
 
 
 def test_words_over_counts_as_word_count_does():

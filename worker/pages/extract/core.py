@@ -85,6 +85,15 @@ REGION_COVER = 0.8
 WEAK_ARTICLE = 3
 INDEX_OVER_ARTICLE = 3.0
 INDEX_ENTRIES = 0.1
+# An "article" of fewer words than FRAGMENT_WORDS is a fragment of the page (a banner, a
+# footer's blurb, an intro) when the region is far longer: with no evidence of being an
+# article, FRAGMENT_OVER_ARTICLE times longer, whether or not the region holds it (the
+# region may have dropped it as chrome); with weak evidence, FRAGMENT_UNDER_REGION times
+# longer and holding it (the article extractor stopped at a break in the markup). Pages
+# with strong evidence keep their article: a news brief is short beside its sidebars.
+FRAGMENT_WORDS = 150
+FRAGMENT_OVER_ARTICLE = 2.0
+FRAGMENT_UNDER_REGION = 5.0
 # An article whose page region is this many times longer is asked for again, with
 # trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
 ASK_AGAIN_RATIO = 2.0
@@ -287,13 +296,19 @@ def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: s
     (an index page). Pages that say clearly they are articles keep the article: their
     extra text is comments and teasers.
     """
-    longer = _words(r_text) / max(1, _words(a_text))
+    a_words = _words(a_text)
+    longer = _words(r_text) / max(1, a_words)
+    fragment = a_words < FRAGMENT_WORDS
     if sure == "none":
+        if fragment and longer > FRAGMENT_OVER_ARTICLE:
+            return True  # a banner or a footer's blurb, not the page's content: the region may well leave it out
         enough = longer > REGION_OVER_ARTICLE
     elif sure == "weak":
         enough = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
     else:
         enough = False
+    if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
+        enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
     return enough and _covers(r_text, a_text) >= REGION_COVER
 
 
