@@ -957,3 +957,26 @@ def test_an_inactive_tabs_panel_is_content_but_an_inline_hidden_block_is_not():
         assert "%s install sample-sdk" % tool in r["text"]
     assert "every country our carriers serve" in r["text"]
     assert "Promotional banner" not in r["text"]
+
+
+def test_a_modal_dialog_is_not_the_pages_content_even_when_it_outweighs_it():
+    # shops keep their whole privacy policy in a closed modal inside the footer: here 4 in
+    # 10 of the page's words, more than any chrome may hold before it is kept as content
+    policy = "<p>%s</p>" % ("We may collect personal information such as your name and address. " * 16)
+    cards = "".join(
+        "<div class='card'><h3><a href='/p/%d'>Wool runner model %d</a></h3><p>$%d · lightweight and warm, "
+        "made of merino wool that keeps your feet dry on long walks</p></div>" % (i, i, 90 + i)
+        for i in range(12)
+    )
+    page = (
+        "<html><body><div><h1>Men's sneakers</h1><p>Lightweight, supportive and comfortable shoes.</p>"
+        "<div class='grid'>%s</div></div><footer><p>Our stores</p>"
+        "<div role='dialog' aria-modal='true' id='modal-privacy'><h2>Privacy policy</h2>%s</div>"
+        "</footer></body></html>" % (cards, policy)
+    )
+    r = extract(page, url="https://shop.example.com/collections/mens-sneakers", fmt="text")
+    assert "Wool runner model 3" in r["text"]
+    assert "personal information" not in r["text"]
+    # a page that is one dialog keeps it
+    only = "<html><body><div aria-modal='true'><h1>Terms</h1>%s</div></body></html>" % policy
+    assert "personal information" in extract(only, url="https://example.com/terms", fmt="text")["text"]

@@ -88,6 +88,7 @@ KEEP_SHARE = 0.35
 # fragment (a hero, a search box): the body is the better region.
 MAIN_SHARE = 0.25
 NOSCRIPT_WORDS = 30
+MODAL_SHARE = 0.5
 MENU_LINK_WORDS = 4
 LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
 
@@ -176,9 +177,16 @@ def strip_never_text(root: HtmlElement) -> None:
             el.tag = "div"
     etree.strip_elements(root, *NEVER_TEXT, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
-    limit = KEEP_SHARE * word_count(root)
+    total = word_count(root)
+    limit = KEEP_SHARE * total
     for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
         if el.getparent() is not None and word_count(el) < limit:
+            _drop(el)
+    # A modal dialog (aria-modal) shows only when opened, over the page: a privacy
+    # policy, a size guide, a newsletter form. Shops put whole legal texts in them, inside
+    # the footer, so they may outweigh the page; only one holding most of it is kept.
+    for el in root.xpath(".//*[@aria-modal='true']"):
+        if el.getparent() is not None and word_count(el) < MODAL_SHARE * total:
             _drop(el)
 
 
