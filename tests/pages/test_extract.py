@@ -980,3 +980,19 @@ def test_a_modal_dialog_is_not_the_pages_content_even_when_it_outweighs_it():
     # a page that is one dialog keeps it
     only = "<html><body><div aria-modal='true'><h1>Terms</h1>%s</div></body></html>" % policy
     assert "personal information" in extract(only, url="https://example.com/terms", fmt="text")["text"]
+
+
+def test_markup_after_a_stray_end_of_document_is_read_as_a_browser_reads_it():
+    # a template printed its footer's </body></html> before the article; a browser reads on
+    story = "".join(
+        "<p>Paragraph %d of the story, about how outsourcing payroll changes a small team's week.</p>" % i
+        for i in range(12)
+    )
+    page = (
+        "<html><head><title>HR outsourcing</title></head><body><header><nav><a href='/'>Home</a></nav></header>"
+        "</body>\n</html>\n<div class='post'><h1>Six kinds of HR outsourcing</h1>%s</div></body></html>" % story
+    )
+    for fmt in ("text", "markdown"):
+        text = extract(page, url="https://example.com/blog/hr/outsourcing", fmt=fmt)["text"]
+        assert "Paragraph 0 of the story" in text and "Paragraph 11 of the story" in text
+    assert E._late_end_tags("<html><body><p>x</p></body></html>\n") == "<html><body><p>x</p></body></html>\n"

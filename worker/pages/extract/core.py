@@ -694,6 +694,7 @@ def choose(t_text: str, r_text: str) -> str:
 def _parse(html: str) -> HtmlElement | None:
     if len(html) > MAX_TAG_CHARS:
         html = _cut_long_tags(html)
+    html = _late_end_tags(html)
     try:
         from .imports import core
 
@@ -770,6 +771,33 @@ def _load_html(html: str) -> HtmlElement | None:
     if tree is not None and "html" not in beginning and len(tree) < 2:
         return None  # trafilatura's test: not (well-formed) HTML at all
     return tree
+
+
+_END_TAGS = None
+
+
+def _late_end_tags(html: str) -> str:
+    """The markup without its </body> and </html> when markup follows them.
+
+    A browser reads what comes after a stray </html> into the body (templates that
+    print their footer's end tags before the article do this); libxml2 stops there and
+    drops the rest, which was the whole article on such pages. Looked for with str.find
+    (C speed); the regex runs only on such pages.
+    """
+    global _END_TAGS
+    end = html.find("</html")
+    if end < 0:
+        end = html.find("</HTML")
+    if end < 0:
+        return html
+    close = html.find(">", end)
+    if close < 0 or "<" not in html[close:]:
+        return html
+    if _END_TAGS is None:
+        import re
+
+        _END_TAGS = re.compile(r"</(?:body|html)\s*>", re.I)
+    return _END_TAGS.sub("", html)
 
 
 def _cut_long_tags(html: str) -> str:
