@@ -996,3 +996,34 @@ def test_markup_after_a_stray_end_of_document_is_read_as_a_browser_reads_it():
         text = extract(page, url="https://example.com/blog/hr/outsourcing", fmt=fmt)["text"]
         assert "Paragraph 0 of the story" in text and "Paragraph 11 of the story" in text
     assert E._late_end_tags("<html><body><p>x</p></body></html>\n") == "<html><body><p>x</p></body></html>\n"
+
+
+def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(monkeypatch):
+    # trafilatura keeps a few of an essay's paragraphs, in every mode (seen on real blogs
+    # whose paragraphs it scores as boilerplate); readability reads the post's container whole
+    real = E._trafilatura
+
+    def keeps_three(tree, url, precision=True, fast=True):
+        doc = real(tree, url, precision, fast)
+        if doc is not None and doc.body is not None:
+            for p in [c for c in doc.body if "Paragraph" in "".join(c.itertext())][3:]:
+                doc.body.remove(p)
+        return doc
+
+    monkeypatch.setattr(E, "_trafilatura", keeps_three)
+    essay = "".join(
+        "<p>Paragraph %d of the essay: pick the topic that makes you think of yourself in experiences, "
+        "not adjectives, and the writing comes more easily to every student who tries it.</p>" % i
+        for i in range(14)
+    )
+    page = (
+        '<html><head><script type="application/ld+json">{"@type": "BlogPosting"}</script></head><body>'
+        "<div class='post'><h1>The college essay</h1>%s</div></body></html>" % essay
+    )
+    for fmt in ("text", "markdown"):
+        r = extract(page, url="https://essays.example/blog/the-college-essay", fmt=fmt)
+        assert r["extractor"] == "readability" and r["warnings"] == []
+        assert all("Paragraph %d of the essay" % i in r["text"] for i in range(14))
+    # a text that is longer but is a list of excerpts (cut off with an ellipsis) is not more article
+    assert not E._longer_than("Intro words here.\n\nA teaser …\n\nAnother teaser …\n\n" + "more " * 50, "Intro words")
+    assert E._longer_than("Intro words here.\n\n" + "more " * 50, "Intro words here")

@@ -152,6 +152,8 @@ def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") ->
         _extract(html, url, fmt, result)
     except (Exception, RecursionError) as exc:  # hostile or broken input: return what we have, and say so
         _failed(result, "pipeline", exc, "the text so far is kept")
+    for k in ("_plain", "_asked_readability", "_og_type"):  # the stages' notes to each other
+        result.pop(k, None)
     if not result["text"].strip():
         text = _plain_fallback_text(html) if isinstance(html, str) else ""
         if text:
@@ -266,9 +268,25 @@ def _extract(html, url, fmt, result):
             if longer is not None:
                 doc, a_text = longer
                 _use_trafilatura(result, doc, tree, url, fmt, a_text)
+            elif result["extractor"] == "trafilatura" and not result.get("_asked_readability"):
+                # trafilatura's fallbacks found no more: readability, which reads a page's
+                # main container whole, is asked too (not asked yet: the text did not look short)
+                r_root = _stage(result, "readability", "the article is kept", _readability, tree, url)
+                if r_root is not None:
+                    from .render import render
+
+                    rb_text = _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
+                    if _longer_than(rb_text, a_text):
+                        a_text = rb_text
+                        result["extractor"] = "readability"
+                        result["text"] = (
+                            rb_text
+                            if fmt == "text"
+                            else _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, rb_text)
+                            or ""
+                        )
         if _region_is_the_page(sure, facts, r_text, a_text):
             _use_root(result, root, fmt, r_text, "region")
-    result.pop("_plain", None)
 
 
 def _page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure: str) -> bool:
@@ -310,6 +328,13 @@ def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: s
     if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
         enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
     return enough and _covers(r_text, a_text) >= REGION_COVER
+
+
+def _longer_than(text: str, a_text: str) -> bool:
+    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of it, and is not
+    a list of excerpts (TEASERS paragraphs cut off with an ellipsis)."""
+    cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
+    return cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, a_text) >= REGION_COVER
 
 
 def _longer_article(tree, url, a_text):
@@ -497,6 +522,7 @@ def _article(result, tree, url, fmt):
         if _cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
         r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
+        result["_asked_readability"] = True
     r_text = ""
     if r_root is not None:
         from .render import render
