@@ -546,6 +546,18 @@ def test_forum_thread_posts_in_order_with_author_date_and_accepted_answer():
             "<h1>Story</h1>" + "<p>Paragraph of the story with enough words to read.</p>" * 5,
             "article",
         ),
+        (  # a bare Article type (weak) ties with a documentation host: the host names the page
+            "https://developer.example.com/get-started/overview",
+            '<script type="application/ld+json">{"@type": "Article"}</script>',
+            "<h1>Get started</h1>" + "<p>Install the toolkit, then build your first app in the editor.</p>" * 5,
+            "documentation",
+        ),
+        (  # ... but a NewsArticle (strong) outweighs it
+            "https://developer.example.com/get-started/overview",
+            '<script type="application/ld+json">{"@type": "NewsArticle"}</script>',
+            "<h1>Get started</h1>" + "<p>Install the toolkit, then build your first app in the editor.</p>" * 5,
+            "article",
+        ),
     ],
 )
 def test_page_kind_from_what_the_page_says(url, head, body, kind):

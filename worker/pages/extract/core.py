@@ -82,7 +82,6 @@ REGION_COVER = 0.8
 # An article with weak evidence (see _page_type) is read as an index page's region when
 # that is this many times longer and the body's largest run of titled entries holds
 # this share of its words.
-WEAK_ARTICLE = 3
 INDEX_OVER_ARTICLE = 3.0
 INDEX_ENTRIES = 0.1
 # An "article" of fewer words than FRAGMENT_WORDS is a fragment of the page (a banner, a
@@ -618,7 +617,7 @@ def _page_type(tree, url, og_type):
     (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
     set those on every page, index pages too. Other kinds' evidence counts as strong.
     """
-    from .pagetype import evidence, pick
+    from .pagetype import WEAK_ARTICLE, evidence, pick
 
     facts: dict[str, Any] = {}
     score = evidence(tree, url, og_type, facts)

@@ -279,7 +279,18 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
         score["product"] += 2
 
 
+# Article evidence of this many points or fewer is one weak signal (its URL's shape, its
+# og:type, or a bare schema.org Article): publishing systems set those on every page.
+WEAK_ARTICLE = 3
+
+
 def pick(score: dict[str, int]) -> str:
-    """The kind with most points; article on a tie or with no evidence at all."""
+    """The kind with most points; with no evidence at all, article. On a tie article
+    wins, unless its evidence is weak (WEAK_ARTICLE): then the other kind names the page
+    (a documentation host's pages carry a bare Article type too)."""
     best = max(KINDS, key=lambda k: (score[k], k == "article"))
+    if best == "article" and 0 < score[best] <= WEAK_ARTICLE:
+        other = max((k for k in KINDS if k != "article"), key=lambda k: score[k])
+        if score[other] == score[best]:
+            return other
     return best if score[best] > 0 else "article"
