@@ -277,13 +277,7 @@ def _extract(html, url, fmt, result):
                     rb_text = _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
                     if _longer_than(rb_text, a_text):
                         a_text = rb_text
-                        result["extractor"] = "readability"
-                        result["text"] = (
-                            rb_text
-                            if fmt == "text"
-                            else _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, rb_text)
-                            or ""
-                        )
+                        _use_readability(result, r_root, fmt, rb_text)
         if _region_is_the_page(sure, facts, r_text, a_text):
             _use_root(result, root, fmt, r_text, "region")
 
@@ -541,11 +535,15 @@ def _article(result, tree, url, fmt):
         _use_trafilatura(result, doc, tree, url, fmt, t_text)
         result["_plain"] = t_text
     elif choice == "readability":
-        result["_plain"] = r_text
-        result["extractor"] = "readability"
-        result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
+        _use_readability(result, r_root, fmt, r_text)
     else:
         _use_region(result, tree, url, fmt)
+
+
+def _use_readability(result, r_root, fmt, r_text):
+    result["_plain"] = r_text
+    result["extractor"] = "readability"
+    result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
 
 
 def _use_trafilatura(result, doc, tree, url, fmt, t_text):
