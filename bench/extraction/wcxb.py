@@ -211,6 +211,13 @@ def main(argv=None):
     texts, crashes, elapsed = cli_texts(names, pages, a.batch)
     c_scores = [token_f1(r["main_content"], texts.get(n) or "") for r, n in zip(rows, names)]
     c = by_type(rows, c_scores)
+    if a.per_page:  # the CLI's score beside the in-process ones, to read where they differ
+        with open(a.per_page, encoding="utf-8") as f:
+            per_page = json.load(f)
+        for r, x in zip(rows, c_scores):
+            per_page[r["id"]]["cli"] = x
+        with open(a.per_page, "w", encoding="utf-8") as f:
+            json.dump(per_page, f, indent=0)
     table(
         "## 2. Through the CLI, batches of %d at the default concurrency (%d batches with no block)"
         % (a.batch, crashes),

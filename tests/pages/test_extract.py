@@ -1039,3 +1039,24 @@ def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(mo
     # a text that is longer but is a list of excerpts (cut off with an ellipsis) is not more article
     assert not E._longer_than("Intro words here.\n\nA teaser …\n\nAnother teaser …\n\n" + "more " * 50, "Intro words")
     assert E._longer_than("Intro words here.\n\n" + "more " * 50, "Intro words here")
+
+
+def test_the_pages_own_canonical_url_is_evidence_of_its_kind_too():
+    from worker.pages.extract.pagetype import evidence
+
+    head = '<html><head><link rel="canonical" href="%s"></head><body><p>Words of the page.</p></body></html>'
+    tree = E._parse(head % "https://community.example.com/t/wifi-drops/123")
+    # fetched through a mirror or a short link: the canonical URL still says "forum", once
+    assert (
+        evidence(tree, "http://127.0.0.1:8080/x", canonical="https://community.example.com/t/wifi-drops/123")["forum"]
+        == evidence(tree, "https://community.example.com/t/wifi-drops/123")["forum"]
+        > 0
+    )
+    both = evidence(
+        tree,
+        "https://community.example.com/t/wifi-drops/123",
+        canonical="https://community.example.com/t/wifi-drops/123",
+    )
+    assert both == evidence(tree, "https://community.example.com/t/wifi-drops/123")  # a signal counts once
+    r = extract(head % "https://docs.example.com/guide/setup", url="http://127.0.0.1:8080/mirror/1", fmt="text")
+    assert r["page_type"] == "documentation"

@@ -210,7 +210,14 @@ def _extract(html, url, fmt, result):
             result.update(text=text, extractor="budget")
         return
     kind, sure, facts = _stage(
-        result, "page-type", "read as an article", _page_type, tree, url, meta.get("_og_type")
+        result,
+        "page-type",
+        "read as an article",
+        _page_type,
+        tree,
+        url,
+        meta.get("_og_type"),
+        meta.get("canonical_url"),
     ) or ("article", "none", {})
     result["page_type"] = kind
     result.pop("_og_type", None)
@@ -608,7 +615,7 @@ def _metadata(tree, url):
     return meta
 
 
-def _page_type(tree, url, og_type):
+def _page_type(tree, url, og_type, canonical=None):
     """(kind, how sure: "strong", "weak" or "none", the markup's facts from pagetype.evidence).
 
     An article's evidence is weak when it is one signal of WEAK_ARTICLE points or fewer
@@ -618,7 +625,7 @@ def _page_type(tree, url, og_type):
     from .pagetype import WEAK_ARTICLE, evidence, pick
 
     facts: dict[str, Any] = {}
-    score = evidence(tree, url, og_type, facts)
+    score = evidence(tree, url, og_type, facts, canonical)
     kind = pick(score)
     if score[kind] <= 0:
         return kind, "none", facts

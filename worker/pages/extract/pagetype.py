@@ -9,7 +9,8 @@ Evidence, strongest first, each worth points to one kind:
 - schema.org types in JSON-LD and microdata (QAPage, DiscussionForumPosting,
   Product, ItemList, CollectionPage, TechArticle, NewsArticle, Service, ...);
 - the ``og:type`` meta tag;
-- the URL's shape (``/docs/``, ``/questions/123``, ``/product/``, ``/category/``);
+- the URL's shape (``/docs/``, ``/questions/123``, ``/product/``, ``/category/``), the fetched
+  URL's and the page's own canonical URL's, each signal once;
 - the markup: repeated post blocks with authors, repeated cards with prices,
   code blocks, "add to cart" forms.
 
@@ -137,13 +138,16 @@ def _ld_types(tree: HtmlElement) -> list[str]:
 
 
 def evidence(
-    tree: HtmlElement, url: str | None = None, og_type: str | None = None, facts: dict[str, Any] | None = None
+    tree: HtmlElement,
+    url: str | None = None,
+    og_type: str | None = None,
+    facts: dict[str, Any] | None = None,
+    canonical: str | None = None,
 ) -> dict[str, int]:
     """{kind: points} for the page (pure). ``facts``, when given, receives what the
     markup showed: "entries", the share of the body's words in its largest run of
-    alike, titled entries (0 when there is none)."""
-    from urllib.parse import urlsplit
-
+    alike, titled entries (0 when there is none). ``canonical``: the URL the page
+    gives for itself (a fetched mirror, short link or tracking URL may say less)."""
     score = dict.fromkeys(KINDS, 0)
     seen: set[str] = set()
     for name in _ld_types(tree):
@@ -155,23 +159,44 @@ def evidence(
     if og in OG_TYPES:
         kind, pts = OG_TYPES[og]
         score[kind] += pts
-    if url:
-        try:
-            path = urlsplit(url).path.lower()
-            host = urlsplit(url).hostname or ""
-        except ValueError:
-            path, host = "", ""
-        for rx, kind, pts in _URL_SHAPES:
-            if rx.search(path) or (kind == "documentation" and rx.search(host)):
-                score[kind] += pts
-        if host.startswith(("docs.", "developer.", "developers.", "api.", "learn.", "wiki.")):
-            score["documentation"] += 3
-        if host.startswith(("forum.", "forums.", "community.", "discuss.", "answers.")):
-            score["forum"] += 3
-        if host.startswith(("shop.", "store.")):
-            score["collection"] += 1
+    # the URL fetched and the page's own canonical URL: a signal either shows counts once
+    signals: set[int] = set()
+    for u in (url, canonical):
+        if u:
+            signals |= _url_signals(u)
+    for i in signals:
+        kind, pts = _URL_SIGNALS[i]
+        score[kind] += pts
     _markup(tree, score, facts if facts is not None else {})
     return score
+
+
+# (kind, points) of each URL signal: the shapes, then the host's first label
+_URL_SIGNALS = [(kind, pts) for _, kind, pts in _URL_SHAPES] + [("documentation", 3), ("forum", 3), ("collection", 1)]
+_HOST_STARTS = (
+    ("docs.", "developer.", "developers.", "api.", "learn.", "wiki."),
+    ("forum.", "forums.", "community.", "discuss.", "answers."),
+    ("shop.", "store."),
+)
+
+
+def _url_signals(url: str) -> set[int]:
+    """Indices into _URL_SIGNALS of what the URL's shape says."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        path, host = parts.path.lower(), parts.hostname or ""
+    except ValueError:
+        return set()
+    out = set()
+    for i, (rx, kind, _) in enumerate(_URL_SHAPES):
+        if rx.search(path) or (kind == "documentation" and rx.search(host)):
+            out.add(i)
+    for j, starts in enumerate(_HOST_STARTS):
+        if host.startswith(starts):
+            out.add(len(_URL_SHAPES) + j)
+    return out
 
 
 def _signature(el: HtmlElement) -> tuple[Any, str]:
