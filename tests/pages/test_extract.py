@@ -994,12 +994,14 @@ def test_a_modal_dialog_is_not_the_pages_content_even_when_it_outweighs_it():
     assert "personal information" in extract(only, url="https://example.com/terms", fmt="text")["text"]
 
 
+def _numbered_paragraphs(sentence, n):
+    """n <p> elements, the i-th saying sentence % i."""
+    return "".join("<p>%s</p>" % (sentence % i) for i in range(n))
+
+
 def test_markup_after_a_stray_end_of_document_is_read_as_a_browser_reads_it():
     # a template printed its footer's </body></html> before the article; a browser reads on
-    story = "".join(
-        "<p>Paragraph %d of the story, about how outsourcing payroll changes a small team's week.</p>" % i
-        for i in range(12)
-    )
+    story = _numbered_paragraphs("Paragraph %d of the story, about how outsourcing payroll changes a team's week.", 12)
     page = (
         "<html><head><title>HR outsourcing</title></head><body><header><nav><a href='/'>Home</a></nav></header>"
         "</body>\n</html>\n<div class='post'><h1>Six kinds of HR outsourcing</h1>%s</div></body></html>" % story
@@ -1023,10 +1025,10 @@ def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(mo
         return doc
 
     monkeypatch.setattr(E, "_trafilatura", keeps_three)
-    essay = "".join(
-        "<p>Paragraph %d of the essay: pick the topic that makes you think of yourself in experiences, "
-        "not adjectives, and the writing comes more easily to every student who tries it.</p>" % i
-        for i in range(14)
+    essay = _numbered_paragraphs(
+        "Paragraph %d of the essay: pick the topic that makes you think of yourself in experiences, "
+        "not adjectives, and the writing comes more easily to every student who tries it.",
+        14,
     )
     page = (
         '<html><head><script type="application/ld+json">{"@type": "BlogPosting"}</script></head><body>'
