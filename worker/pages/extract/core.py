@@ -220,7 +220,6 @@ def _extract(html, url, fmt, result):
         meta.get("canonical_url"),
     ) or ("article", "none", {})
     result["page_type"] = kind
-    result.pop("_og_type", None)
     if kind in REGION_KINDS:
         root = _stage(result, "region", "read as an article", _region, tree, url, kind in ("listing", "collection"))
         thread = None
