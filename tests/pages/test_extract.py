@@ -1062,3 +1062,31 @@ def test_the_pages_own_canonical_url_is_evidence_of_its_kind_too():
     assert both == evidence(tree, "https://community.example.com/t/wifi-drops/123")  # a signal counts once
     r = extract(head % "https://docs.example.com/guide/setup", url="http://127.0.0.1:8080/mirror/1", fmt="text")
     assert r["page_type"] == "documentation"
+
+
+def _shop_page(cards):
+    """A body with a mega menu of four long link columns above a run of product cards."""
+    menu = "".join(
+        "<li class='menu-col'>%s</li>"
+        % "".join("<a href='/c/%d-%d'>Category %d number %d</a> " % (c, k, c, k) for k in range(40))
+        for c in range(4)
+    )
+    return "<html><body><nav><ul class='mega'>%s</ul></nav><div class='grid'>%s</div></body></html>" % (menu, cards)
+
+
+def test_a_grid_of_priced_cards_under_a_larger_menu_is_a_shops_category():
+    from worker.pages.extract.pagetype import evidence
+
+    card = (
+        "<div class='card'><a href='/p/%d'><span>Laser projector model %d with bright lamp</span></a>"
+        "<span>Maker: Brand</span><span>Price: $%d.00</span></div>"
+    )
+    page = _shop_page("".join(card % (i, i, 100 + i) for i in range(30)))
+    assert evidence(E._parse(page), "https://example.com/native-4k-projectors")["collection"] > 0
+    r = extract(page, url="https://example.com/native-4k-projectors", fmt="text")
+    assert r["page_type"] == "collection"
+    assert "Laser projector model 29 with bright lamp" in r["text"] and "Category 0 number 5" not in r["text"]
+    # a buying guide's long priced reviews are not cards: no collection evidence from them
+    review = "<div class='card'><h3><a href='/p/%d'>Kettle number %d</a></h3><p>$%d. %s</p></div>"
+    guide = _shop_page("".join(review % (i, i, 50 + i, "It pours well and keeps heat. " * 15) for i in range(6)))
+    assert evidence(E._parse(guide), "https://example.com/best-kettles")["collection"] == 0

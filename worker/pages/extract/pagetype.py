@@ -210,7 +210,7 @@ def _words(el: HtmlElement) -> int:
     return word_count(el)
 
 
-def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
+def repeated_group(body: HtmlElement, priced_only: bool = False) -> dict[str, Any] | None:
     """The largest run of alike siblings (same tag and first class) holding text, as a
     dict of facts a reader would use to name the page, or None.
 
@@ -255,6 +255,8 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
                 ):
                     dated += 1
             n = len(texty)
+            if priced_only and priced < PRICED * n:
+                continue
             best = {
                 "n": n,
                 "words": total,
@@ -267,6 +269,9 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     return best
 
 
+PRICED = 0.5  # share of a run's entries showing a price: a shop's cards
+GRID_SHARE = 0.25  # share of the body's words in a run of priced cards: a shop's category
+CARD_WORDS = 80  # mean words of an entry that is a card, not an article
 TITLED = 0.7  # share of a run's entries with a titled link: entries that each lead somewhere
 
 
@@ -294,13 +299,25 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
     body_words = max(1, _words(body))
     share = group["words"] / body_words if group is not None else 0
     facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
-    if group is not None and share >= 0.25 and group["priced"] >= 0.5:
+    if group is not None and group["priced"] < PRICED and share >= GRID_SHARE:
+        # the largest run is not priced (a mega menu's columns, say): a grid of short,
+        # priced cards that each lead to their product, a little smaller, is the page's
+        # content (a buying guide's long priced reviews are not cards)
+        grid = repeated_group(body, priced_only=True)
+        if (
+            grid is not None
+            and grid["words"] / body_words >= GRID_SHARE
+            and grid["titled"] >= TITLED
+            and grid["avg"] <= CARD_WORDS
+        ):
+            group, share = grid, grid["words"] / body_words
+    if group is not None and share >= GRID_SHARE and group["priced"] >= PRICED:
         score["collection"] += 4  # a grid of priced cards: a shop's category
-    elif group is not None and share >= 0.4 and group["titled"] >= TITLED and group["avg"] <= 80:
+    elif group is not None and share >= 0.4 and group["titled"] >= TITLED and group["avg"] <= CARD_WORDS:
         score["listing"] += 4  # short entries that each lead somewhere by a titled link
     elif group is not None and share >= 0.4 and group["dated"] >= 0.7 and group["avg"] >= 15:
         score["forum"] += 2  # long signed and dated blocks: posts
-    if cart and not (group is not None and group["priced"] >= 0.5):
+    if cart and not (group is not None and group["priced"] >= PRICED):
         score["product"] += 2
 
 
