@@ -1090,3 +1090,21 @@ def test_a_grid_of_priced_cards_under_a_larger_menu_is_a_shops_category():
     review = "<div class='card'><h3><a href='/p/%d'>Kettle number %d</a></h3><p>$%d. %s</p></div>"
     guide = _shop_page("".join(review % (i, i, 50 + i, "It pours well and keeps heat. " * 15) for i in range(6)))
     assert evidence(E._parse(guide), "https://example.com/best-kettles")["collection"] == 0
+
+
+def test_lines_about_the_page_at_its_end_are_not_its_content():
+    body = (
+        "<main><h1>Service accounts</h1>"
+        + "<p>Last updated versions of the client are listed below with their changes.</p>"
+        + "".join("<p>Step %d: create the account and grant it the role it needs here.</p>" % i for i in range(12))
+        + "<div><p>Except as otherwise noted, the content of this page is licensed under a licence.</p>"
+        + "<p>Last updated 2025-12-18 UTC.</p><p>Was this page helpful?</p></div></main>"
+    )
+    html = "<html><body>%s</body></html>" % body
+    r = extract(html, url="https://docs.example.com/iam/service-accounts", fmt="text")
+    assert r["page_type"] == "documentation" and r["extractor"] == "region"
+    assert "Step 11" in r["text"]
+    assert "licensed" not in r["text"] and "2025-12-18" not in r["text"] and "helpful" not in r["text"]
+    assert "Last updated versions of the client" in r["text"]  # within the text such words are content
+    md = extract(html, url="https://docs.example.com/iam/service-accounts", fmt="markdown")["text"]
+    assert "helpful" not in md and "Step 11" in md

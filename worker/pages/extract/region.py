@@ -367,8 +367,42 @@ def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False
     prune_chrome(root, word_count(root))
     if not teasers:
         prune_other_content(root)
+    drop_page_footer(root)
     absolute_links(root, url)
     return root
+
+
+# Lines about the page rather than of it, which sites print after its content outside
+# any footer landmark: when it was last changed, its copyright and licence, "was this
+# page helpful?", a wiki's "Retrieved from", an "edit this page" link. A reader stops
+# before them. Only at the region's end: within the text such words are content.
+PAGE_FOOTER_LINE = re.compile(
+    r"(last (updated|modified|edited|reviewed)\b|(this )?page (was )?last (updated|modified|edited)\b|"
+    r"copyright\b|©|\(c\) (19|20)\d\d|all rights reserved|was this (page |article |information )?(helpful|useful)|"
+    r"(did you find|is) this .{0,40}(helpful|useful)|rate this (page|article)|retrieved from\b|"
+    r"except as otherwise noted|(edit|improve) this (page|article)|edit (on|in) github|suggest (an )?edits?\b|"
+    r"report (an|a) (issue|problem) with this page)",
+    re.I,
+)
+PAGE_FOOTER_WORDS = 60
+_BLOCKS = frozenset(("p", "div", "li", "section", "footer", "dd", "dt", "td", "h1", "h2", "h3", "h4", "h5", "h6"))
+
+
+def drop_page_footer(root: HtmlElement) -> None:
+    """Remove the innermost blocks at the end of root that are lines about the page
+    (PAGE_FOOTER_LINE), from the last one back to the first that is not."""
+    blocks = [
+        el
+        for el in root.iter(*_BLOCKS)
+        if el is not root and next((d for d in el.iterdescendants(*_BLOCKS)), None) is None
+    ]
+    for el in reversed(blocks):
+        text = " ".join(el.text_content().split())
+        if not text:
+            continue
+        if len(text.split()) > PAGE_FOOTER_WORDS or not PAGE_FOOTER_LINE.match(text):
+            break
+        _drop(el)
 
 
 def absolute_links(root: HtmlElement, url: str | None) -> None:
