@@ -1108,3 +1108,24 @@ def test_lines_about_the_page_at_its_end_are_not_its_content():
     assert "Last updated versions of the client" in r["text"]  # within the text such words are content
     md = extract(html, url="https://docs.example.com/iam/service-accounts", fmt="markdown")["text"]
     assert "helpful" not in md and "Step 11" in md
+
+
+def test_a_class_that_keeps_an_element_out_of_the_chrome_does_not_name_it_chrome():
+    from lxml.html import fragment_fromstring
+
+    from worker.pages.extract.region import chrome_named
+
+    def named(cls):
+        return chrome_named(fragment_fromstring("<h3 class='%s'>Hello, world!</h3>" % cls))
+
+    assert named("page-toc") and named("toc-list") and named("site-footer")
+    assert not named("hide-from-toc no-link") and not named("no-toc") and not named("exclude-from-search")
+    cards = "".join(
+        "<div class='card'><h3 class='hide-from-toc'>Card title %d</h3><p>%s</p></div>"
+        % (i, "Build an app step by step. " * 6)
+        for i in range(6)
+    )
+    r = extract(
+        "<html><body><main>%s</main></body></html>" % cards, url="https://developer.example.com/start", fmt="text"
+    )
+    assert "Card title 5" in r["text"]

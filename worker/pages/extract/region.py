@@ -78,6 +78,7 @@ advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar 
 toc login search searchbox
 """.split()
 )
+NEGATIONS = frozenset(("no", "not", "hide", "exclude", "without"))
 _NAME_PARTS = re.compile(r"[-_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"\w+")
@@ -130,6 +131,8 @@ def chrome_named(el: HtmlElement) -> bool:
     """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
     for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
         parts = class_parts(name)
+        if parts and parts[0] in NEGATIONS:
+            continue  # "hide-from-toc", "no-toc": kept out of the chrome, not chrome
         if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
             return True
     return False
