@@ -96,6 +96,9 @@ FRAGMENT_UNDER_REGION = 5.0
 # An article whose page region is this many times longer is asked for again, with
 # trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
 ASK_AGAIN_RATIO = 2.0
+# ... and this many times, for a page that does not say clearly it is an article: its
+# extra text is more often article than comments, captions and teasers.
+ASK_AGAIN_UNSURE = 1.4
 LONGER_ARTICLE = 1.2
 TEASERS = 2
 
@@ -264,7 +267,7 @@ def _extract(html, url, fmt, result):
         root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
-        if _words(r_text) > ASK_AGAIN_RATIO * _words(a_text):
+        if _words(r_text) > _ask_again_ratio(sure) * _words(a_text):
             # The page holds far more text than the article read: precision mode may
             # have stopped at a break in the markup. trafilatura's own fallbacks
             # (its readability and jusText comparison) are asked; their text is kept
@@ -297,10 +300,14 @@ def _page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sur
     if body is None:
         return True
     a_words = _words(result["text"] if fmt == "text" else result.get("_plain", ""))
-    ratio = ASK_AGAIN_RATIO
+    ratio = _ask_again_ratio(sure)
     if sure == "none":
         ratio = min(ratio, REGION_OVER_ARTICLE)
     return _words(" ".join(body.itertext())) > ratio * a_words
+
+
+def _ask_again_ratio(sure: str) -> float:
+    return ASK_AGAIN_RATIO if sure == "strong" else ASK_AGAIN_UNSURE
 
 
 def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: str) -> bool:
