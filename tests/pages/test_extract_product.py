@@ -162,3 +162,15 @@ def test_a_line_the_menu_repeats_stays_when_the_page_says_it_outside_the_menu_to
     assert menu in body.text_content()
     product.drop_within(body, menu, page="\n".join((menu, DESCRIPTION)))  # the menu's only
     assert menu not in body.text_content() and "ripstop" in body.text_content()
+
+
+def test_a_product_pages_fine_print_is_not_the_product():
+    page = lxml.html.fromstring(
+        "<html><body><main><h1>Trail pack 25</h1><p>%s</p>"
+        "<div class='common-bottom-disclaimer'><ol><li>Results may vary with the load carried and the weather on the "
+        "day, and capacity is measured with the lid pocket empty.</li></ol></div>"
+        "<section class='product-footnotes'><p>Colours shown may differ from the product on your screen, as every "
+        "display renders them in its own way.</p></section></main></body></html>" % DESCRIPTION
+    )
+    extras = product.extras_text(page)
+    assert "Results may vary" in extras and "Colours shown" in extras and "ripstop" not in extras

@@ -69,13 +69,14 @@ REPEAT_CHARS = 40  # a repeated line shorter than this ("Size", "Add to cart") m
 
 
 # What a product page carries besides the product: its reviews and ratings (review
-# widgets too), other products to buy, and size charts. Matched on any part of a class
+# widgets too), other products to buy, size charts, and fine print (disclaimers and
+# footnotes to its marketing claims). Matched on any part of a class
 # name or id, camelCase split: these words name such blocks wherever they stand.
 EXTRA_PARTS = frozenset(
     """
 review reviews rating ratings testimonials yotpo okendo jdgm judgeme bazaarvoice stamped trustpilot
 recommendations recommended recommendation related upsell upsells crosssell
-recently viewed similar carousel
+recently viewed similar carousel disclaimer disclaimers footnote footnotes
 """.split()
 )
 # Only whole blocks of some length: a star rating inside the description is left alone
