@@ -153,6 +153,13 @@ def test_a_cookie_notice_is_dropped_and_a_biscuits_description_kept():
     )
     product.drop_consent(body)
     assert "Oat cookies" in body.text_content() and "your consent" not in body.text_content()
+    # a cookie settings dialog speaks of them in the plural, or of settings and preferences
+    body = _body(
+        "<p>Oat cookies baked with butter, twelve cookies to a tin.</p><p>Manage Cookie Preferences</p>"
+        "<p>These cookies are strictly necessary. To disable all cookies please use your browsers settings.</p>"
+    )
+    product.drop_consent(body)
+    assert body.text_content() == "Oat cookies baked with butter, twelve cookies to a tin."
 
 
 def test_a_line_the_menu_repeats_stays_when_the_page_says_it_outside_the_menu_too():

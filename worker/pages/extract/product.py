@@ -43,7 +43,10 @@ _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[^\W\d_]")
 _SIZE = re.compile(r"\d+(?:x\d+)+$")
 _COOKIE = re.compile(r"\bcookies?\b", re.I)
-_CONSENT = re.compile(r"\b(?:consent|privacy|browser|browsing|website|third[- ]party|opt[- ]out|tracking)\b", re.I)
+_CONSENT = re.compile(
+    r"\b(?:consent|privacy|browsers?|browsing|websites?|third[- ]party|opt[- ]out|tracking|preferences|settings|policy)\b",
+    re.I,
+)
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
