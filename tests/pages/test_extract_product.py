@@ -181,3 +181,25 @@ def test_a_product_pages_fine_print_is_not_the_product():
     )
     extras = product.extras_text(page)
     assert "Results may vary" in extras and "Colours shown" in extras and "ripstop" not in extras
+
+
+def test_what_a_shop_prints_again_for_screen_readers_is_read_once():
+    from worker.pages.extract.region import drop_screen_reader_copies
+
+    body = _body(
+        "<div><span aria-hidden='true'>Trail pack 25</span><span class='clipped'>Trail pack 25</span></div>"
+        "<div><span>EUR 163.12<span class='visually-hidden'>EUR 163.12</span></span></div>"
+        "<a href='#c'><span>See all details<span class='sr-only'>See all details on coverage</span></span></a>"
+        "<a href='/share'><i class='icon'></i><span class='sr-only'>Share on a network</span></a>"
+    )
+    drop_screen_reader_copies(body)
+    text = body.text_content()
+    assert text.count("Trail pack 25") == 1 and text.count("EUR 163.12") == 1 and "on coverage" not in text
+    assert "Share on a network" in text  # an icon link's only name stays
+    page = (
+        '<html><head><script type=\'application/ld+json\'>{"@type": "Product", "name": "Trail pack 25"}</script>'
+        "</head><body><main><h1>Trail pack 25</h1><div><span>EUR 163.12<span class='sr-only'>EUR 163.12</span></span>"
+        "</div><p>%s</p><button class='add-to-cart'>Add to cart</button></main></body></html>" % DESCRIPTION
+    )
+    r = extract(page, url=URL, fmt="text")
+    assert r["page_type"] == "product" and "EUR 163.12EUR 163.12" not in r["text"] and "ripstop" in r["text"]

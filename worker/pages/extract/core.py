@@ -249,6 +249,8 @@ def _extract(html, url, fmt, result):
             _article(result, tree, url, fmt)
         return
     if kind == "product":
+        # a shop prints its name, price and labels twice, once for screen readers: once is read
+        _stage(result, "screen-reader-copies", "both copies are kept", _drop_screen_reader_copies, tree)
         # a product page is short lines (specifications, variants): precision mode drops
         # them, and trafilatura's own fallbacks (not fast) find the description more often
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
@@ -401,6 +403,12 @@ def _doubtful(tree, t_text):
         if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
             return True
     return False
+
+
+def _drop_screen_reader_copies(tree):
+    from .region import drop_screen_reader_copies
+
+    drop_screen_reader_copies(tree)
 
 
 def _product_only(tree, body):

@@ -193,6 +193,41 @@ def strip_never_text(root: HtmlElement) -> None:
             _drop(el)
 
 
+# Text for screen readers only, by the class names sites give it: "sr-only",
+# "visually-hidden", "screen-reader-text", "clipped". Sites repeat a visible label in
+# it ("EUR 163.12" printed and read aloud), so plain text showed it twice, run together.
+_SCREEN_READER = re.compile(
+    r"^(?:sr-only|sr-text|clipped|offscreen|element-invisible)$|visually-?hidden|screen-?reader"
+)
+_SCREEN_READER_XPATH = (
+    "descendant::*[@class][contains(@class, 'sr-') or contains(@class, 'isually') or contains(@class, 'creen')"
+    " or contains(@class, 'clipped') or contains(@class, 'offscreen') or contains(@class, 'invisible')]"
+)
+
+
+def drop_screen_reader_copies(root: HtmlElement) -> None:
+    """Remove the screen-reader-only elements (see _SCREEN_READER) that repeat what is
+    shown beside them: their text holds, or is held by, the rest of their parent's
+    text. One that is the only label (an icon link's name) stays."""
+    for el in root.xpath(_SCREEN_READER_XPATH):
+        if not any(_SCREEN_READER.search(c) for c in (el.get("class") or "").lower().split()):
+            continue
+        parent = el.getparent()
+        if parent is None:
+            continue
+        own = " ".join(el.text_content().split())
+        if not own:
+            continue
+        rest = [parent.text or ""]
+        for child in parent:
+            if child is not el:
+                rest.append(child.text_content() if isinstance(child.tag, str) else "")
+            rest.append(child.tail or "")
+        shown = " ".join("".join(rest).split())
+        if shown and (own in shown or shown in own):
+            _drop(el)
+
+
 def _is_menu(el: HtmlElement) -> bool:
     """A list whose entries are nothing but short links (a sub-menu nested in an entry
     counts as links too: documentation sidebars are trees of them)."""
