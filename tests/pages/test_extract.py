@@ -685,16 +685,16 @@ def test_a_listing_gives_one_line_per_entry_with_its_title_linked():
 
 def test_a_products_name_price_and_availability_come_first_from_its_data():
     ld = (
-        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25 <wbr/>green", "offers": '
+        '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25 <wbr/>green &amp; grey", "offers": '
         '{"@type": "Offer", "price": "1299.00", "priceCurrency": "USD", '
         '"availability": "https://schema.org/InStock"}}</script>'
     )
     page = PRODUCT_PAGE.replace("</title>", "</title>" + ld).replace("<h1>Trail pack 25</h1>", "") % ""
     text = extract(page, url="https://shop.example.com/product/trail-pack-25", fmt="text")["text"]
-    assert text.splitlines()[0] == "Trail pack 25 green · 1299.00 USD · in stock"
+    assert text.splitlines()[0] == "Trail pack 25 green & grey · 1299.00 USD · in stock"
     said = page.replace("<p>The padded back", "<p>Now $1,299.00. The padded back")
     text = extract(said, url="https://shop.example.com/product/trail-pack-25", fmt="text")["text"]
-    assert text.splitlines()[0] == "Trail pack 25 green · in stock"  # the page says its price already
+    assert text.splitlines()[0] == "Trail pack 25 green & grey · in stock"  # the page says its price already
 
 
 @pytest.mark.upstream("trafilatura", "lxml")  # _load_html copies trafilatura's parser settings

@@ -273,7 +273,10 @@ def product_facts(tree: HtmlElement) -> tuple[str | None, str | None, str | None
             continue
         name = _ld_name(obj.get("name"))
         if name:
-            name = _clean(re.sub(r"<[^>]*>", "", name))  # some shops put markup (<wbr/>) in names
+            from html import unescape
+
+            # some shops put markup (<wbr/>) in names, and escape them as HTML ("&amp;")
+            name = _clean(unescape(re.sub(r"<[^>]*>", "", name)))
         offer = _first(obj.get("offers"))
         price = availability = None
         if isinstance(offer, dict):
