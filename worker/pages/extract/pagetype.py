@@ -210,14 +210,22 @@ def _words(el: HtmlElement) -> int:
     return word_count(el)
 
 
-def repeated_group(body: HtmlElement, priced_only: bool = False) -> dict[str, Any] | None:
+def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     """The largest run of alike siblings (same tag and first class) holding text, as a
     dict of facts a reader would use to name the page, or None.
 
     "Alike siblings" are how lists of posts, result entries and product cards are
     built, whatever the site.
     """
+    return runs(body)[0]
+
+
+def runs(body: HtmlElement) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(the largest run, as repeated_group; the largest run of which PRICED show a
+    price), in one walk of the body: the second is a shop's grid when a larger run that
+    is no grid (a mega menu's columns) outweighs it."""
     best: dict[str, Any] | None = None
+    grid: dict[str, Any] | None = None
     for parent in body.iter():
         if not isinstance(parent.tag, str) or len(parent) < 4:
             continue
@@ -233,40 +241,62 @@ def repeated_group(body: HtmlElement, priced_only: bool = False) -> dict[str, An
             if len(texty) < 4:
                 continue
             total = sum(words)
-            if best is not None and total <= best["words"]:
-                continue
-            titled = priced = dated = 0
-            for m in texty:
-                head = m.find(".//h2") if m.find(".//h2") is not None else m.find(".//h3")
-                if head is None:
-                    head = m.find(".//h4")
-                link = head.find(".//a") if head is not None else None
-                if link is None:
-                    for a in m.iterfind(".//a"):
-                        if _words(a) >= 3:
-                            link = a
-                            break
-                if link is not None:
-                    titled += 1
-                if _PRICE.search(" ".join(m.itertext())[:2000]):
-                    priced += 1
-                if m.find(".//time") is not None or _AUTHOR.search(
-                    " ".join(filter(None, (d.get("class") for d in m.iter() if isinstance(d.tag, str))))[:3000]
-                ):
-                    dated += 1
-            n = len(texty)
-            if priced_only and priced < PRICED * n:
-                continue
-            best = {
-                "n": n,
-                "words": total,
-                "avg": total / n,
-                "titled": titled / n,
-                "priced": priced / n,
-                "dated": dated / n,
-                "tag": members[0].tag,
-            }
-    return best
+            if grid is not None and total <= grid["words"]:
+                continue  # no larger than either (grid is never larger than best)
+            if best is not None and total <= best["words"] and not _priced(texty):
+                continue  # smaller than best, and no grid: not worth the facts
+            facts = _run_facts(members[0].tag, texty, total)
+            if best is None or total > best["words"]:
+                best = facts
+            if facts["priced"] >= PRICED:
+                grid = facts
+    return best, grid
+
+
+def _priced(texty: list[HtmlElement]) -> bool:
+    """Whether PRICED of texty show a price (what _run_facts would say, sooner)."""
+    need = PRICED * len(texty)
+    seen = 0
+    for i, m in enumerate(texty):
+        if _PRICE.search(" ".join(m.itertext())[:2000]):
+            seen += 1
+            if seen >= need:
+                return True
+        elif seen + len(texty) - i - 1 < need:
+            return False
+    return seen >= need
+
+
+def _run_facts(tag: Any, texty: list[HtmlElement], total: int) -> dict[str, Any]:
+    titled = priced = dated = 0
+    for m in texty:
+        head = m.find(".//h2") if m.find(".//h2") is not None else m.find(".//h3")
+        if head is None:
+            head = m.find(".//h4")
+        link = head.find(".//a") if head is not None else None
+        if link is None:
+            for a in m.iterfind(".//a"):
+                if _words(a) >= 3:
+                    link = a
+                    break
+        if link is not None:
+            titled += 1
+        if _PRICE.search(" ".join(m.itertext())[:2000]):
+            priced += 1
+        if m.find(".//time") is not None or _AUTHOR.search(
+            " ".join(filter(None, (d.get("class") for d in m.iter() if isinstance(d.tag, str))))[:3000]
+        ):
+            dated += 1
+    n = len(texty)
+    return {
+        "n": n,
+        "words": total,
+        "avg": total / n,
+        "titled": titled / n,
+        "priced": priced / n,
+        "dated": dated / n,
+        "tag": tag,
+    }
 
 
 PRICED = 0.5  # share of a run's entries showing a price: a shop's cards
@@ -295,7 +325,7 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
     )
     buttons += " " + " ".join(b.text_content() for b in body.findall(".//button")[:50])
     cart = bool(_CART.search(buttons))
-    group = repeated_group(body)
+    group, grid = runs(body)
     body_words = max(1, _words(body))
     share = group["words"] / body_words if group is not None else 0
     facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
@@ -303,7 +333,6 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
         # the largest run is not priced (a mega menu's columns, say): a grid of short,
         # priced cards that each lead to their product, a little smaller, is the page's
         # content (a buying guide's long priced reviews are not cards)
-        grid = repeated_group(body, priced_only=True)
         if (
             grid is not None
             and grid["words"] / body_words >= GRID_SHARE

@@ -429,12 +429,9 @@ _BLOCKS = frozenset(("p", "div", "li", "section", "footer", "dd", "dt", "td", "h
 def drop_page_footer(root: HtmlElement) -> None:
     """Remove the innermost blocks at the end of root that are lines about the page
     (PAGE_FOOTER_LINE), from the last one back to the first that is not."""
-    blocks = [
-        el
-        for el in root.iter(*_BLOCKS)
-        if el is not root and next((d for d in el.iterdescendants(*_BLOCKS)), None) is None
-    ]
-    for el in reversed(blocks):
+    for el in reversed(list(root.iter(*_BLOCKS))):  # from the end; most pages stop at the first
+        if el is root or next(el.iterdescendants(*_BLOCKS), None) is not None:
+            continue  # not innermost: its own blocks are looked at
         text = " ".join(el.text_content().split())
         if not text:
             continue
