@@ -20,6 +20,7 @@ what the extractor did for every page before it knew kinds. Pure; no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 
 TYPE_CHECKING = False
@@ -220,10 +221,10 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     return runs(body)[0]
 
 
-def runs(body: HtmlElement) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def runs(body: HtmlElement, grid_min: int = 0) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the largest run, as repeated_group; the largest run of which PRICED show a
-    price), in one walk of the body: the second is a shop's grid when a larger run that
-    is no grid (a mega menu's columns) outweighs it."""
+    price, of over grid_min words), in one walk of the body: the second is a shop's grid
+    when a larger run that is no grid (a mega menu's columns) outweighs it."""
     best: dict[str, Any] | None = None
     grid: dict[str, Any] | None = None
     for parent in body.iter():
@@ -243,12 +244,12 @@ def runs(body: HtmlElement) -> tuple[dict[str, Any] | None, dict[str, Any] | Non
             total = sum(words)
             if grid is not None and total <= grid["words"]:
                 continue  # no larger than either (grid is never larger than best)
-            if best is not None and total <= best["words"] and not _priced(texty):
+            if best is not None and total <= best["words"] and (total < grid_min or not _priced(texty)):
                 continue  # smaller than best, and no grid: not worth the facts
             facts = _run_facts(members[0].tag, texty, total)
             if best is None or total > best["words"]:
                 best = facts
-            if facts["priced"] >= PRICED:
+            if facts["priced"] >= PRICED and total >= grid_min:
                 grid = facts
     return best, grid
 
@@ -325,8 +326,8 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
     )
     buttons += " " + " ".join(b.text_content() for b in body.findall(".//button")[:50])
     cart = bool(_CART.search(buttons))
-    group, grid = runs(body)
     body_words = max(1, _words(body))
+    group, grid = runs(body, math.ceil(GRID_SHARE * body_words))
     share = group["words"] / body_words if group is not None else 0
     facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
     if group is not None and group["priced"] < PRICED and share >= GRID_SHARE:
