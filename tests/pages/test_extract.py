@@ -1014,19 +1014,24 @@ def test_markup_after_a_stray_end_of_document_is_read_as_a_browser_reads_it():
     assert E._late_end_tags("<html><body><p>x</p></body></html>\n") == "<html><body><p>x</p></body></html>\n"
 
 
-def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(monkeypatch):
-    # trafilatura keeps a few of an essay's paragraphs, in every mode (seen on real blogs
-    # whose paragraphs it scores as boilerplate); readability reads the post's container whole
+def _trafilatura_keeps(monkeypatch, n):
+    """Make trafilatura keep only the first n "Paragraph ..." blocks, in every mode."""
     real = E._trafilatura
 
-    def keeps_three(tree, url, precision=True, fast=True):
+    def keeps_n(tree, url, precision=True, fast=True):
         doc = real(tree, url, precision, fast)
         if doc is not None and doc.body is not None:
-            for p in [c for c in doc.body if "Paragraph" in "".join(c.itertext())][3:]:
+            for p in [c for c in doc.body if "Paragraph" in "".join(c.itertext())][n:]:
                 doc.body.remove(p)
         return doc
 
-    monkeypatch.setattr(E, "_trafilatura", keeps_three)
+    monkeypatch.setattr(E, "_trafilatura", keeps_n)
+
+
+def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(monkeypatch):
+    # trafilatura keeps a few of an essay's paragraphs, in every mode (seen on real blogs
+    # whose paragraphs it scores as boilerplate); readability reads the post's container whole
+    _trafilatura_keeps(monkeypatch, 3)
     essay = _numbered_paragraphs(
         "Paragraph %d of the essay: pick the topic that makes you think of yourself in experiences, "
         "not adjectives, and the writing comes more easily to every student who tries it.",
@@ -1144,18 +1149,9 @@ def test_a_class_that_keeps_an_element_out_of_the_chrome_does_not_name_it_chrome
 def test_a_page_not_sure_of_being_an_article_is_asked_again_when_its_region_is_a_little_longer(
     monkeypatch, head, asked
 ):
-    # trafilatura keeps 10 of 14 paragraphs (the region is 1.4-2 times longer): a page
+    # trafilatura keeps 10 of 16 paragraphs (the region is 1.4-2 times longer): a page
     # that does not say clearly it is an article is read again; a news article keeps its text
-    real = E._trafilatura
-
-    def keeps_ten(tree, url, precision=True, fast=True):
-        doc = real(tree, url, precision, fast)
-        if doc is not None and doc.body is not None:
-            for p in [c for c in doc.body if "Paragraph" in "".join(c.itertext())][10:]:
-                doc.body.remove(p)
-        return doc
-
-    monkeypatch.setattr(E, "_trafilatura", keeps_ten)
+    _trafilatura_keeps(monkeypatch, 10)
     essay = _numbered_paragraphs(
         "Paragraph %d of the guide: measure the room twice, then cut the boards a little long and "
         "sand them down to fit, which saves more wood than any other habit a beginner can learn.",
