@@ -20,7 +20,6 @@ what the extractor did for every page before it knew kinds. Pure; no I/O.
 
 from __future__ import annotations
 
-import math
 import re
 
 TYPE_CHECKING = False
@@ -221,7 +220,7 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     return runs(body)[0]
 
 
-def runs(body: HtmlElement, grid_min: int = 0) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def runs(body: HtmlElement, grid_min: float = 0) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the largest run, as repeated_group; the largest run of which PRICED show a
     price, of over grid_min words), in one walk of the body: the second is a shop's grid
     when a larger run that is no grid (a mega menu's columns) outweighs it."""
@@ -327,19 +326,14 @@ def _markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) -> 
     buttons += " " + " ".join(b.text_content() for b in body.findall(".//button")[:50])
     cart = bool(_CART.search(buttons))
     body_words = max(1, _words(body))
-    group, grid = runs(body, math.ceil(GRID_SHARE * body_words))
+    group, grid = runs(body, GRID_SHARE * body_words)
     share = group["words"] / body_words if group is not None else 0
     facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
     if group is not None and group["priced"] < PRICED and share >= GRID_SHARE:
         # the largest run is not priced (a mega menu's columns, say): a grid of short,
         # priced cards that each lead to their product, a little smaller, is the page's
         # content (a buying guide's long priced reviews are not cards)
-        if (
-            grid is not None
-            and grid["words"] / body_words >= GRID_SHARE
-            and grid["titled"] >= TITLED
-            and grid["avg"] <= CARD_WORDS
-        ):
+        if grid is not None and grid["titled"] >= TITLED and grid["avg"] <= CARD_WORDS:
             group, share = grid, grid["words"] / body_words
     if group is not None and share >= GRID_SHARE and group["priced"] >= PRICED:
         score["collection"] += 4  # a grid of priced cards: a shop's category
