@@ -1161,3 +1161,24 @@ def test_a_page_not_sure_of_being_an_article_is_asked_again_when_its_region_is_a
     r = extract(page, url="https://woodwork.example/shelves", fmt="text")
     assert all("Paragraph %d of the guide" % i in r["text"] for i in range(16)) is asked
     assert r["extractor"] == ("readability" if asked else "trafilatura")
+
+
+def test_a_navigation_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page():
+    sidebar = "<nav id='sidebar'><ul>%s</ul></nav>" % "".join(
+        "<li class='closed'><a href='/docs/%d'>Handbook chapter number %d of the guide to types</a> <span>%s</span></li>"
+        % (i, i, "".join("<a href='/docs/%d/%d'>Section %d here</a> " % (i, k, k) for k in range(3)))
+        for i in range(30)
+    )
+    article = "<article><h1>Types from types</h1>%s</article>" % "".join(
+        "<p>Paragraph %d: the type system can express types in terms of other types.</p><pre>type T%d = keyof U</pre>"
+        % (i, i)
+        for i in range(12)
+    )
+    page = "<html><body><main>%s%s</main></body></html>" % (sidebar, article)
+    r = extract(page, url="https://www.example.org/docs/handbook/types-from-types.html", fmt="text")
+    assert r["page_type"] == "documentation" and r["extractor"] == "region"
+    assert "Paragraph 11" in r["text"] and "Handbook chapter" not in r["text"] and "Section 2" not in r["text"]
+    # a page that is nothing but its navigation (a sitemap) keeps it
+    sitemap = "<html><body><main><h1>Site map</h1>%s</main></body></html>" % sidebar
+    r = extract(sitemap, url="https://www.example.org/docs/sitemap.html", fmt="text")
+    assert "Handbook chapter number 29 of the guide to types" in r["text"]

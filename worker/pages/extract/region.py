@@ -283,7 +283,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         tag = el.tag
         role = (el.get("role") or "").lower()
         if tag in LANDMARKS or role in LANDMARK_ROLES:
-            if not words_over(el, most):
+            if not words_over(el, most) or ((tag == "nav" or role == "navigation") and _all_links(el, total)):
                 doomed.append(el)
             continue
         if tag not in ("body", "main", "article") and chrome_named(el):
@@ -294,6 +294,18 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             doomed.append(el)
     for el in doomed:
         _drop(el)
+
+
+NAV_LINK_SHARE = 0.8  # a navigation landmark this much link text is a site's menu, however long
+NAV_MOST = 0.8  # ... unless it is nearly the whole region (a sitemap, an index page)
+
+
+def _all_links(el: HtmlElement, total: int) -> bool:
+    words = len(_WORD.findall(el.text_content()))
+    if words >= NAV_MOST * total:
+        return False
+    links = sum(len(_WORD.findall(a.text_content())) for a in el.iter("a"))
+    return links >= NAV_LINK_SHARE * words
 
 
 # Headings that announce other pages' content rather than this page's: what follows
