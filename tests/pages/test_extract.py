@@ -1163,8 +1163,10 @@ def test_a_page_not_sure_of_being_an_article_is_asked_again_when_its_region_is_a
     assert r["extractor"] == ("readability" if asked else "trafilatura")
 
 
-def test_a_navigation_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page():
-    sidebar = "<nav id='sidebar'><ul>%s</ul></nav>" % "".join(
+@pytest.mark.parametrize("landmark", ["nav", "aside", "footer", "div role='navigation'"])
+def test_a_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page(landmark):
+    sidebar = "<%s id='sidebar'><ul>%%s</ul></%s>" % (landmark, landmark.split()[0])
+    sidebar = sidebar % "".join(
         "<li class='closed'><a href='/docs/%d'>Handbook chapter number %d of the guide to types</a> <span>%s</span></li>"
         % (i, i, "".join("<a href='/docs/%d/%d'>Section %d here</a> " % (i, k, k) for k in range(3)))
         for i in range(30)

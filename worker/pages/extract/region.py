@@ -283,7 +283,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         tag = el.tag
         role = (el.get("role") or "").lower()
         if tag in LANDMARKS or role in LANDMARK_ROLES:
-            if not words_over(el, most) or ((tag == "nav" or role == "navigation") and _all_links(el, total)):
+            if not words_over(el, most) or _all_links(el, total):
                 doomed.append(el)
             continue
         if tag not in ("body", "main", "article") and chrome_named(el):
@@ -296,7 +296,9 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         _drop(el)
 
 
-NAV_LINK_SHARE = 0.8  # a navigation landmark this much link text is a site's menu, however long
+# A landmark (nav, header, footer, aside, or their roles) this much link text is the
+# site's menus, however long (a documentation sidebar, a mega footer) ...
+NAV_LINK_SHARE = 0.8
 NAV_MOST = 0.8  # ... unless it is nearly the whole region (a sitemap, an index page)
 
 
