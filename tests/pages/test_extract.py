@@ -160,6 +160,28 @@ def test_markdown_fenced_code_keeps_indentation(doc_md):
     assert text.index("import widgets") > fence_start
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_code_block_built_of_line_blocks_keeps_its_lines(fmt):
+    # editors' highlighters put each line of code in its own <div>, with no newline
+    # between them, and an empty line as a <div> holding a <br>; a browser shows lines
+    lines = "".join(
+        "<div class='cm-line'>%s</div>" % (line or "<br>")
+        for line in ("function MyButton() {", "  return <button>Hi</button>;", "", "}")
+    )
+    page = (
+        "<html><body><main><h1>Buttons</h1><p>%s</p><pre><code>\n\t\t%s\n\t</code></pre>"
+        "<pre><code><xmp>cd my-website\nnpx docusaurus start</xmp></code></pre></main></body></html>"
+        % (
+            "Write a component that returns markup, then use it from another one. " * 4,
+            lines.replace("<button>", "&lt;button&gt;").replace("</button>", "&lt;/button&gt;"),
+        )
+    )
+    text = extract(page, url="https://docs.example.com/learn/components", fmt=fmt)["text"]
+    assert "function MyButton() {\n  return <button>Hi</button>;\n\n}" in text
+    assert "cd my-website\nnpx docusaurus start" in text
+    assert "\t" not in text  # the markup's indentation around the lines is layout, not code
+
+
 def test_markdown_table(doc_md):
     assert "| Resource | Limit |" in doc_md["text"]
     assert "| Widgets per account | 500 |" in doc_md["text"]

@@ -291,8 +291,53 @@ def _has_block_child(el: HtmlElement) -> bool:
     return False
 
 
+def _pre_text(el: HtmlElement) -> str:
+    """The text of a preformatted block as a browser lays it out: a <br> breaks the line,
+    and a block inside it (editors' highlighters put each line in a <div>) starts and
+    ends a line. A line break the markup writes right after such a block is that
+    block's own break, not a blank line."""
+    out: list[str] = []
+    pending = False  # a block just ended: the next text starts a new line
+
+    def put(s: str) -> None:
+        nonlocal pending
+        if not s:
+            return
+        if pending:
+            pending = False
+            if not s.startswith("\n") and out and not out[-1].endswith("\n"):
+                out.append("\n")
+        out.append(s)
+
+    def walk(node: HtmlElement, depth: int) -> None:
+        nonlocal pending
+        tag = _tag(node)
+        block = tag in BLOCK and node is not el
+        if block and out and not out[-1].endswith("\n"):
+            out.append("\n")
+            pending = False
+        if tag == "br":
+            put("\n")
+        elif tag not in SKIP and depth < MAX_DEPTH:
+            put(node.text or "")
+            for child in node:
+                if isinstance(child.tag, str):
+                    walk(child, depth + 1)
+                put(child.tail or "")
+        if block:
+            pending = True
+
+    walk(el, 0)
+    return "".join(out)
+
+
 def _pre(el: HtmlElement, markdown: bool) -> str:
-    code = _text(el).strip("\n")
+    lines = _pre_text(el).split("\n")
+    # blank lines at either end are the markup's layout (indented tags), not code
+    while lines and not lines[-1].strip():
+        lines.pop()
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    code = "\n".join(lines[start:])
     if not code.strip():
         return ""
     if not markdown:
