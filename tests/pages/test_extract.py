@@ -176,10 +176,20 @@ def test_a_code_block_built_of_line_blocks_keeps_its_lines(fmt):
             lines.replace("<button>", "&lt;button&gt;").replace("</button>", "&lt;/button&gt;"),
         )
     )
+    shiki = "".join("<span class='line'>%s</span>" % line for line in ("npm create vite", "cd app", "", "npm run dev"))
+    page = page.replace(
+        "</main>",
+        "<pre><code>%s</code></pre><pre><code>%s</code></pre></main>"
+        % (shiki, "\n".join("<span class='line'>%s</span>" % line for line in ("a {", "", "  b: c;", "}"))),
+    )
     text = extract(page, url="https://docs.example.com/learn/components", fmt=fmt)["text"]
     assert "function MyButton() {\n  return <button>Hi</button>;\n\n}" in text
     assert "cd my-website\nnpx docusaurus start" in text
     assert "\t" not in text  # the markup's indentation around the lines is layout, not code
+    # <span class="line">s with no line break between (a stylesheet shows them as blocks) are
+    # lines; with line breaks between them, the markup's breaks are the lines
+    assert "npm create vite\ncd app\n\nnpm run dev" in text
+    assert "a {\n\n  b: c;\n}" in text
 
 
 def test_markdown_table(doc_md):

@@ -292,30 +292,41 @@ def _has_block_child(el: HtmlElement) -> bool:
 
 
 def _pre_text(el: HtmlElement) -> str:
-    """The text of a preformatted block as a browser lays it out: a <br> breaks the line,
-    and a block inside it (editors' highlighters put each line in a <div>) starts and
-    ends a line. A line break the markup writes right after such a block is that
-    block's own break, not a blank line."""
+    """The text of a preformatted block as a browser lays it out: a <br> breaks the
+    line, and a block inside it (editors' highlighters put each line in a <div>) starts
+    and ends a line; white space the markup writes between such blocks is layout, not
+    blank lines. A <span class="line"> (Shiki and its kin) is a line too when the markup
+    writes no line break before it (a stylesheet then shows it as a block)."""
     out: list[str] = []
     pending = False  # a block just ended: the next text starts a new line
+    said = ""  # the last text put: whether the markup breaks its own lines
 
     def put(s: str) -> None:
-        nonlocal pending
+        nonlocal pending, said
         if not s:
             return
         if pending:
+            if not s.strip():
+                return  # the markup's indentation between line blocks
             pending = False
             if not s.startswith("\n") and out and not out[-1].endswith("\n"):
                 out.append("\n")
         out.append(s)
+        said = s
 
     def walk(node: HtmlElement, depth: int) -> None:
         nonlocal pending
         tag = _tag(node)
-        block = tag in BLOCK and node is not el
-        if block and out and not out[-1].endswith("\n"):
-            out.append("\n")
-            pending = False
+        block = node is not el and tag in BLOCK
+        if block:
+            if out and not out[-1].endswith("\n"):
+                out.append("\n")
+            pending = False  # what the new block holds is its line, indentation included
+        elif "line" in (node.get("class") or "").split() and out and "\n" not in said:
+            if not out[-1].endswith("\n"):
+                out.append("\n")
+            if not _text(node):
+                out.append("\n")  # an empty line, kept open by the stylesheet
         if tag == "br":
             put("\n")
         elif tag not in SKIP and depth < MAX_DEPTH:
