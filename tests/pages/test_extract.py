@@ -1216,3 +1216,22 @@ def test_a_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page(
     sitemap = "<html><body><main><h1>Site map</h1>%s</main></body></html>" % sidebar
     r = extract(sitemap, url="https://www.example.org/docs/sitemap.html", fmt="text")
     assert "Handbook chapter number 29 of the guide to types" in r["text"]
+
+
+def test_a_section_named_after_its_own_heading_is_content_whatever_the_name():
+    from lxml.html import fragment_fromstring
+
+    from worker.pages.extract.region import chrome_named
+
+    assert not chrome_named(fragment_fromstring("<section id='cookies'><h2>Cookies</h2><p>Read them.</p></section>"))
+    assert chrome_named(fragment_fromstring("<section id='cookies'><p>We use cookies.</p></section>"))
+    assert chrome_named(fragment_fromstring("<div class='cookies' id='x'><h2>Cookies</h2></div>"))  # a class is no id
+    sections = "".join(
+        "<section id='%s'><h2>%s</h2><p>%s</p></section>"
+        % (name.lower(), name, ("About %s: how to read and set them. " % name) * 6)
+        for name in ("Routing", "Cookies", "Sessions", "Search")
+    )
+    r = extract(
+        "<html><body><main>%s</main></body></html>" % sections, url="https://docs.example.com/quickstart/", fmt="text"
+    )
+    assert "About Cookies" in r["text"] and "About Search" in r["text"]

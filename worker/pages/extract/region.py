@@ -137,13 +137,25 @@ def class_parts(name: str, camel: bool = False) -> list[str]:
 
 
 def chrome_named(el: HtmlElement) -> bool:
-    """Whether a class name or the id of el names page chrome (see CHROME_WORDS)."""
-    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+    """Whether a class name or the id of el names page chrome (see CHROME_WORDS); not
+    an id made from el's own heading (documentation tools name each section after its
+    title: a section headed "Cookies" is no cookie banner)."""
+    ident = el.get("id") or ""
+    for name in ((el.get("class") or "") + " " + ident).split():
         parts = class_parts(name)
         if parts and parts[0] in NEGATIONS:
             continue  # "hide-from-toc", "no-toc": kept out of the chrome, not chrome
         if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
+            if name == ident and _named_by_heading(el, parts):
+                continue
             return True
+    return False
+
+
+def _named_by_heading(el: HtmlElement, parts: list[str]) -> bool:
+    """Whether el's first heading (within its first children) reads as parts, the words of its id."""
+    for child in el.iterchildren(*HEADINGS):
+        return _WORD.findall(child.text_content().lower()) == parts
     return False
 
 
