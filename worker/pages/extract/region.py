@@ -153,7 +153,7 @@ def chrome_named(el: HtmlElement) -> bool:
 
 
 def _named_by_heading(el: HtmlElement, parts: list[str]) -> bool:
-    """Whether el's first heading (within its first children) reads as parts, the words of its id."""
+    """Whether el's first heading child reads as parts, the words of its id."""
     for child in el.iterchildren(*HEADINGS):
         return _WORD.findall(child.text_content().lower()) == parts
     return False
