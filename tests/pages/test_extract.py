@@ -1235,3 +1235,30 @@ def test_a_section_named_after_its_own_heading_is_content_whatever_the_name():
         "<html><body><main>%s</main></body></html>" % sections, url="https://docs.example.com/quickstart/", fmt="text"
     )
     assert "About Cookies" in r["text"] and "About Search" in r["text"]
+
+
+def _docbook_page(content_id):
+    versions = " / ".join("<a href='/docs/%d/indexes.html'>%d</a>" % (v, v) for v in range(7, 19))
+    toc = "".join("<dt><a href='indexes-%d.html'>11.%d. Index topic number %d</a></dt>" % (i, i, i) for i in range(12))
+    return (
+        "<html><body><div class='shout'>February 26, 2026: release 18.3 and four more are out, read the news!</div>"
+        "<div id='pgContentWrap'><div>Supported versions of the manual, pick one: %s</div>"
+        "<form><input placeholder='Search the documentation for...'></form>"
+        "<div id='%s'><div class='chapter'><h2>Chapter 11. Indexes</h2>"
+        "<div class='toc'><p><strong>Table of Contents</strong></p><dl class='toc'>%s</dl></div>"
+        "<p>Indexes are a common way to enhance database performance. An index allows the database server "
+        "to find and retrieve specific rows much faster than it could do without one.</p></div></div></div>"
+        "</body></html>" % (versions, content_id, toc)
+    )
+
+
+def test_a_documentation_page_without_main_is_read_from_the_element_named_as_its_content():
+    # a DocBook chapter page: the site's banner and version picker sit outside the
+    # element named as the content, and the chapter's table of contents is its text
+    r = extract(_docbook_page("docContent"), url="https://www.example.org/docs/current/indexes.html", fmt="text")
+    assert r["page_type"] == "documentation" and r["extractor"] == "region"
+    assert "Indexes are a common way" in r["text"] and "11.11. Index topic number 11" in r["text"]
+    assert "release 18.3" not in r["text"] and "Supported versions" not in r["text"]
+    # with no element named so, the body is the region, as before
+    r = extract(_docbook_page("chapterBox"), url="https://www.example.org/docs/current/indexes.html", fmt="text")
+    assert "Indexes are a common way" in r["text"] and "Supported versions" in r["text"]

@@ -224,7 +224,16 @@ def _extract(html, url, fmt, result):
     ) or ("article", "none", {})
     result["page_type"] = kind
     if kind in REGION_KINDS:
-        root = _stage(result, "region", "read as an article", _region, tree, url, kind in ("listing", "collection"))
+        root = _stage(
+            result,
+            "region",
+            "read as an article",
+            _region,
+            tree,
+            url,
+            kind in ("listing", "collection"),
+            kind == "documentation",
+        )
         thread = None
         if kind == "forum" and root is not None:
             thread = _stage(result, "posts", "the region is kept", _thread, root)
@@ -648,10 +657,10 @@ def _page_type(tree, url, og_type, canonical=None):
     return kind, "strong", facts
 
 
-def _region(tree, url=None, teasers=False):
+def _region(tree, url=None, teasers=False, document=False):
     from .region import main_region
 
-    return main_region(tree, url=url, teasers=teasers)
+    return main_region(tree, url=url, teasers=teasers, document=document)
 
 
 def _over_budget(tree: HtmlElement) -> str | None:

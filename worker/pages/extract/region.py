@@ -418,10 +418,38 @@ def drop_repeated_paragraphs(root: HtmlElement, tags: tuple[str, ...] = REGION_P
     drop_repeated(list(root.iter(*tags)), key)
 
 
-def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False) -> HtmlElement | None:
+# Documentation generators (DocBook, many static-site themes) put the page's text in an
+# element they name as the content ("docContent", "body-content") inside the site's
+# header, version picker and search, with no <main>. Such an element holding a
+# majority of the page's words is the region; the innermost of them, since wrappers
+# ("pgContentWrap") take the site's chrome in too. Only on documentation: on a forum
+# the innermost "content" is one post, on a shop a consent dialog's or a footer's.
+CONTENT_SHARE = 0.5
+_CONTENT_NAMED = (
+    ".//*[contains(translate(@class, 'CONTENT', 'content'), 'content')"
+    " or contains(translate(@id, 'CONTENT', 'content'), 'content')]"
+)
+
+
+def _named_content(body: HtmlElement, total: int) -> HtmlElement | None:
+    """The innermost element below body whose class or id names it the content
+    ("content" as a word of the name) and that holds CONTENT_SHARE of total words."""
+    found = None
+    for el in body.xpath(_CONTENT_NAMED):  # in document order: nested candidates come later
+        names = ((el.get("class") or "") + " " + (el.get("id") or "")).split()
+        if any("content" in class_parts(n, camel=True) for n in names) and word_count(el) >= CONTENT_SHARE * total:
+            found = el  # two elements of over half the words each are nested: this one is inside
+    return found
+
+
+def main_region(
+    tree: HtmlElement, url: str | None = None, teasers: bool = False, document: bool = False
+) -> HtmlElement | None:
     """A cleaned copy of the page's main region (an element), or None; links made
     absolute against url. Sections announcing other pages' content are removed unless
-    ``teasers``: on a listing or a collection, teasers of other pages are the content."""
+    ``teasers``: on a listing or a collection, teasers of other pages are the content.
+    On a ``document`` (documentation) with no <main>, the element named as the content
+    is the region (see CONTENT_SHARE)."""
     import copy
 
     body = tree.find(".//body")
@@ -437,6 +465,9 @@ def main_region(tree: HtmlElement, url: str | None = None, teasers: bool = False
         if word_count(cand) >= MAIN_SHARE * total:
             root = cand
             break
+    if root is body and document:
+        named = _named_content(body, total)
+        root = named if named is not None else body
     prune_chrome(root, word_count(root))
     if not teasers:
         prune_other_content(root)
