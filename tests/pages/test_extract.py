@@ -1262,3 +1262,30 @@ def test_a_documentation_page_without_main_is_read_from_the_element_named_as_its
     # with no element named so, the body is the region, as before
     r = extract(_docbook_page("chapterBox"), url="https://www.example.org/docs/current/indexes.html", fmt="text")
     assert "Indexes are a common way" in r["text"] and "Supported versions" in r["text"]
+
+
+def test_reacts_streamed_segments_are_read_where_the_page_shows_them():
+    # React streams what a Suspense boundary waited for as hidden <div id="S:n"> at the
+    # end of the body, and its script moves each in place of <template id="B:n">
+    steps = "".join(
+        "<p>Step %d of the setup: install the tools this guide needs, then check the version.</p>"
+        "<!--$?--><template id='B:%d'></template><div>Loading code...</div><!--/$-->" % (i, i)
+        for i in range(6)
+    )
+    segments = "".join(
+        "<div hidden id='S:%d'><pre><code>nvm install %d.2.0\nnode -v</code></pre></div>"
+        "<script>$RC('B:%d','S:%d')</script>" % (i, 10 + i, i, i)
+        for i in range(6)
+    )
+    page = "<html><body><main><h1>Do it yourself</h1>%s<p>That is all.</p></main>%s</body></html>" % (steps, segments)
+    for fmt in ("text", "markdown"):
+        text = extract(page, url="https://guide.example.org/setup", fmt=fmt)["text"]
+        assert "Loading code" not in text
+        positions = [text.index("Step %d of the setup" % i) for i in range(6)]
+        codes = [text.index("nvm install %d.2.0" % (10 + i)) for i in range(6)]
+        assert all(p < c for p, c in zip(positions, codes)), text  # each block after its own step ...
+        assert all(c < p for c, p in zip(codes, positions[1:])), text  # ... and before the next one
+        assert codes[-1] < text.index("That is all.")
+    # a hidden segment that no boundary asks for stays hidden
+    lone = "<html><body><main>%s</main><div hidden id='S:9'>Secret draft.</div></body></html>" % steps
+    assert "Secret draft" not in extract(lone, url="https://guide.example.org/setup", fmt="text")["text"]

@@ -11,7 +11,8 @@ Two jobs, both pure:
   ``aria-hidden`` marks decorative text that sighted readers *do* see. Those are
   removed only when they are not such a panel and their text reads like
   instructions to a model, or (for ``hidden`` and stylesheet rules) when they are
-  not a panel at all.
+  not a panel at all. Segments a page streams hidden and its script then shows in
+  place (React's Suspense) are put there first.
 * ``clean_text(text)`` removes invisible characters from output (zero-width and
   bidirectional controls, Unicode tag characters) and replaces ``data:`` URIs with a
   short description (``[data: image/png, 41 KB]``).
@@ -315,6 +316,7 @@ def strip(tree: Any) -> Report:
             report.add(text)  # ordinary comments (build stamps, tag-manager markers) are not counted
         _remove(c)
 
+    place_streamed_segments(body)
     controlled: set[str] | None = None
     dropped: set[HtmlElement] = set()
     sheet = sheet_hiders(root)
@@ -345,6 +347,45 @@ def strip(tree: Any) -> Report:
             continue
         _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr", dropped)
     return report
+
+
+# A Suspense boundary's fallback that says the content is on its way: a reader sees
+# the content instead once it has streamed in.
+_LOADING = re.compile(r"\s*(loading|please wait)\b[^.!\n]{0,40}(\.\.\.|…)?\s*", re.I)
+
+
+def place_streamed_segments(body: HtmlElement) -> None:
+    """Put each streamed segment where the page's script shows it.
+
+    React streams what a Suspense boundary waited for as a hidden <div id="S:n"> near
+    the end of the body; its script ($RC, $RS) moves the segment's children in place
+    of the boundary's <template id="B:n"> (or "P:n"), instead of the fallback. A reader
+    sees them there: they are neither hidden nor at the page's end. A fallback that
+    reads "Loading..." goes, as the script removes it.
+    """
+    segments = body.xpath("descendant::div[@hidden][starts-with(@id, 'S:')]")
+    if not segments:
+        return
+    places = {t.get("id"): t for t in body.iter("template") if (t.get("id") or "")[:2] in ("B:", "P:")}
+    for seg in segments:
+        n = seg.get("id")[2:]
+        place = places.get("B:" + n)
+        if place is None:
+            place = places.get("P:" + n)
+        if place is None or place.getparent() is None or any(a is seg for a in place.iterancestors()):
+            continue
+        fallback = place.getnext()
+        if fallback is not None and isinstance(fallback.tag, str) and _LOADING.fullmatch(fallback.text_content()):
+            _remove(fallback)
+        if seg.text and seg.text.strip():
+            place.tail = seg.text + (place.tail or "")  # stays before the children moved in below
+        seg.text = None
+        parent = place.getparent()
+        at = parent.index(place) + 1
+        for i, child in enumerate(list(seg)):
+            parent.insert(at + i, child)
+        _remove(seg)
+        _remove(place)
 
 
 MAX_SHEET_NAMES = 30
