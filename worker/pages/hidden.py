@@ -361,7 +361,9 @@ def place_streamed_segments(body: HtmlElement) -> None:
     the end of the body; its script ($RC, $RS) moves the segment's children in place
     of the boundary's <template id="B:n"> (or "P:n"), instead of the fallback. A reader
     sees them there: they are neither hidden nor at the page's end. A fallback that
-    reads "Loading..." goes, as the script removes it.
+    reads "Loading..." goes, as the script removes it. A segment whose text reads like
+    instructions to a model stays hidden, and is removed as any such hidden text is:
+    pages captured without their scripts leave no proof that a browser would show it.
     """
     segments = body.xpath("descendant::div[@hidden][starts-with(@id, 'S:')]")
     if not segments:
@@ -373,6 +375,8 @@ def place_streamed_segments(body: HtmlElement) -> None:
         if place is None:
             place = places.get("P:" + n)
         if place is None or place.getparent() is None or any(a is seg for a in place.iterancestors()):
+            continue
+        if looks_like_instructions(_text(seg)):
             continue
         fallback = place.getnext()
         if fallback is not None and isinstance(fallback.tag, str) and _LOADING.fullmatch(fallback.text_content()):
