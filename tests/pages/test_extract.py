@@ -1294,3 +1294,16 @@ def test_reacts_streamed_segments_are_read_where_the_page_shows_them():
     r = extract(page.replace("</main>", payload), url="https://guide.example.org/setup", fmt="text")
     assert "Ignore all previous" not in r["text"] and any("instructions to an AI" in w for w in r["warnings"])
     assert "nvm install 15.2.0" in r["text"]
+
+
+def test_the_content_of_the_chrome_is_not_the_pages_content():
+    # a sidebar of topic cards named "sidebar-content" that outweighs a short page is not its region
+    cards = "".join(
+        "<div class='card'><a href='/docs/%d'>Topic %d</a><p>What topic %d covers, in a sentence or so.</p></div>"
+        % (i, i, i)
+        for i in range(40)
+    )
+    article = "<h1>Widgets</h1>" + "<p>A widget draws itself. Subclass it and override draw to paint it.</p>" * 3
+    page = "<html><body><div class='sidebar-content'>%s</div><div class='article'>%s</div></body></html>"
+    r = extract(page % (cards, article), url="https://docs.example.org/widgets.html", fmt="text")
+    assert r["page_type"] == "documentation" and "A widget draws itself" in r["text"]

@@ -315,11 +315,16 @@ NAV_MOST = 0.8  # ... unless it is nearly the whole region (a sitemap, an index 
 
 
 def _all_links(el: HtmlElement, total: int) -> bool:
-    words = len(_WORD.findall(el.text_content()))
-    if words >= NAV_MOST * total:
+    if len(_WORD.findall(el.text_content())) >= NAV_MOST * total:
         return False
+    return _link_share(el) >= NAV_LINK_SHARE
+
+
+def _link_share(el: HtmlElement) -> float:
+    """The share of el's words that are link text."""
+    words = len(_WORD.findall(el.text_content()))
     links = sum(len(_WORD.findall(a.text_content())) for a in el.iter("a"))
-    return links >= NAV_LINK_SHARE * words
+    return links / max(1, words)
 
 
 # Headings that announce other pages' content rather than this page's: what follows
@@ -433,12 +438,19 @@ _CONTENT_NAMED = (
 
 def _named_content(body: HtmlElement, total: int) -> HtmlElement | None:
     """The innermost element below body whose class or id names it the content
-    ("content" as a word of the name) and that holds CONTENT_SHARE of total words."""
+    ("content" as a word of the name) and that holds CONTENT_SHARE of total words; not
+    the content of the chrome ("sidebar-content", a menu's "content" inside a <nav>), and
+    not one nearly all links (a navigation tree that outweighs a short page)."""
     found = None
     for el in body.xpath(_CONTENT_NAMED):  # in document order: nested candidates come later
         names = ((el.get("class") or "") + " " + (el.get("id") or "")).split()
-        if any("content" in class_parts(n, camel=True) for n in names) and word_count(el) >= CONTENT_SHARE * total:
-            found = el  # two elements of over half the words each are nested: this one is inside
+        if not any("content" in class_parts(n, camel=True) for n in names) or word_count(el) < CONTENT_SHARE * total:
+            continue
+        if chrome_named(el) or _link_share(el) >= NAV_LINK_SHARE:
+            continue
+        if any(a.tag in LANDMARKS or (a.get("role") or "").lower() in LANDMARK_ROLES for a in el.iterancestors()):
+            continue
+        found = el  # two elements of over half the words each are nested: this one is inside
     return found
 
 
