@@ -45,6 +45,51 @@ def test_a_repeated_description_is_given_once():
     assert body.text_content().count("Size") == 2  # short labels may repeat on purpose
 
 
+def test_a_line_said_again_in_another_layout_is_given_once_and_short_labels_stay():
+    body = _xml_body(
+        "<p>%s</p><list><item>Free 90-day returns</item><item>In stock</item></list>"
+        "<head>About this seller</head><p>Ships in two days</p>"
+        "<list><item>Free 90-day returns</item><item>In stock</item></list><head>About this seller</head>" % DESCRIPTION
+    )
+    product.drop_repeats(body)
+    text = "".join(body.itertext())
+    assert text.count("Free 90-day returns") == 1 and text.count("About this seller") == 1
+    assert text.count("In stock") == 2  # two words: a label, which may repeat on purpose
+    assert "ripstop" in text and "Ships in two days" in text
+
+
+def _xml_body(markup: str):
+    """trafilatura's result as it is: XML, where <head> is a heading (an HTML parser drops it)."""
+    from lxml import etree
+
+    return etree.fromstring("<body>%s</body>" % markup)
+
+
+def _page_with_h1(name: str):
+    return lxml.html.fromstring("<html><body><h1>%s</h1><p>%s</p></body></html>" % (name, DESCRIPTION))
+
+
+def test_the_text_starts_at_the_products_name_when_what_stands_before_it_is_short():
+    body = _xml_body(
+        "<p>People who viewed this item also viewed</p><p>Picture 1 of 4</p><p>Gallery</p>"
+        "<head>Trail pack 25</head><p>%s</p>" % DESCRIPTION
+    )
+    product.start_at_name(_page_with_h1("Trail pack 25"), body)
+    text = "".join(body.itertext())
+    assert text.startswith("Trail pack 25") and "viewed" not in text and "Picture 1" not in text
+
+
+def test_a_description_placed_above_the_name_is_kept():
+    above = " ".join([DESCRIPTION] * 2)  # more than a banner's few words
+    body = _xml_body("<p>%s</p><head>Trail pack 25</head><p>Capacity: 25 litres</p>" % above)
+    product.start_at_name(_page_with_h1("Trail pack 25"), body)
+    assert "ripstop" in "".join(body.itertext())
+    # a sentence that names the product is not its name's line
+    body = _xml_body("<p>Picture 1 of 4</p><p>The Trail pack 25 is our best seller for a whole day outdoors.</p>")
+    product.start_at_name(_page_with_h1("Trail pack 25"), body)
+    assert "Picture 1 of 4" in "".join(body.itertext())
+
+
 def test_chrome_text_is_the_shops_notices_not_the_product():
     page = lxml.html.fromstring(
         "<html><body><div class='cookie-banner'>We use cookies to give you the best experience on our site.</div>"

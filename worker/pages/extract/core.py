@@ -421,7 +421,15 @@ def _drop_screen_reader_copies(tree):
 
 
 def _product_only(tree, body):
-    from .product import chrome_text, drop_consent, drop_identifiers, drop_repeats, drop_within, extras_text
+    from .product import (
+        chrome_text,
+        drop_consent,
+        drop_identifiers,
+        drop_repeats,
+        drop_within,
+        extras_text,
+        start_at_name,
+    )
 
     drop_within(body, extras_text(tree))
     # the shop's menus and footers may repeat the content's lines: those stay
@@ -430,6 +438,7 @@ def _product_only(tree, body):
     drop_repeats(body)
     drop_identifiers(body)
     drop_consent(body)
+    start_at_name(tree, body)
 
 
 def _product_description(tree, body):

@@ -9,8 +9,9 @@ blocks as the content):
 
 1. blocks whose whole text lies inside the page's reviews, other products or chrome
    are removed, looking inside lists and tables too (one review is one list item);
-2. a block that says again what an earlier block said is removed, and so are blocks
-   of identifiers (scrambled labels) and cookie notices.
+2. a block or a line that says again what an earlier one said is removed, and so are
+   blocks of identifiers (scrambled labels) and cookie notices;
+3. what stands before the product's name, when short, is removed.
 
 Then what trafilatura leaves out is added from what the page states plainly: its
 specification tables (tables of name and value rows, <dl>s, lists of "name: value"
@@ -68,7 +69,10 @@ nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent
 login signin sponsored advert advertisement ads promo related recommended suggested similar masthead
 """.split()
 )
-REPEAT_CHARS = 40  # a repeated line shorter than this ("Size", "Add to cart") may be a label
+REPEAT_CHARS = 40  # a repeated block shorter than this ("Size", "Add to cart") may be a label
+LINE_REPEAT_WORDS = 3  # a line of this many words said again is a copy, not a label ("Free returns on all orders")
+LINE_TAGS = ("p", "head", "item", "row", "quote")  # trafilatura's lines: paragraphs, headings, list items, rows
+BEFORE_NAME_WORDS = 40  # what stands before the product's name is chrome when it is this short
 
 
 # What a product page carries besides the product: its reviews and ratings (review
@@ -165,8 +169,8 @@ def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str 
 
 def drop_repeats(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that repeat an earlier block's text word for
-    word: a shop repeats a description in its tabs, variants and mobile layout, and a
-    reader reads it once."""
+    word, then the lines (LINE_TAGS) that do: a shop repeats a description in its tabs,
+    variants and mobile layout, and a reader reads it once."""
     from .region import drop_repeated
 
     def key(el: HtmlElement) -> str | None:
@@ -174,6 +178,41 @@ def drop_repeats(body: HtmlElement) -> None:
         return own if len(own) >= REPEAT_CHARS else None
 
     drop_repeated([el for el in body if isinstance(el.tag, str)], key)
+    names = frozenset(LINE_TAGS)
+
+    def line(el: HtmlElement) -> str | None:
+        if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
+            return None  # not a line: its own lines are compared
+        text = " ".join("".join(el.itertext()).split())
+        return text if len(text.split()) >= LINE_REPEAT_WORDS else None
+
+    # A shop prints its lines again for each layout, tab and variant ("Free 90-day
+    # returns", "About this seller", a feature list), each too short for a block above.
+    drop_repeated(list(body.iter(*LINE_TAGS)), line)
+
+
+def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
+    """Remove what body says before the product's name (the page's <h1>) when that is
+    short: a shop's banner, its "people also viewed" strip and gallery labels ("Picture
+    1 of 4") stand above the name, and a product's text starts with it. More words
+    before it are kept: they may be the description, placed above the name."""
+    from .region import _drop
+
+    h1 = tree.find(".//h1")
+    name = " ".join("".join(h1.itertext()).split()).lower() if h1 is not None else ""
+    if len(name) < 4:
+        return
+    blocks = [el for el in body if isinstance(el.tag, str)]
+    words = 0
+    for k, el in enumerate(blocks):
+        text = " ".join("".join(el.itertext()).split()).lower()
+        if name in text and len(text) < 2 * len(name):  # the name's own line, not a sentence naming it
+            for before in blocks[:k]:
+                _drop(before)
+            return
+        words += len(text.split())
+        if words > BEFORE_NAME_WORDS:
+            return
 
 
 def _chrome(el: HtmlElement) -> bool:
