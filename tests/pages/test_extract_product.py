@@ -168,6 +168,16 @@ def _added_rows(page, body_html):
     return [[c.text for c in row] for row in body.iter("row")]
 
 
+def test_a_page_whose_body_is_named_like_chrome_still_gives_its_specifications():
+    # a shop's theme names the whole <body> "menu_background_overlap": the page is no menu
+    page = lxml.html.fromstring(
+        "<html><body class='menu_background_overlap app'><div><p>%s</p><table>"
+        "<tr><td>Frame</td><td>Aluminium</td></tr><tr><td>Weight</td><td>820 g</td></tr></table></div>"
+        "<nav><dl><dt>Packs</dt><dd>All packs</dd><dt>Tents</dt><dd>All tents</dd></dl></nav></body></html>" % DESCRIPTION
+    )
+    assert _added_rows(page, "<p>%s</p>" % DESCRIPTION) == [["Frame", "Aluminium"], ["Weight", "820 g"]]
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

@@ -62,6 +62,7 @@ CHROME_WORDS_MIN = 5  # a shorter "menu" is a button or a label, whose words the
 # notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
 # overlays or asides: shops put the product's details and specifications in those.
 CHROME_TAGS = frozenset(("header", "nav", "footer"))
+PAGE_TAGS = frozenset(("html", "body", "main"))  # the whole page, whatever its class says ("menu_background")
 CHROME_ROLES = frozenset(("navigation", "contentinfo", "search"))  # not "banner": shops misuse it for slides
 CHROME_PARTS = frozenset(
     """
@@ -247,7 +248,7 @@ def chrome_text(tree: HtmlElement) -> str:
     stack = [tree]
     while stack:  # a walk that does not go below what it found: one visit per element
         el = stack.pop()
-        if el.tag not in ("html", "body", "main") and _chrome(el):
+        if el.tag not in PAGE_TAGS and _chrome(el):
             if el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
                 found.append(el)
                 continue
@@ -383,7 +384,7 @@ def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
 
     have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
     for el in tree.iter("table", "dl", "ul", "ol"):
-        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors()):
+        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
             continue
         pairs = _pairs(el)
         if not SPEC_ROWS[0] <= len(pairs) <= SPEC_ROWS[1]:
