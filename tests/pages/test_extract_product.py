@@ -178,6 +178,25 @@ def test_a_page_whose_body_is_named_like_chrome_still_gives_its_specifications()
     assert _added_rows(page, "<p>%s</p>" % DESCRIPTION) == [["Frame", "Aluminium"], ["Weight", "820 g"]]
 
 
+def test_what_a_shop_hides_by_class_name_is_not_its_text_unless_it_also_shows_it():
+    fields = (
+        "We ship nationwide from our warehouse within two working days of your order, tracked all the way.",
+        "Returns are accepted within thirty days of the invoice date with a completed returns form.",
+    )
+    page = (
+        "<html><head><title>Trail pack 25</title></head><body><main><h1>Trail pack 25</h1>"
+        "<div class='details'><p>%s</p><dl class='productView-info hide'><dt>shipping_chunk-1:</dt><dd>%s</dd>"
+        "<dt>returns_chunk-1:</dt><dd>%s</dd></dl></div>"
+        "<div class='d-none'><p>%s</p></div></main></body></html>"
+    ) % (DESCRIPTION, fields[0], fields[1], DESCRIPTION)
+    body = _xml_body("<p>%s</p><p>%s</p><p>%s</p>" % (DESCRIPTION, fields[0], fields[1]))
+    tree = lxml.html.fromstring(page)
+    product.drop_within(body, product.class_hidden_text(tree), page="".join(tree.find(".//body").itertext()))
+    text = "".join(body.itertext())
+    assert "nationwide" not in text and "thirty days" not in text
+    assert "ripstop" in text  # hidden again in a "d-none" copy, but shown too: it stays
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

@@ -423,6 +423,7 @@ def _drop_screen_reader_copies(tree):
 def _product_only(tree, body):
     from .product import (
         chrome_text,
+        class_hidden_text,
         drop_consent,
         drop_identifiers,
         drop_repeats,
@@ -434,7 +435,10 @@ def _product_only(tree, body):
     drop_within(body, extras_text(tree))
     # the shop's menus and footers may repeat the content's lines: those stay
     page = tree.find(".//body")
-    drop_within(body, chrome_text(tree), page="".join((page if page is not None else tree).itertext()))
+    page_text = "".join((page if page is not None else tree).itertext())
+    drop_within(body, chrome_text(tree), page=page_text)
+    # what the page hides by class name, unless it also says it where a reader sees it
+    drop_within(body, class_hidden_text(tree), page=page_text)
     drop_repeats(body)
     drop_identifiers(body)
     drop_consent(body)

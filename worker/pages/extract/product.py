@@ -7,8 +7,9 @@ tab, variant or template that carries it. These functions filter trafilatura's
 result (not the page: pruning the page first makes trafilatura choose other, worse
 blocks as the content):
 
-1. blocks whose whole text lies inside the page's reviews, other products or chrome
-   are removed, looking inside lists and tables too (one review is one list item);
+1. blocks whose whole text lies inside the page's reviews, other products or chrome,
+   or inside what it hides by class name and shows nowhere else, are removed, looking
+   inside lists and tables too (one review is one list item);
 2. a block or a line that says again what an earlier one said is removed, and so are
    blocks of identifiers (scrambled labels) and cookie notices;
 3. what stands before the product's name, when short, is removed.
@@ -256,6 +257,25 @@ def chrome_text(tree: HtmlElement) -> str:
     return "\n".join("".join(el.itertext()) for el in found)
 
 
+def _class_hidden(el: HtmlElement) -> bool:
+    return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
+
+
+def class_hidden_text(tree: HtmlElement) -> str:
+    """The text of the elements the page hides by a class name (HIDDEN_CLASSES: "hide",
+    "d-none"), joined by newlines: a shop keeps its internal fields there
+    ("shipping_chunk-1: ..."), never a block holding the page's <h1>."""
+    found: list[HtmlElement] = []
+    stack = [tree]
+    while stack:  # a walk that does not go below what it found
+        el = stack.pop()
+        if el.tag not in PAGE_TAGS and _class_hidden(el) and el.find(".//h1") is None:
+            found.append(el)
+            continue
+        stack.extend(c for c in el if isinstance(c.tag, str))
+    return "\n".join("".join(el.itertext()) for el in found)
+
+
 def ld_description(tree: HtmlElement) -> str | None:
     """The description of the page's schema.org Product (JSON-LD), as plain text
     (markup and entities some shops leave in it removed), or None."""
@@ -367,9 +387,7 @@ def _kept_out(el: HtmlElement) -> bool:
     ("hide", "hidden": shops keep internal fields so). Not an inline style: collapsed
     accordions and tabs hide the product's own specifications so."""
 
-    if _chrome(el) or is_extra(el):
-        return True
-    return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
+    return _chrome(el) or is_extra(el) or _class_hidden(el)
 
 
 def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
