@@ -197,6 +197,40 @@ def test_what_a_shop_hides_by_class_name_is_not_its_text_unless_it_also_shows_it
     assert "ripstop" in text  # hidden again in a "d-none" copy, but shown too: it stays
 
 
+GAME_PAGE = """<html><head><title>Harbour Lights on Steam</title>
+<script type="application/ld+json">{"@type": "Product", "name": "Harbour Lights",
+"offers": {"price": "19.99", "priceCurrency": "USD"}}</script></head><body><main>
+<h1>Harbour Lights</h1><div class="price">$19.99</div><p>A quiet game about keeping a lighthouse.</p>
+<ul><li>Developer: Tidewater Games</li><li>Publisher: Tidewater Games</li><li>Released: 2025</li></ul>
+<div id="game_area_description"><h2>About This Game</h2>
+Keep the lamp of a lighthouse on a northern island burning through a whole winter of storms and ships.<br><br>
+Trade with the fishing boats that call at the harbour, mend the lens and the stairs, and learn the stories
+of the keepers who watched the same sea before you.<br><br>
+Every night the weather changes, and every ship that passes safely is one more light in the log.</div>
+<div class="cookie-note">We use cookies and similar technologies to analyse our traffic and personalise
+ads; by browsing this site you consent to our cookie policy and the sharing of your data with third parties,<br>
+as described in our privacy settings, which you can change at any time from the footer of every page.</div>
+</main><footer><div>Valve and the Steam logo are trademarks of their owners in the US and other countries, all
+other trademarks belong to their owners, and prices include VAT where it applies in your region of purchase.<br>
+Privacy policy, legal, subscriber agreement, refunds and cookies, all on one page for you to read.</div></footer>
+</body></html>"""
+
+
+def test_a_description_written_as_bare_lines_between_breaks_is_read():
+    # trafilatura reads paragraphs: here its result holds the list and not the description
+    body = _xml_body("<p>A quiet game about keeping a lighthouse.</p><list><item>Developer: Tidewater Games</item></list>")
+    product.add_bare_text(lxml.html.fromstring(GAME_PAGE), body)
+    lines = [" ".join("".join(p.itertext()).split()) for p in body]
+    assert lines[:2] == ["About This Game", "Keep the lamp of a lighthouse on a northern island burning through a whole winter of storms and ships."]
+    text = "\n".join(lines)
+    assert text.index("mend the lens") < text.index("one more light") < text.index("A quiet game")
+    assert "consent to our cookie policy" not in text and "Valve and the Steam logo" not in text
+    # said already: nothing is added again
+    product.add_bare_text(lxml.html.fromstring(GAME_PAGE), body)
+    assert "".join(body.itertext()).count("northern island") == 1
+    assert "northern island" in extract(GAME_PAGE, url=URL, fmt="text")["text"]
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

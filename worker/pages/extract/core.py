@@ -446,8 +446,9 @@ def _product_only(tree, body):
 
 
 def _product_description(tree, body):
-    from .product import add_description
+    from .product import add_bare_text, add_description
 
+    add_bare_text(tree, body)
     add_description(tree, body)
 
 

@@ -16,7 +16,8 @@ blocks as the content):
 
 Then what trafilatura leaves out is added from what the page states plainly: its
 specification tables (tables of name and value rows, <dl>s, lists of "name: value"
-items), and the description of its schema.org Product when the text lacks most of it.
+items), prose written as bare lines between <br>s, and the description of its
+schema.org Product, each when the text lacks most of it.
 Every rule is a reader's reason, never a site's name.
 
 Pure functions over lxml trees; no I/O.
@@ -52,6 +53,7 @@ _CONSENT = re.compile(
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
 DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
 DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
+BARE_WORDS = 40  # a description; shorter bare text between line breaks is labels and notes
 SPEC_ROWS = (2, 200)  # fewer is a line, not a table; more is a size chart or a price list
 _LABELLED = re.compile(r"([^:]{1,40}):\s*(\S.*)$")  # "Memory: 8 GB RAM"
 _CLOCK = re.compile(r"\d:\d\d")  # "Track 1 0:37" is a time, not a name and a value
@@ -321,6 +323,44 @@ def add_description(tree: HtmlElement, body: HtmlElement) -> None:
         p = etree.Element("p")
         p.text = line
         body.insert(0, p)
+
+
+def _bare_text(el: HtmlElement) -> str:
+    """The text el holds itself, between its children (lines broken by <br>), not theirs."""
+    return " ".join(" ".join([el.text or ""] + [c.tail or "" for c in el]).split())
+
+
+def add_bare_text(tree: HtmlElement, body: HtmlElement) -> None:
+    """Put first in body the prose the page writes as bare text broken into lines by
+    <br> (no paragraphs), when body leaves most of it out: trafilatura reads paragraphs,
+    and a shop's description written so ("About this game") is lost to it. Not in the
+    page's chrome, reviews, other products or what it hides by class name, and never
+    a cookie notice."""
+    import re
+    from collections import Counter
+
+    from lxml import etree
+
+    have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
+    found: list[list[str]] = []
+    for el in tree.iter("div", "td", "section", "article"):
+        if el.find("br") is None:
+            continue
+        bare = _bare_text(el)
+        words = Counter(re.findall(r"\w+", bare))
+        n = sum(words.values())
+        if n < BARE_WORDS or sum((words & have).values()) >= DESCRIPTION_SAID * n or _consent(bare):
+            continue
+        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
+            continue
+        lines = [el.text or ""] + [(c.tail or "") if c.tag == "br" else "".join(c.itertext()) + (c.tail or "") for c in el]
+        found.append([" ".join(x.split()) for x in "\n".join(lines).split("\n") if x.strip()])
+        have += words
+    for lines in reversed(found):
+        for line in reversed(lines):
+            p = etree.Element("p")
+            p.text = line
+            body.insert(0, p)
 
 
 def _identifiers(own: str) -> bool:
