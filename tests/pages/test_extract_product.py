@@ -173,7 +173,8 @@ def test_a_page_whose_body_is_named_like_chrome_still_gives_its_specifications()
     page = lxml.html.fromstring(
         "<html><body class='menu_background_overlap app'><div><p>%s</p><table>"
         "<tr><td>Frame</td><td>Aluminium</td></tr><tr><td>Weight</td><td>820 g</td></tr></table></div>"
-        "<nav><dl><dt>Packs</dt><dd>All packs</dd><dt>Tents</dt><dd>All tents</dd></dl></nav></body></html>" % DESCRIPTION
+        "<nav><dl><dt>Packs</dt><dd>All packs</dd><dt>Tents</dt><dd>All tents</dd></dl></nav></body></html>"
+        % DESCRIPTION
     )
     assert _added_rows(page, "<p>%s</p>" % DESCRIPTION) == [["Frame", "Aluminium"], ["Weight", "820 g"]]
 
@@ -218,10 +219,15 @@ Privacy policy, legal, subscriber agreement, refunds and cookies, all on one pag
 
 def test_a_description_written_as_bare_lines_between_breaks_is_read():
     # trafilatura reads paragraphs: here its result holds the list and not the description
-    body = _xml_body("<p>A quiet game about keeping a lighthouse.</p><list><item>Developer: Tidewater Games</item></list>")
+    body = _xml_body(
+        "<p>A quiet game about keeping a lighthouse.</p><list><item>Developer: Tidewater Games</item></list>"
+    )
     product.add_bare_text(lxml.html.fromstring(GAME_PAGE), body)
     lines = [" ".join("".join(p.itertext()).split()) for p in body]
-    assert lines[:2] == ["About This Game", "Keep the lamp of a lighthouse on a northern island burning through a whole winter of storms and ships."]
+    assert lines[:2] == [
+        "About This Game",
+        "Keep the lamp of a lighthouse on a northern island burning through a whole winter of storms and ships.",
+    ]
     text = "\n".join(lines)
     assert text.index("mend the lens") < text.index("one more light") < text.index("A quiet game")
     assert "consent to our cookie policy" not in text and "Valve and the Steam logo" not in text
@@ -229,6 +235,41 @@ def test_a_description_written_as_bare_lines_between_breaks_is_read():
     product.add_bare_text(lxml.html.fromstring(GAME_PAGE), body)
     assert "".join(body.itertext()).count("northern island") == 1
     assert "northern island" in extract(GAME_PAGE, url=URL, fmt="text")["text"]
+
+
+SIDEBAR_PAGE = """<html><head><title>Trail pack 25</title>
+<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25"}</script></head><body>
+<header><nav><a href="/">Home</a> <a href="/packs">Packs</a> <a href="/tents">Tents</a></nav></header>
+<main><div class="product-layout"><div class="gallery"><img src="a.jpg" alt="Trail pack 25, front"></div>
+<div id="right_block" class="sidebar"><div class="sticky sidebar__inner"><h1>Trail pack 25</h1>
+<p class="price">$89.00</p><p>%s</p>
+<p>The padded back panel and shoulder straps carry a full load in comfort, and the hip belt stows away when
+you do not need it, so the pack rides close on a scramble.</p></div></div></div>
+<section class="brand-story"><h2>Our story</h2>%s</section>
+<section class="newsletter"><p>Get our news and offers by email every week, with a discount on your first order.</p></section>
+</main><footer><p>Trail Shop Ltd, 1 High Street. All rights reserved.</p></footer></body></html>"""
+
+
+def test_trafilatura_still_discards_blocks_by_a_sidebar_class_as_the_name_box_rule_expects():
+    from lxml import etree
+    from trafilatura.xpaths import OVERALL_DISCARD_XPATH
+
+    holder = etree.fromstring("<div><div class='sidebar'/><div class='product-options'/><div class='product'/></div>")
+    assert [el.get("class") for el in OVERALL_DISCARD_XPATH[0](holder)] == ["sidebar", "product-options"]
+
+
+def test_a_product_whose_name_and_description_sit_in_a_sidebar_is_read():
+    story = "".join(
+        "<p>Since 1998 our workshop in the hills has made packs by hand, testing each design on long walks in every "
+        "season, number %d of many stories we tell.</p>" % i
+        for i in range(6)
+    )
+    # the shop's story outweighs the description: trafilatura, which discards the
+    # sidebar, would read the story alone
+    result = extract(SIDEBAR_PAGE % (DESCRIPTION, story), url=URL, fmt="text")
+    assert result["page_type"] == "product"
+    assert "ripstop" in result["text"] and "padded back panel" in result["text"] and "89" in result["text"]
+    assert "product-name-box" not in " ".join(result["warnings"])
 
 
 def test_a_product_pages_specification_list_is_in_its_text_once():

@@ -30,6 +30,8 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Callable
+
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 
@@ -195,6 +197,25 @@ def drop_repeats(body: HtmlElement) -> None:
     drop_repeated(list(body.iter(*LINE_TAGS)), line)
 
 
+def _name_heading(tree: HtmlElement) -> HtmlElement | None:
+    """The page's first <h1> that says something: the product's name."""
+    return next((h for h in tree.iter("h1") if "".join(h.itertext()).strip()), None)
+
+
+def unmark_name_box(tree: HtmlElement, discards: Callable[[HtmlElement], bool]) -> None:
+    """Remove the class and id of the blocks holding the product's name that discards
+    (trafilatura's rule by class and id) would throw away: shops put the name, price
+    and description in a "sidebar", a "bar" or an "options" panel, and the block that
+    holds the product's name is never the page's chrome."""
+    h1 = _name_heading(tree)
+    if h1 is None:
+        return
+    for el in h1.iterancestors():
+        if el.tag not in PAGE_TAGS and discards(el):
+            for name in ("class", "id"):
+                el.attrib.pop(name, None)
+
+
 def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
     """Remove what body says before the product's name (the page's <h1>) when that is
     short: a shop's banner, its "people also viewed" strip and gallery labels ("Picture
@@ -202,7 +223,7 @@ def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
     before it are kept: they may be the description, placed above the name."""
     from .region import _drop
 
-    h1 = tree.find(".//h1")
+    h1 = _name_heading(tree)
     name = " ".join("".join(h1.itertext()).split()).lower() if h1 is not None else ""
     if len(name) < 4:
         return
@@ -353,7 +374,9 @@ def add_bare_text(tree: HtmlElement, body: HtmlElement) -> None:
             continue
         if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
             continue
-        lines = [el.text or ""] + [(c.tail or "") if c.tag == "br" else "".join(c.itertext()) + (c.tail or "") for c in el]
+        lines = [el.text or ""] + [
+            (c.tail or "") if c.tag == "br" else "".join(c.itertext()) + (c.tail or "") for c in el
+        ]
         found.append([" ".join(x.split()) for x in "\n".join(lines).split("\n") if x.strip()])
         have += words
     for lines in reversed(found):
