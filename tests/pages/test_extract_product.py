@@ -250,12 +250,45 @@ you do not need it, so the pack rides close on a scramble.</p></div></div></div>
 </main><footer><p>Trail Shop Ltd, 1 High Street. All rights reserved.</p></footer></body></html>"""
 
 
-def test_trafilatura_still_discards_blocks_by_a_sidebar_class_as_the_name_box_rule_expects():
+def test_trafilatura_still_discards_the_blocks_the_product_blocks_rule_keeps():
     from lxml import etree
     from trafilatura.xpaths import OVERALL_DISCARD_XPATH
 
-    holder = etree.fromstring("<div><div class='sidebar'/><div class='product-options'/><div class='product'/></div>")
-    assert [el.get("class") for el in OVERALL_DISCARD_XPATH[0](holder)] == ["sidebar", "product-options"]
+    holder = etree.fromstring(
+        "<div><div class='sidebar'/><div class='product-options'/><div class='product'/>"
+        "<div class='rightcol game_meta_data'/><div class='product-expanders'/></div>"
+    )
+    assert [el.get("class") for el in OVERALL_DISCARD_XPATH[0](holder)] == [
+        "sidebar",
+        "product-options",
+        "rightcol game_meta_data",
+        "product-expanders",
+    ]
+
+
+def test_a_products_facts_in_a_block_named_meta_are_in_its_text():
+    facts = (
+        "<div class='product-meta'>Made in: Portugal<br>Frame: aluminium stays, removable<br>"
+        "Warranty: lifetime repairs at our workshop</div>"
+    )
+    page = (SIDEBAR_PAGE % (DESCRIPTION, "")).replace(
+        '<p class="price">$89.00</p>', '<p class="price">$89.00</p>' + facts
+    )
+    text = extract(page, url=URL, fmt="text")["text"]
+    assert "Portugal" in text and "lifetime repairs" in text and "ripstop" in text
+
+
+def test_a_products_facts_in_a_block_named_meta_are_read_and_a_review_widget_is_not():
+    facts = (
+        "<div class='rightcol game_meta_data'><div class='details_block'>Developer: Tidewater Games<br>"
+        "Publisher: Tidewater Games<br>Franchise: Harbour Lights<br>Released: 4 March 2025</div></div>"
+        "<div class='review-meta'><p>Jo from Leeds wrote a long review of this game and rated it five stars "
+        "after playing it for sixty hours over the winter.</p></div>"
+    )
+    page = lxml.html.fromstring(GAME_PAGE.replace("</main>", facts + "</main>"))
+    product.unmark_product_blocks(page, lambda el: True)
+    assert page.find(".//div[@class='details_block']").getparent().get("class") is None
+    assert page.find(".//div[@class='review-meta']") is not None  # a review: left to be discarded
 
 
 def test_a_product_whose_name_and_description_sit_in_a_sidebar_is_read():
@@ -269,7 +302,7 @@ def test_a_product_whose_name_and_description_sit_in_a_sidebar_is_read():
     result = extract(SIDEBAR_PAGE % (DESCRIPTION, story), url=URL, fmt="text")
     assert result["page_type"] == "product"
     assert "ripstop" in result["text"] and "padded back panel" in result["text"] and "89" in result["text"]
-    assert "product-name-box" not in " ".join(result["warnings"])
+    assert "product-blocks" not in " ".join(result["warnings"])
 
 
 def test_a_product_pages_specification_list_is_in_its_text_once():

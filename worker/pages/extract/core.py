@@ -260,7 +260,7 @@ def _extract(html, url, fmt, result):
     if kind == "product":
         # a shop prints its name, price and labels twice, once for screen readers: once is read
         _stage(result, "screen-reader-copies", "both copies are kept", _drop_screen_reader_copies, tree)
-        _stage(result, "product-name-box", "trafilatura may discard the name's block", _unmark_name_box, tree)
+        _stage(result, "product-blocks", "trafilatura may discard the product's blocks", _unmark_product_blocks, tree)
         # a product page is short lines (specifications, variants): precision mode drops
         # them, and trafilatura's own fallbacks (not fast) find the description more often
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
@@ -421,11 +421,11 @@ def _drop_screen_reader_copies(tree):
     drop_screen_reader_copies(tree)
 
 
-def _unmark_name_box(tree):
+def _unmark_product_blocks(tree):
     from lxml import etree
 
     from .imports import core
-    from .product import unmark_name_box
+    from .product import unmark_product_blocks
 
     core()  # trafilatura's modules loaded the one way this process loads them
     from trafilatura.xpaths import OVERALL_DISCARD_XPATH
@@ -441,7 +441,7 @@ def _unmark_name_box(tree):
         etree.SubElement(holder, el.tag, dict(el.attrib))
         return bool(rule(holder))
 
-    unmark_name_box(tree, discards)
+    unmark_product_blocks(tree, discards)
 
 
 def _product_only(tree, body):

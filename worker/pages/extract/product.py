@@ -202,18 +202,43 @@ def _name_heading(tree: HtmlElement) -> HtmlElement | None:
     return next((h for h in tree.iter("h1") if "".join(h.itertext()).strip()), None)
 
 
-def unmark_name_box(tree: HtmlElement, discards: Callable[[HtmlElement], bool]) -> None:
-    """Remove the class and id of the blocks holding the product's name that discards
-    (trafilatura's rule by class and id) would throw away: shops put the name, price
-    and description in a "sidebar", a "bar" or an "options" panel, and the block that
-    holds the product's name is never the page's chrome."""
+# trafilatura discards blocks named "meta" (an article's byline and date) and "expand"
+# (its "read more" gadgets). A shop names so its product's facts ("game_meta_data":
+# developer, publisher, ratings; "metafield": a feature's text) and the collapsible
+# panels of its description ("product-expanders"): on a product page they are read.
+PRODUCT_BLOCK_PARTS = frozenset("meta metafield metafields expand expander expanders expandable".split())
+
+
+@functools.lru_cache(maxsize=4096)
+def _product_block_name(names: str) -> bool:
+    from .region import class_parts
+
+    return any(p in PRODUCT_BLOCK_PARTS for name in names.split() for p in class_parts(name, camel=True))
+
+
+def unmark_product_blocks(tree: HtmlElement, discards: Callable[[HtmlElement], bool]) -> None:
+    """Remove the class and id of the blocks of the product that discards (trafilatura's
+    rule by class and id) would throw away, so that trafilatura reads them:
+
+    - the blocks holding the product's name: shops put the name, price and description
+      in a "sidebar", a "bar" or an "options" panel, and the block that holds the
+      product's name is never the page's chrome;
+    - blocks named as the product's facts or its collapsible panels (PRODUCT_BLOCK_PARTS),
+      outside the page's chrome, reviews, other products and what it hides by class."""
+    doomed: list[HtmlElement] = []
     h1 = _name_heading(tree)
-    if h1 is None:
-        return
-    for el in h1.iterancestors():
-        if el.tag not in PAGE_TAGS and discards(el):
-            for name in ("class", "id"):
-                el.attrib.pop(name, None)
+    if h1 is not None:
+        doomed.extend(el for el in h1.iterancestors() if el.tag not in PAGE_TAGS and discards(el))
+    for el in tree.iter("div", "section", "span", "p", "ul", "li", "dl"):
+        names = ((el.get("class") or "") + " " + (el.get("id") or "")).strip()
+        if not names or not _product_block_name(names) or not discards(el):
+            continue
+        if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
+            continue
+        doomed.append(el)
+    for el in doomed:
+        for name in ("class", "id"):
+            el.attrib.pop(name, None)
 
 
 def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
