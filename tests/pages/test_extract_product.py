@@ -305,6 +305,22 @@ def test_a_product_whose_name_and_description_sit_in_a_sidebar_is_read():
     assert "product-blocks" not in " ".join(result["warnings"])
 
 
+def test_forms_and_dialogs_that_ask_the_reader_to_type_are_not_the_product():
+    page = lxml.html.fromstring(
+        "<html><body><main><h1>Trail pack 25</h1>"
+        "<form action='/cart'><p>Choose how many packs you want in your basket today.</p>"
+        "<input type='number' name='qty'><button>Add to cart</button></form>"
+        "<div role='dialog' aria-hidden='true'><p>What is wrong with this listing? Tell us more about it.</p>"
+        "<textarea name='why'></textarea></div>"
+        "<form><p>Sign up to get our news and offers by email every single week.</p><input type='email'></form>"
+        "<dialog><p>Found a lower price? Let us know where you saw it today.</p><input name='url'></dialog>"
+        "</main></body></html>"
+    )
+    said = product.forms_text(page)
+    assert "wrong with this listing" in said and "Sign up" in said and "lower price" in said
+    assert "how many packs" not in said  # the quantity of the product's own "add to cart"
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

@@ -453,10 +453,12 @@ def _product_only(tree, body):
         drop_repeats,
         drop_within,
         extras_text,
+        forms_text,
         start_at_name,
     )
 
     drop_within(body, extras_text(tree))
+    drop_within(body, forms_text(tree))
     # the shop's menus and footers may repeat the content's lines: those stay
     page = tree.find(".//body")
     page_text = "".join((page if page is not None else tree).itertext())

@@ -7,8 +7,9 @@ tab, variant or template that carries it. These functions filter trafilatura's
 result (not the page: pruning the page first makes trafilatura choose other, worse
 blocks as the content):
 
-1. blocks whose whole text lies inside the page's reviews, other products or chrome,
-   or inside what it hides by class name and shows nowhere else, are removed, looking
+1. blocks whose whole text lies inside the page's reviews, other products, chrome,
+   forms that ask the reader to type, or inside what it hides by class name and
+   shows nowhere else, are removed, looking
    inside lists and tables too (one review is one list item);
 2. a block or a line that says again what an earlier one said is removed, and so are
    blocks of identifiers (scrambled labels) and cookie notices;
@@ -120,6 +121,32 @@ def extras_text(tree: HtmlElement) -> str:
         if any(a in found for a in el.iterancestors()):
             continue
         if is_extra(el) and word_count(el) >= EXTRA_WORDS and el.find(".//h1") is None:
+            found.append(el)
+    return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
+
+
+_TYPED = frozenset(("text", "email", "tel", "search"))
+
+
+def _asks_to_type(el: HtmlElement) -> bool:
+    return el.find(".//textarea") is not None or any(
+        (i.get("type") or "text").lower() in _TYPED for i in el.iter("input")
+    )
+
+
+def forms_text(tree: HtmlElement) -> str:
+    """The text of the page's forms and dialogs that ask the reader to type something
+    (a textarea, a text, email, phone or search field): reporting the item, naming a
+    collection, a newsletter, a gift message, a lower price seen elsewhere. Not a form
+    holding the page's <h1>, and not one whose only field is a number (the quantity of
+    the product's own "add to cart")."""
+    found: list[HtmlElement] = []
+    for el in tree.iter("form", "dialog", "div", "section", "aside"):
+        if el.tag in ("div", "section", "aside") and (el.get("role") or "").lower() not in ("dialog", "alertdialog"):
+            continue
+        if any(a in found for a in el.iterancestors()) or el.find(".//h1") is not None:
+            continue
+        if _asks_to_type(el):
             found.append(el)
     return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
 
