@@ -321,6 +321,18 @@ def test_forms_and_dialogs_that_ask_the_reader_to_type_are_not_the_product():
     assert "how many packs" not in said  # the quantity of the product's own "add to cart"
 
 
+def test_a_section_headed_as_other_products_goes_and_the_text_after_it_stays():
+    body = _xml_body(
+        "<p>%s</p><head>You may also like</head><list><item>Trail pack 35</item><item>Summit pack 18</item></list>"
+        "<head>Similar items</head><head>Care</head><p>Wipe clean with a damp cloth and let it dry in the shade.</p>"
+        "<head>Why you will like it</head><p>It is light.</p>" % DESCRIPTION
+    )
+    product.drop_other_products(body)
+    text = "".join(body.itertext())
+    assert "also like" not in text and "Summit pack" not in text and "Similar items" not in text
+    assert "ripstop" in text and "damp cloth" in text and "Why you will like it" in text
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

@@ -450,6 +450,7 @@ def _product_only(tree, body):
         class_hidden_text,
         drop_consent,
         drop_identifiers,
+        drop_other_products,
         drop_repeats,
         drop_within,
         extras_text,
@@ -468,6 +469,7 @@ def _product_only(tree, body):
     drop_repeats(body)
     drop_identifiers(body)
     drop_consent(body)
+    drop_other_products(body)
     start_at_name(tree, body)
 
 

@@ -13,7 +13,8 @@ blocks as the content):
    inside lists and tables too (one review is one list item);
 2. a block or a line that says again what an earlier one said is removed, and so are
    blocks of identifiers (scrambled labels) and cookie notices;
-3. what stands before the product's name, when short, is removed.
+3. headings over other products ("You may also like") and their lists are removed,
+   and so is what stands before the product's name, when short.
 
 Then what trafilatura leaves out is added from what the page states plainly: its
 specification tables (tables of name and value rows, <dl>s, lists of "name: value"
@@ -222,6 +223,39 @@ def drop_repeats(body: HtmlElement) -> None:
     # A shop prints its lines again for each layout, tab and variant ("Free 90-day
     # returns", "About this seller", a feature list), each too short for a block above.
     drop_repeated(list(body.iter(*LINE_TAGS)), line)
+
+
+# Headings a shop puts over other products it sells: the heading, and the lists or
+# tables right below it (their pictures and prices are gone from the text), go.
+_OTHER_PRODUCTS = re.compile(
+    r"\b(?:also (?:viewed|bought|liked?)|you (?:may|might) (?:also )?like|related (?:products|items)"
+    r"|recently viewed|similar (?:items|products)|frequently bought together|complete the look"
+    r"|recommended for you|explore related)\b",
+    re.I,
+)
+OTHER_HEADING_WORDS = 8  # longer is a sentence of the description that says such words
+
+
+def drop_other_products(body: HtmlElement) -> None:
+    """Remove the top-level headings of body that head other products ("You may also
+    like", "Similar items", "Frequently bought together") and the lists and tables
+    that follow them; the text after those (a paragraph) is the product's again."""
+    from .region import _drop
+
+    doomed: list[HtmlElement] = []
+    under = False
+    for el in body:
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag == "head":
+            said = " ".join(" ".join(el.itertext()).split())
+            under = len(said.split()) <= OTHER_HEADING_WORDS and bool(_OTHER_PRODUCTS.search(said))
+        elif el.tag not in ("list", "table"):
+            under = False
+        if under:
+            doomed.append(el)
+    for el in doomed:
+        _drop(el)
 
 
 def _name_heading(tree: HtmlElement) -> HtmlElement | None:
