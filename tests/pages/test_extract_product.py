@@ -319,6 +319,14 @@ def test_forms_and_dialogs_that_ask_the_reader_to_type_are_not_the_product():
     said = product.forms_text(page)
     assert "wrong with this listing" in said and "Sign up" in said and "lower price" in said
     assert "how many packs" not in said  # the quantity of the product's own "add to cart"
+    # a form that wraps the page (ASP.NET's, a checkout's) is the page's layout, not a form
+    wrapped = lxml.html.fromstring(
+        "<html><body><form action='/checkout'><input type='text' name='search'><h2>Trail pack 25</h2>"
+        "<p>%s</p><p>%s</p></form><footer>Trail Shop Ltd</footer></body></html>" % (DESCRIPTION, DESCRIPTION)
+    )
+    assert product.forms_text(wrapped) == ""
+    text = extract(lxml.html.tostring(wrapped, encoding="unicode"), url=URL, fmt="text")["text"]
+    assert "ripstop" in text
 
 
 def test_a_section_headed_as_other_products_goes_and_the_text_after_it_stays():

@@ -139,13 +139,20 @@ def forms_text(tree: HtmlElement) -> str:
     """The text of the page's forms and dialogs that ask the reader to type something
     (a textarea, a text, email, phone or search field): reporting the item, naming a
     collection, a newsletter, a gift message, a lower price seen elsewhere. Not a form
-    holding the page's <h1>, and not one whose only field is a number (the quantity of
-    the product's own "add to cart")."""
+    holding the page's <h1> or KEEP_SHARE of its words (a form that wraps the page, as
+    ASP.NET's and some checkouts' do), and not one whose only field is a number (the
+    quantity of the product's own "add to cart")."""
+    from .region import KEEP_SHARE, word_count
+
+    body = tree.find(".//body")
+    limit = KEEP_SHARE * word_count(body if body is not None else tree)
     found: list[HtmlElement] = []
     for el in tree.iter("form", "dialog", "div", "section", "aside"):
         if el.tag in ("div", "section", "aside") and (el.get("role") or "").lower() not in ("dialog", "alertdialog"):
             continue
         if any(a in found for a in el.iterancestors()) or el.find(".//h1") is not None:
+            continue
+        if word_count(el) >= limit:
             continue
         if _asks_to_type(el):
             found.append(el)
