@@ -153,6 +153,22 @@ def test_hidden_unit_rules():
     assert hidden.clean_text("ig\u200cnore") == "ignore"
 
 
+def test_a_scripts_failure_messages_are_not_the_pages_text():
+    import lxml.html
+
+    page = lxml.html.fromstring(
+        "<html><body><main><h1>Boilers</h1>"
+        "<div class='msg is-hidden'><p>Oops!</p><p>Something went wrong. Please try again later.</p></div>"
+        "<p>Something went wrong with the boiler in March, so we tried again with a new valve.</p>"
+        "<button>Try again</button><div><span>There was a problem loading the content</span></div>"
+        "<p>An error occurred when the valve was fitted backwards; the manual warns of it.</p></main></body></html>"
+    )
+    hidden.strip(page)
+    text = " ".join(page.text_content().split())
+    assert "Oops" not in text and "later" not in text and "Try again" not in text and "problem loading" not in text
+    assert "with the boiler in March" in text and "fitted backwards" in text  # sentences that say more stay
+
+
 # ------------------------------------------------------------------ point 4: markdown
 
 

@@ -12,7 +12,8 @@ Two jobs, both pure:
   removed only when they are not such a panel and their text reads like
   instructions to a model, or (for ``hidden`` and stylesheet rules) when they are
   not a panel at all. Segments a page streams hidden and its script then shows in
-  place (React's Suspense) are put there first.
+  place (React's Suspense) are put there first. A script's failure message ("Oops!
+  Something went wrong. Please try again.") goes too: a page that worked never shows it.
 * ``clean_text(text)`` removes invisible characters from output (zero-width and
   bidirectional controls, Unicode tag characters) and replaces ``data:`` URIs with a
   short description (``[data: image/png, 41 KB]``).
@@ -346,6 +347,7 @@ def strip(tree: Any) -> Report:
         if is_panel(el, controlled):
             continue
         _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr", dropped)
+    drop_status_messages(body)
     return report
 
 
@@ -390,6 +392,44 @@ def place_streamed_segments(body: HtmlElement) -> None:
             parent.insert(at + i, child)
         _remove(seg)
         _remove(place)
+
+
+# What a page's script says when it fails: "Oops! Something went wrong. Please try
+# again." The page carries it for its script to show, and a reader of a page that
+# worked never sees it. Only an element that says this and nothing else goes. Not
+# "Loading...": a placeholder that a grid of results keeps in one of its cells, and
+# removing it moved trafilatura's reading of a whole listing.
+_STATUS = re.compile(
+    r"(?:(?:oops|opps|whoops|uh[- ]oh|sorry)\W*)?"
+    r"(?:something went wrong|there was an? (?:problem|error)[^.!]{0,40}|an error (?:has )?occurred)[.!]*"
+    r"(?:\s*(?:please )?try (?:that )?again(?: later)?[.!]*)?(?:\s*(?:refresh|reload)[^.!]{0,40}[.!]?)?"
+    r"|(?:please )?try again(?: later)?[.!]*",
+    re.I,
+)
+STATUS_CHARS = 120  # a longer element says more than a status
+_STATUS_HINTS = (
+    "descendant::text()[contains(., 'wrong') or contains(., 'again') or contains(., 'roblem') or contains(., 'rror')]"
+)
+
+
+def drop_status_messages(body: HtmlElement) -> int:
+    """Remove the elements of body whose whole text is a script's status message
+    (_STATUS), the outermost of them ("Oops!" and "Something went wrong" are often
+    two paragraphs of one box); the number removed."""
+    gone = 0
+    for node in body.xpath(_STATUS_HINTS):
+        el, found = node.getparent(), None
+        while el is not None and el is not body and isinstance(el.tag, str):
+            said = " ".join(el.text_content().split())
+            if len(said) > STATUS_CHARS:
+                break
+            if _STATUS.fullmatch(said):
+                found = el
+            el = el.getparent()
+        if found is not None and found.getparent() is not None:
+            _remove(found)
+            gone += 1
+    return gone
 
 
 MAX_SHEET_NAMES = 30
