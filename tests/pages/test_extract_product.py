@@ -341,6 +341,14 @@ def test_a_section_headed_as_other_products_goes_and_the_text_after_it_stays():
     assert "ripstop" in text and "damp cloth" in text and "Why you will like it" in text
 
 
+def test_a_sellers_initial_alone_on_a_line_is_not_the_products_text():
+    body = _xml_body(
+        "<p>About this seller</p><p>I</p><p>%s</p><list><item>S</item><item>Size: 8</item></list>" % DESCRIPTION
+    )
+    product.drop_initials(body)
+    assert [" ".join(el.itertext()) for el in body.iter("p", "item")] == ["About this seller", DESCRIPTION, "Size: 8"]
+
+
 def test_a_product_pages_specification_list_is_in_its_text_once():
     specs = "".join("<dt>Feature %d</dt><dd>Value %d</dd>" % (i, i) for i in range(12))
     text = extract(PRODUCT_PAGE_WITH_SPECS % (DESCRIPTION, specs), url=URL, fmt="text")["text"]

@@ -450,6 +450,7 @@ def _product_only(tree, body):
         class_hidden_text,
         drop_consent,
         drop_identifiers,
+        drop_initials,
         drop_other_products,
         drop_repeats,
         drop_within,
@@ -468,6 +469,7 @@ def _product_only(tree, body):
     drop_within(body, class_hidden_text(tree), page=page_text)
     drop_repeats(body)
     drop_identifiers(body)
+    drop_initials(body)
     drop_consent(body)
     drop_other_products(body)
     start_at_name(tree, body)

@@ -490,6 +490,16 @@ def _identifiers(own: str) -> bool:
     return mixed >= GIBBERISH_SHARE * sum(len(t) for t in tokens)
 
 
+def drop_initials(body: HtmlElement) -> None:
+    """Remove the lines of body (LINE_TAGS) that are one letter alone: the initial a shop
+    shows for a seller or a reviewer without a picture, never a product's text."""
+    from .region import _drop
+
+    for el in [el for el in body.iter(*LINE_TAGS) if len("".join(el.itertext()).strip()) == 1]:
+        if "".join(el.itertext()).strip().isalpha():
+            _drop(el)
+
+
 def drop_identifiers(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that are mostly identifiers: leaked markup,
     never the product's text (a part number stands among words)."""
