@@ -163,10 +163,17 @@ def test_a_scripts_failure_messages_are_not_the_pages_text():
         "<button>Try again</button><div><span>There was a problem loading the content</span></div>"
         "<p>An error occurred when the valve was fitted backwards; the manual warns of it.</p></main></body></html>"
     )
-    hidden.strip(page)
+    hidden.drop_status_messages(page.find(".//body"))
     text = " ".join(page.text_content().split())
     assert "Oops" not in text and "later" not in text and "Try again" not in text and "problem loading" not in text
     assert "with the boiler in March" in text and "fitted backwards" in text  # sentences that say more stay
+    from worker.pages.extract.core import extract
+
+    article = "<p>%s</p>" % ("Our engineers service boilers across the county every week of the year. " * 8)
+    html = (
+        "<html><body><main><h1>Boilers</h1>%s<div class='toast'>Oops! Something went wrong.</div></main></body></html>"
+    )
+    assert "Oops" not in extract(html % article, url="https://example.com/boilers", fmt="text")["text"]
 
 
 # ------------------------------------------------------------------ point 4: markdown

@@ -12,8 +12,9 @@ Two jobs, both pure:
   removed only when they are not such a panel and their text reads like
   instructions to a model, or (for ``hidden`` and stylesheet rules) when they are
   not a panel at all. Segments a page streams hidden and its script then shows in
-  place (React's Suspense) are put there first. A script's failure message ("Oops!
-  Something went wrong. Please try again.") goes too: a page that worked never shows it.
+  place (React's Suspense) are put there first. ``drop_status_messages(body)``, run by
+  extraction on pages within its work budget, removes a script's failure message
+  ("Oops! Something went wrong. Please try again."): a page that worked never shows it.
 * ``clean_text(text)`` removes invisible characters from output (zero-width and
   bidirectional controls, Unicode tag characters) and replaces ``data:`` URIs with a
   short description (``[data: image/png, 41 KB]``).
@@ -347,7 +348,6 @@ def strip(tree: Any) -> Report:
         if is_panel(el, controlled):
             continue
         _drop(report, el, text, "style" if hard else "sheet" if by_sheet else "attr", dropped)
-    drop_status_messages(body)
     return report
 
 

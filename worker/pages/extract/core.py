@@ -212,6 +212,7 @@ def _extract(html, url, fmt, result):
         if text:
             result.update(text=text, extractor="budget")
         return
+    _stage(result, "status-messages", "a script's failure messages are kept", _status_messages, tree)
     kind, sure, facts = _stage(
         result,
         "page-type",
@@ -378,6 +379,14 @@ def _hidden(tree, result):
         result["warnings"].append(
             "the page hides text that reads like instructions to an AI model; it was removed and is not in the content"
         )
+
+
+def _status_messages(tree):
+    # within the work budget only: the search costs ~1 ms a page, 150 ms on a 5 MB one
+    from ..hidden import drop_status_messages
+
+    body = tree.find(".//body")
+    drop_status_messages(body if body is not None else tree)
 
 
 def _buries(big: str, small: str) -> bool:
