@@ -23,8 +23,10 @@ docs/PERFORMANCE.md):
    content and paragraphs repeated word for word leave the region (not on listings,
    collections or documentation). trafilatura takes over when the region is nearly
    empty.
-4. Products: trafilatura in balanced mode with its own fallbacks, minus the blocks that
-   lie inside the page's reviews, other products and chrome, and minus repeated blocks
+4. Products: trafilatura in balanced mode with its own fallbacks, reading the blocks
+   that hold the product's name or its facts even when their class reads like chrome;
+   minus the blocks that lie inside the page's reviews, other products, chrome, forms
+   and what it hides by class, minus repeated lines and what stands above the name
    (product.py); the name, price, availability and description from the page's
    schema.org data go first when the text does not say them.
 5. Articles: trafilatura in precision mode. When its text looks short or cut, its
