@@ -46,13 +46,13 @@ def test_a_repeated_description_is_given_once():
 
 
 def test_a_line_said_again_in_another_layout_is_given_once_and_short_labels_stay():
-    body = _xml_body(
+    text = _text_after(
+        product.drop_repeats,
         "<p>%s</p><list><item>Free 90-day returns</item><item>In stock</item></list>"
         "<head>About this seller</head><p>Ships in two days</p>"
-        "<list><item>Free 90-day returns</item><item>In stock</item></list><head>About this seller</head>" % DESCRIPTION
+        "<list><item>Free 90-day returns</item><item>In stock</item></list><head>About this seller</head>"
+        % DESCRIPTION,
     )
-    product.drop_repeats(body)
-    text = "".join(body.itertext())
     assert text.count("Free 90-day returns") == 1 and text.count("About this seller") == 1
     assert text.count("In stock") == 2  # two words: a label, which may repeat on purpose
     assert "ripstop" in text and "Ships in two days" in text
@@ -63,6 +63,13 @@ def _xml_body(markup: str):
     from lxml import etree
 
     return etree.fromstring("<body>%s</body>" % markup)
+
+
+def _text_after(rule, markup: str) -> str:
+    """The text of a result body holding markup once rule has run on it."""
+    body = _xml_body(markup)
+    rule(body)
+    return "".join(body.itertext())
 
 
 def _page_with_h1(name: str):
@@ -330,13 +337,12 @@ def test_forms_and_dialogs_that_ask_the_reader_to_type_are_not_the_product():
 
 
 def test_a_section_headed_as_other_products_goes_and_the_text_after_it_stays():
-    body = _xml_body(
+    text = _text_after(
+        product.drop_other_products,
         "<p>%s</p><head>You may also like</head><list><item>Trail pack 35</item><item>Summit pack 18</item></list>"
         "<head>Similar items</head><head>Care</head><p>Wipe clean with a damp cloth and let it dry in the shade.</p>"
-        "<head>Why you will like it</head><p>It is light.</p>" % DESCRIPTION
+        "<head>Why you will like it</head><p>It is light.</p>" % DESCRIPTION,
     )
-    product.drop_other_products(body)
-    text = "".join(body.itertext())
     assert "also like" not in text and "Summit pack" not in text and "Similar items" not in text
     assert "ripstop" in text and "damp cloth" in text and "Why you will like it" in text
 
