@@ -8,9 +8,8 @@ result (not the page: pruning the page first makes trafilatura choose other, wor
 blocks as the content):
 
 1. blocks whose whole text lies inside the page's reviews, other products, chrome,
-   forms that ask the reader to type, or inside what it hides by class name and
-   shows nowhere else, are removed, looking
-   inside lists and tables too (one review is one list item);
+   forms that ask the reader to type, or what it hides by class name and shows nowhere
+   else, are removed, looking inside lists and tables too (one review is one list item);
 2. a block or a line that says again what an earlier one said is removed, and so are
    blocks of identifiers (scrambled labels) and cookie notices;
 3. headings over other products ("You may also like") and their lists are removed,
