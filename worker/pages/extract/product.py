@@ -211,24 +211,16 @@ def drop_repeats(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that repeat an earlier block's text word for
     word, then the lines (LINE_TAGS) that do: a shop repeats a description in its tabs,
     variants and mobile layout, and a reader reads it once."""
-    from .region import drop_repeated
+    from .region import drop_repeated, drop_repeated_paragraphs
 
     def key(el: HtmlElement) -> str | None:
         own = _own(el)
         return own if len(own) >= REPEAT_CHARS else None
 
     drop_repeated([el for el in body if isinstance(el.tag, str)], key)
-    names = frozenset(LINE_TAGS)
-
-    def line(el: HtmlElement) -> str | None:
-        if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
-            return None  # not a line: its own lines are compared
-        text = " ".join("".join(el.itertext()).split())
-        return text if len(text.split()) >= LINE_REPEAT_WORDS else None
-
     # A shop prints its lines again for each layout, tab and variant ("Free 90-day
     # returns", "About this seller", a feature list), each too short for a block above.
-    drop_repeated(list(body.iter(*LINE_TAGS)), line)
+    drop_repeated_paragraphs(body, LINE_TAGS, LINE_REPEAT_WORDS)
 
 
 # Headings a shop puts over other products it sells: the heading, and the lists or

@@ -407,9 +407,11 @@ def drop_repeated(elements: Iterable[HtmlElement], key: Callable[[HtmlElement], 
         _drop(el)
 
 
-def drop_repeated_paragraphs(root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS) -> None:
+def drop_repeated_paragraphs(
+    root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS, least: int = REPEAT_WORDS
+) -> None:
     """Remove from root each innermost paragraph (one of tags) whose text repeats an
-    earlier one's (REPEAT_WORDS words or more); never inside code."""
+    earlier one's (``least`` words or more); never inside code."""
     names = frozenset(tags)
 
     def key(el: HtmlElement) -> str | None:
@@ -418,7 +420,7 @@ def drop_repeated_paragraphs(root: HtmlElement, tags: tuple[str, ...] = REGION_P
         if next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
             return None
         text = " ".join("".join(el.itertext()).split())
-        return text if len(text.split()) >= REPEAT_WORDS else None
+        return text if len(text.split()) >= least else None
 
     drop_repeated(list(root.iter(*tags)), key)
 
