@@ -18,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "data")
 WCXB = os.path.join(SHARED, "wcxb-dev")
 ZYTE = os.path.join(SHARED, "article-extraction-benchmark")
+CLASSIC = os.path.join(SHARED, "classic-web-dev")
 
 
 def missing():
@@ -35,6 +36,23 @@ def wcxb_rows():
 
 def wcxb_page(page_id):
     with gzip.open(os.path.join(WCXB, "html", page_id + ".html.gz"), "rb") as f:
+        return f.read()
+
+
+def classic_missing():
+    """Why the classic-web set cannot be read, or None (it came later than the other two)."""
+    path = os.path.join(CLASSIC, "ground-truth.jsonl")
+    return None if os.path.exists(path) else "the classic-web-dev set is missing (%s)" % path
+
+
+def classic_rows():
+    with open(os.path.join(CLASSIC, "ground-truth.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def classic_page(page_id):
+    """The page's bytes as captured: served as bare text/html (its charset is the page's to declare)."""
+    with gzip.open(os.path.join(CLASSIC, "html", page_id + ".html.gz"), "rb") as f:
         return f.read()
 
 
@@ -56,12 +74,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         body = self.server.pages.get(self.path.lstrip("/").split("?", 1)[0])
+        content_type = "text/html; charset=utf-8"
+        if isinstance(body, tuple):  # (bytes, content type): a page whose charset the header must not state
+            body, content_type = body
         if body is None:
-            body, status = b"not found", 404
+            body, status, content_type = b"not found", 404, "text/plain"
         else:
             status = 200
         self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8" if status == 200 else "text/plain")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -73,7 +94,7 @@ class _Server(ThreadingHTTPServer):
 
 class CorpusServer:
     def __init__(self, pages):
-        self.pages = dict(pages)  # {"wcxb/0901": bytes}
+        self.pages = dict(pages)  # {"wcxb/0901": bytes or (bytes, content type)}
         self.servers = []
 
     def start(self, hosts=1):
