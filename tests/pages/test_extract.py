@@ -1050,8 +1050,8 @@ def _trafilatura_keeps(monkeypatch, n):
     """Make trafilatura keep only the first n "Paragraph ..." blocks, in every mode."""
     real = E._trafilatura
 
-    def keeps_n(tree, url, precision=True, fast=True):
-        doc = real(tree, url, precision, fast)
+    def keeps_n(tree, url, precision=True, fast=True, comments=False):
+        doc = real(tree, url, precision, fast, comments)
         if doc is not None and doc.body is not None:
             for p in [c for c in doc.body if "Paragraph" in "".join(c.itertext())][n:]:
                 doc.body.remove(p)
@@ -1307,3 +1307,32 @@ def test_the_content_of_the_chrome_is_not_the_pages_content():
     page = "<html><body><div class='sidebar-content'>%s</div><div class='article'>%s</div></body></html>"
     r = extract(page % (cards, article), url="https://docs.example.org/widgets.html", fmt="text")
     assert r["page_type"] == "documentation" and "A widget draws itself" in r["text"]
+
+
+def test_an_articles_comments_follow_it_under_their_own_heading():
+    """Readers' comments are part of what a page says (trafilatura's defaults keep them):
+    they come after the article, under a heading that tells them apart from it."""
+    html = open(os.path.join(PAGES, "blog_post.html"), encoding="utf-8").read()
+    for fmt in ("text", "markdown"):
+        text = extract(html, url="https://smallbatch.example.com/2023/11/ci-cache", fmt=fmt)["text"]
+        article = text.find("measure the restore step on its own")
+        heading = text.find("Comments")
+        comment = text.find("We saw the same thing with Gradle caches")
+        assert 0 <= article < heading < comment, text
+    assert "## Comments" in text  # the markdown says it is a heading
+
+
+def test_a_region_without_landmarks_is_taken_only_for_the_prose_the_article_left_out():
+    """A table-layout page (no nav, header, footer or aside) gives a region that keeps the
+    site's menus, teasers and comments: it is longer than the article but holds no more of
+    it. Only prose the article left out, as much as the article itself, says otherwise."""
+    table = E._parse("<html><body><table><tr><td><p>Words.</p></td></tr></table></body></html>")
+    assert not E.marks_landmarks(table)
+    for marked in ("<nav>Home</nav>", "<footer>(c) 2008</footer>", "<div role='navigation'>Home</div>"):
+        assert E.marks_landmarks(E._parse("<html><body>%s<p>Words.</p></body></html>" % marked))
+    prose = "word " * 40
+    article = "The article's one paragraph of prose: %s" % prose
+    teasers = "\n".join("Story %d: a short teaser about another local event" % i for i in range(40))
+    assert E.left_out_prose(article + "\n" + teasers, article) == 0  # teasers are short lines, not prose
+    missed = "\n".join("Paragraph %d the article extractor missed: %s" % (i, prose) for i in range(2))
+    assert E.left_out_prose(article + "\n" + missed, article) >= E._words(article)

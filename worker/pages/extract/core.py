@@ -5,7 +5,7 @@ inside the functions: importing this module costs nothing. Not thread-safe: lxml
 trafilatura keep module-level parsers, so a process extracts on one thread only
 (worker.pages.download does; ``prepare`` imports everything on that thread first).
 
-The pipeline, chosen by measurement (bench/extraction/run.py and wcxb.py,
+The pipeline, chosen by measurement (bench/extraction/run.py and sets.py,
 docs/PERFORMANCE.md):
 
 1. Parse once with lxml (through trafilatura's loader, which copes with encoding
@@ -29,7 +29,8 @@ docs/PERFORMANCE.md):
    and what it hides by class, minus repeated lines and what stands above the name
    (product.py); the name, price, availability and description from the page's
    schema.org data go first when the text does not say them.
-5. Articles: trafilatura in precision mode. When its text looks short or cut, its
+5. Articles: trafilatura in precision mode, with the readers' comments it finds after
+   the article under a heading of their own. When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
    readability left out). When the page's region is over twice the article, trafilatura
@@ -38,7 +39,10 @@ docs/PERFORMANCE.md):
    excerpts. A page with no evidence of its kind is read as its region when the region
    is a third longer and holds the article; a page with weak evidence (its URL or
    og:type alone) when the region is three times longer and the body is built of a
-   run of titled entries (an index page).
+   run of titled entries (an index page). Either only when the page marks its chrome
+   as landmarks (nav, header, footer, aside), or the region holds as much prose that
+   the article left out as the article itself: without landmarks (a table layout, most
+   pages before HTML5) the region keeps the site's menus, teasers and comments.
 6. If everything gives nothing, the markup's plain text.
 
 Every stage that raises is named in the result's ``warnings`` (stage and exception
@@ -302,7 +306,9 @@ def _extract(html, url, fmt, result):
                     if _longer_than(rb_text, a_text):
                         a_text = rb_text
                         _use_readability(result, r_root, fmt, rb_text)
-        if _region_is_the_page(sure, facts, r_text, a_text):
+        if _region_is_the_page(sure, facts, r_text, a_text) and (
+            marks_landmarks(tree) or left_out_prose(r_text, a_text) >= _words(a_text)
+        ):
             _use_root(result, root, fmt, r_text, "region")
 
 
@@ -351,6 +357,40 @@ def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: s
     return enough and _covers(r_text, a_text) >= REGION_COVER
 
 
+def marks_landmarks(tree: HtmlElement) -> bool:
+    """Whether the page marks its chrome as landmarks (nav, header, footer, aside, or their
+    ARIA roles), as pages built since HTML5 do.
+
+    The region is what remains of the body once those go (region.py). A page without
+    them, as most pages before HTML5 (a table layout), gives a region that still holds
+    its menus, teasers and comments: longer than the article, but not with more of it.
+    """
+    from .region import LANDMARK_ROLES, LANDMARKS
+
+    if tree.xpath("boolean(//%s)" % " | //".join(LANDMARKS)):
+        return True
+    return any((el.get("role") or "").strip().lower() in LANDMARK_ROLES for el in tree.xpath("//*[@role]"))
+
+
+PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's title or a one-line comment
+
+
+def left_out_prose(r_text: str, a_text: str) -> int:
+    """Words of the region's paragraphs of PROSE_WORDS and more that the article does not hold.
+
+    Where the markup names no chrome, the region is taken over the article only when it
+    holds as much prose the article left out as the article itself: then the article
+    extractor stopped at a break in the markup, and the region is the page's text.
+    """
+    have = {line.strip() for line in a_text.split("\n")}
+    total = 0
+    for line in r_text.split("\n"):
+        n = _words(line)
+        if n >= PROSE_WORDS and line.strip() not in have:
+            total += n
+    return total
+
+
 def _longer_than(text: str, a_text: str) -> bool:
     """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of it, and is not
     a list of excerpts (TEASERS paragraphs cut off with an ellipsis)."""
@@ -363,7 +403,7 @@ def _longer_article(tree, url, a_text):
     LONGER_ARTICLE times a_text and holds REGION_COVER of it, else None. A text with
     TEASERS paragraphs cut off with an ellipsis adds excerpts of other pages, not more
     of the article."""
-    doc = _trafilatura(tree, url, False, False)
+    doc = _trafilatura(tree, url, False, False, True)
     text = _doc_text(doc)
     cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
     if cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, a_text) >= REGION_COVER:
@@ -588,14 +628,16 @@ def _covers(big: str, small: str) -> float:
 
 def _article(result, tree, url, fmt):
     """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
-    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url)
+    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, True, True, True)
     t_text = _doc_text(doc)
 
     r_root = None
     if _doubtful(tree, t_text):
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
-        balanced = _stage(result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False)
+        balanced = _stage(
+            result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False, True, True
+        )
         b_text = _doc_text(balanced)
         if _cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
@@ -612,7 +654,9 @@ def _article(result, tree, url, fmt):
         # precision mode sometimes keeps nothing of a plain page, and readability only a
         # "skip to content" link: trafilatura's balanced mode reads such pages, unless
         # readability found a real article that balanced mode buries in other text
-        retry = _stage(result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False)
+        retry = _stage(
+            result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False, True, True
+        )
         b_text = _doc_text(retry)
         if _words(b_text) > _words(kept) and not _buries(b_text, kept):
             doc, t_text, choice = retry, b_text, "trafilatura"
@@ -915,7 +959,7 @@ def _cut_long_tags(html: str) -> str:
     return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
 
 
-def _trafilatura(tree, url, precision=True, fast=True):
+def _trafilatura(tree, url, precision=True, fast=True, comments=False):
     from .imports import core
 
     bare_extraction = core().bare_extraction
@@ -923,17 +967,37 @@ def _trafilatura(tree, url, precision=True, fast=True):
     # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
     # on the benchmark; links are put back afterwards for markdown/html (_attach_links).
     # Metadata off: meta.py does it in ~1 ms instead of ~7 ms, and states no guesses.
-    return bare_extraction(
+    doc = bare_extraction(
         tree,
         url=url,
         fast=fast,
         favor_precision=precision,
-        include_comments=False,
+        include_comments=comments,
         include_tables=True,
         include_formatting=True,  # one extraction for every format: text is rendered from it
         include_links=False,
         with_metadata=False,
     )
+    if comments and doc is not None:
+        _append_comments(doc)
+    return doc
+
+
+COMMENTS_HEADING = "Comments"
+
+
+def _append_comments(doc: Any) -> None:
+    """The readers' comments trafilatura found, after the article under a heading of their
+    own, so that a reader (or a model) can tell the article from what others said of it."""
+    from lxml import etree
+
+    comments, body = getattr(doc, "commentsbody", None), doc.body
+    if comments is None or body is None or not len(comments) or not "".join(comments.itertext()).strip():
+        return
+    head = etree.SubElement(body, "head", rend="h2")
+    head.text = COMMENTS_HEADING
+    for child in list(comments):
+        body.append(child)
 
 
 def _readability(tree, url):
