@@ -94,11 +94,10 @@ def _marked(name: str) -> re.Pattern[str]:
 def rewrite(text: str) -> str:
     """``text`` with every marked table replaced by the CLI's; ValueError when a marker pair is missing."""
     for name in TABLES:
-        pattern = _marked(name)
-        if not pattern.search(text):
+        m = _marked(name).search(text)
+        if m is None:
             raise ValueError("no <!-- options:%s --> ... <!-- /options:%s --> block" % (name, name))
-        body = table(name)
-        text = pattern.sub(lambda m: m.group(1) + "\n" + body + "\n" + m.group(3), text, count=1)
+        text = text[: m.end(1)] + "\n" + table(name) + "\n" + text[m.start(3) :]
     return text
 
 
