@@ -108,6 +108,15 @@ EXAMPLES = shell_examples()
 RUNNABLE = [e for e in EXAMPLES if e.reason_not_offline() is None]
 
 
+def snippets(language):
+    """(file, line, body) of each block in that language, as pytest parameters."""
+    out = []
+    for path in DOCS:
+        where = os.path.relpath(path, ROOT)
+        out += [pytest.param(where, n, body, id="%s:%d" % (where, n)) for n, body in blocks(path, (language,))]
+    return out
+
+
 def mcp_flags():
     with open(os.path.join(ROOT, "hosts", "mcp", "server.py"), encoding="utf-8") as f:
         usage = re.search(r'USAGE = """(.*?)"""', f.read(), re.S).group(1)
@@ -139,6 +148,22 @@ def option_problem(args):
     except UsageError as exc:
         return exc.message
     return None
+
+
+# ------------------------------------------------------------------ README for a new user
+
+
+def test_readme_is_short_and_the_claude_code_snippet_comes_early():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    lines = text.splitlines()
+    assert len(lines) <= 250
+    assert any(line.startswith("claude mcp add ") for line in lines[:80])
+    prose = FENCE.sub("", text)
+    for paragraph in re.split(r"\n\s*\n", prose):
+        rows = paragraph.strip().splitlines()
+        if rows and not rows[0].startswith(("|", "- ", "<!--")):  # tables and lists are not paragraphs
+            assert len(rows) <= 8, "a README paragraph of %d lines: %s..." % (len(rows), rows[0])
 
 
 # ------------------------------------------------------------------ the options tables
@@ -298,15 +323,7 @@ def test_example_runs_offline(example, offline, proxy, tmp_path):
 # ------------------------------------------------------------------ Python examples
 
 
-def python_examples():
-    out = []
-    for path in DOCS:
-        where = os.path.relpath(path, ROOT)
-        out += [pytest.param(where, n, body, id="%s:%d" % (where, n)) for n, body in blocks(path, ("python",))]
-    return out
-
-
-@pytest.mark.parametrize("where,lineno,body", python_examples())
+@pytest.mark.parametrize("where,lineno,body", snippets("python"))
 def test_python_examples_import_what_the_worker_has(where, lineno, body):
     tree = ast.parse(body, "%s:%d" % (where, lineno))
     for node in ast.walk(tree):
@@ -316,6 +333,31 @@ def test_python_examples_import_what_the_worker_has(where, lineno, body):
                 assert hasattr(module, alias.name) or importlib.util.find_spec("%s.%s" % (node.module, alias.name)), (
                     "%s:%d: %s has no %s" % (where, lineno, node.module, alias.name)
                 )
+
+
+# ------------------------------------------------------------------ config and client snippets
+
+CLIENT_KEYS = {"mcpServers", "servers"}  # an MCP client's own file, not the worker's config
+EXAMPLE_ENV = {"EXA_API_KEY": "k", "EXA_TEAM_KEY": "k", "BRAVE_API_KEY": "k"}  # the keys the examples name
+
+
+@pytest.mark.parametrize("where,lineno,body", snippets("json"))
+def test_json_examples_parse_and_configs_load(where, lineno, body):
+    from worker import config
+
+    data = json.loads(body)
+    if CLIENT_KEYS & set(data):
+        server = next(iter(next(iter(data[k] for k in CLIENT_KEYS if k in data)).values()))
+        assert server["args"][-2:] == ["/path/to/websearch-worker/bootstrap/run.py", "mcp"], body
+        return
+    config.parse_config("%s:%d" % (where, lineno), data, EXAMPLE_ENV)  # a WorkerError names the problem
+
+
+@pytest.mark.parametrize("where,lineno,body", snippets("toml"))
+def test_toml_examples_parse(where, lineno, body):
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11's")
+    data = tomllib.loads(body)
+    assert data["mcp_servers"]["websearch"]["args"][-1] == "mcp"
 
 
 # ------------------------------------------------------------------ links between the files
