@@ -10,6 +10,7 @@
 """
 
 import ast
+import functools
 import glob
 import importlib
 import importlib.util
@@ -60,6 +61,8 @@ class Example:
     def worker_args(self):
         """The worker's argv (bootstrap flags left out) when the line runs bootstrap/run.py, else None."""
         for i, token in enumerate(self.argv):
+            if token == "websearch-worker":  # the installed command runs the same worker
+                return self.argv[i + 1 :]
             if token.endswith("bootstrap/run.py"):
                 args = self.argv[i + 1 :]
                 while args and (args[0] in cli_bootstrap_flags() or args[0].startswith("--venv=")):
@@ -73,11 +76,12 @@ class Example:
         for prefix, reason in NOT_OFFLINE.items():
             if self.line.startswith(prefix):
                 return reason
-        if not self.line.startswith("python3 bootstrap/run.py "):
+        if not self.line.startswith(("python3 bootstrap/run.py ", "websearch-worker ")):
             return "not a worker command (%s)" % self.argv[0]
         return None
 
 
+@functools.lru_cache(maxsize=None)
 def cli_bootstrap_flags():
     spec = importlib.util.spec_from_file_location("bootstrap_run", os.path.join(ROOT, "bootstrap", "run.py"))
     module = importlib.util.module_from_spec(spec)
