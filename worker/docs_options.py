@@ -41,7 +41,7 @@ def _value(flag: str, kw: dict[str, Any]) -> str:
     if kw.get("choices"):
         return "`%s %s`" % (flag, "|".join(kw["choices"]))
     dest = kw.get("dest") or flag[2:].replace("-", "_")
-    return "`%s %s`" % (flag, kw.get("metavar") or dest.upper())  # argparse's own rule: --help says the same
+    return "`%s %s`" % (flag, kw.get("metavar") or dest.upper())  # the parser's own rule: --help says the same
 
 
 def _range(kw: dict[str, Any]) -> str:
