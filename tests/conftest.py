@@ -58,11 +58,11 @@ def worker_env(tmp_path, extra=None):
     return env
 
 
-def run_worker(args, env, timeout=60, input=None):
+def run_worker(args, env, timeout=60, input=None, cwd=ROOT):
     """Run ``python -m worker`` as a real subprocess, the way hosts do."""
     proc = subprocess.run(
         [sys.executable, "-I", "-m", "worker"] + list(args),
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

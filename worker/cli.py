@@ -74,6 +74,7 @@ SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
 OUTPUTS = ("protocol", "text")
 VERTICALS = ("web", "news")
+VERSION_HELP = "print the version and exit"
 
 
 def _argparse_classes() -> tuple[ModuleType, type[argparse.ArgumentParser], type[argparse.HelpFormatter]]:
@@ -197,7 +198,7 @@ def build_parser(prog: str = "websearch-worker", only: str | None = None) -> arg
         epilog=EXAMPLES,
         formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--version", action="store_true", help=VERSION_HELP)
     _common(parser, top=True, suppress=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", metavar="{search,fetch}")
 
@@ -215,10 +216,10 @@ def _search_options(s: Any, suppress: Any) -> None:
     s.add_argument("query", nargs="+", help="the search query")
     _common(s, top=False, suppress=suppress)
     s.add_argument("--format", choices=OUTPUTS, dest="search_format", default=None, help="alias of --output for search")
-    s.add_argument("--limit", type=_int(), default=None, help="number of results (default 5; ddgs 1-50)")
-    s.add_argument("--page", type=_int(1, 100), default=1, help="result page (default 1)")
+    s.add_argument("--limit", type=_int(), metavar="N", default=None, help="number of results (default 5; ddgs 1-50)")
+    s.add_argument("--page", type=_int(1, 100), metavar="N", default=1, help="result page (default 1)")
     s.add_argument("--region", default=None, help="region such as us-en, de-de (ddgs)")
-    s.add_argument("--safesearch", choices=SAFESEARCH, default=None)
+    s.add_argument("--safesearch", choices=SAFESEARCH, default=None, help="safe search level (ddgs, Brave)")
     s.add_argument("--recency", choices=RECENCY, default=None, help="only results from the last day/week/month/year")
     s.add_argument(
         "--news",
@@ -244,37 +245,62 @@ def _search_options(s: Any, suppress: Any) -> None:
     s.add_argument(
         "--backend",
         default=None,
+        metavar="ENGINES",
         help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)",
     )
-    s.add_argument("--max-chars", type=_int(200), default=None, help="bound for the payload's text field")
+    s.add_argument("--max-chars", type=_int(200), metavar="N", default=None, help="bound for the payload's text field")
     ex = s.add_argument_group("exa options")
-    ex.add_argument("--type", dest="search_type", default=None, help="auto, neural, keyword, fast, deep, ...")
+    ex.add_argument(
+        "--type", dest="search_type", default=None, metavar="TYPE", help="auto, neural, keyword, fast, deep, ..."
+    )
     ex.add_argument("--category", default=None, help='e.g. "research paper", news, company, pdf')
-    ex.add_argument("--start-published", default=None, metavar="DATE")
-    ex.add_argument("--end-published", default=None, metavar="DATE")
-    ex.add_argument("--start-crawl", default=None, metavar="DATE")
-    ex.add_argument("--end-crawl", default=None, metavar="DATE")
-    ex.add_argument("--include-text", default=None, metavar="PHRASE")
-    ex.add_argument("--exclude-text", default=None, metavar="PHRASE")
-    ex.add_argument("--user-location", default=None, metavar="CC")
-    ex.add_argument("--moderation", action="store_true", default=False)
-    ex.add_argument("--additional-query", action="append", default=[], metavar="QUERY")
-    ex.add_argument("--system-prompt", default=None)
+    ex.add_argument("--start-published", default=None, metavar="DATE", help="published on or after DATE (YYYY-MM-DD)")
+    ex.add_argument("--end-published", default=None, metavar="DATE", help="published on or before DATE")
+    ex.add_argument("--start-crawl", default=None, metavar="DATE", help="crawled by Exa on or after DATE")
+    ex.add_argument("--end-crawl", default=None, metavar="DATE", help="crawled by Exa on or before DATE")
+    ex.add_argument("--include-text", default=None, metavar="PHRASE", help="a phrase (at most 5 words) pages must hold")
+    ex.add_argument(
+        "--exclude-text", default=None, metavar="PHRASE", help="a phrase (at most 5 words) pages must not hold"
+    )
+    ex.add_argument("--user-location", default=None, metavar="CC", help="two-letter country of the user")
+    ex.add_argument("--moderation", action="store_true", default=False, help="filter unsafe content")
+    ex.add_argument(
+        "--additional-query",
+        action="append",
+        default=[],
+        metavar="QUERY",
+        help="another phrasing for a deep search (repeatable, at most 5)",
+    )
+    ex.add_argument(
+        "--system-prompt", default=None, metavar="TEXT", help="instructions for a deep search's synthesised output"
+    )
     ex.add_argument("--output-schema", default=None, metavar="JSON", help="JSON schema, or @file")
     ex.add_argument("--text", dest="want_text", action="store_true", default=False, help="ask for page text")
-    ex.add_argument("--highlights", action="store_true", default=False)
-    ex.add_argument("--summary", action="store_true", default=False)
+    ex.add_argument("--highlights", action="store_true", default=False, help="ask for the most relevant passages")
+    ex.add_argument("--summary", action="store_true", default=False, help="ask for a summary of each page")
     br = s.add_argument_group("brave options")
-    br.add_argument("--country", default=None, metavar="CC")
-    br.add_argument("--search-lang", default=None, metavar="LANG")
+    br.add_argument("--country", default=None, metavar="CC", help="two-letter country of the results")
+    br.add_argument("--search-lang", default=None, metavar="LANG", help="language of the results, e.g. en")
     en = s.add_argument_group("enrichment")
-    en.add_argument("--fetch-top", type=_int(0, 5), default=0, help="fetch the top N results (0-5)")
-    en.add_argument("--excerpt-chars", type=_int(50, 20000), default=600)
-    en.add_argument("--source-timeout", type=_positive_float, default=6.0)
+    en.add_argument("--fetch-top", type=_int(0, 5), metavar="N", default=0, help="fetch the top N results (0-5)")
+    en.add_argument(
+        "--excerpt-chars",
+        type=_int(50, 20000),
+        metavar="N",
+        default=600,
+        help="characters of each fetched excerpt (default 600)",
+    )
+    en.add_argument(
+        "--source-timeout",
+        type=_positive_float,
+        default=6.0,
+        metavar="SECONDS",
+        help="bound for each fetched result (default 6)",
+    )
 
 
 def _fetch_options(f: Any, suppress: Any) -> None:
-    f.add_argument("urls", nargs="+", metavar="URL")
+    f.add_argument("urls", nargs="+", metavar="URL", help="http(s) URLs, fetched in parallel, answered in order")
     _common(f, top=False, suppress=suppress)
     f.add_argument(
         "--format",
@@ -283,9 +309,9 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         default="markdown",
         help="content format (default markdown)",
     )
-    f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
-    f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
-    f.add_argument("--concurrency", type=_int(1, 64), default=8)
+    f.add_argument("--max-chars", type=_int(1), metavar="N", default=None, help="characters per page (default 20000)")
+    f.add_argument("--start-index", type=_int(0), metavar="N", default=0, help="continue a long page from here")
+    f.add_argument("--concurrency", type=_int(1, 64), metavar="N", default=8, help="simultaneous downloads (default 8)")
     f.add_argument(
         "--no-adapters",
         action="store_true",
@@ -299,15 +325,25 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         help="read the site's /llms.txt first (the page when it has none)",
     )
     fx = f.add_argument_group("exa options")
-    fx.add_argument("--highlights", action="store_true", default=False)
-    fx.add_argument("--summary", action="store_true", default=False)
-    fx.add_argument("--livecrawl", default=None, help="never, fallback, always, preferred")
-    fx.add_argument("--livecrawl-timeout", type=_int(1), default=None, metavar="MS")
-    fx.add_argument("--max-age-hours", type=_int(), default=None)
-    fx.add_argument("--subpages", type=_int(0, 100), default=None)
-    fx.add_argument("--subpage-target", action="append", default=[], metavar="TERM")
-    fx.add_argument("--links", type=_int(0), default=None, metavar="N")
-    fx.add_argument("--image-links", type=_int(0), default=None, metavar="N")
+    fx.add_argument("--highlights", action="store_true", default=False, help="ask for the most relevant passages")
+    fx.add_argument("--summary", action="store_true", default=False, help="ask for a summary of each page")
+    fx.add_argument("--livecrawl", default=None, metavar="MODE", help="never, fallback, always, preferred")
+    fx.add_argument(
+        "--livecrawl-timeout", type=_int(1), default=None, metavar="MS", help="bound for a live crawl, in milliseconds"
+    )
+    fx.add_argument(
+        "--max-age-hours", type=_int(), metavar="N", default=None, help="crawl again when Exa's copy is older"
+    )
+    fx.add_argument(
+        "--subpages", type=_int(0, 100), metavar="N", default=None, help="also read up to N linked pages of the site"
+    )
+    fx.add_argument(
+        "--subpage-target", action="append", default=[], metavar="TERM", help="prefer subpages about TERM (repeatable)"
+    )
+    fx.add_argument("--links", type=_int(0), default=None, metavar="N", help="return up to N links of each page")
+    fx.add_argument(
+        "--image-links", type=_int(0), default=None, metavar="N", help="return up to N image links of each page"
+    )
 
 
 _SUBCOMMANDS = {
@@ -336,9 +372,11 @@ def _command_in(argv):
 class _Recorder:
     """Stands in for an argparse parser to read the option declarations above as data."""
 
-    def __init__(self):
-        self.options = {}  # flag -> (dest, kwargs)
+    def __init__(self, group=None, shared=None):
+        self.options = {} if shared is None else shared.options  # flag -> (dest, kwargs)
+        self.groups = {} if shared is None else shared.groups  # flag -> its --help section (docs/usage.md's tables)
         self.positional = None  # (dest, kwargs)
+        self.group = group
 
     def add_argument(self, *flags, **kw):
         if not flags[0].startswith("-"):
@@ -347,9 +385,10 @@ class _Recorder:
         dest = kw.get("dest") or flags[0][2:].replace("-", "_")
         for flag in flags:
             self.options[flag] = (dest, kw)
+            self.groups[flag] = self.group
 
-    def add_argument_group(self, *a, **kw):
-        return self
+    def add_argument_group(self, title=None, **kw):
+        return _Recorder(title, shared=self)
 
 
 _SUPPRESS = object()
@@ -357,7 +396,7 @@ _SUPPRESS = object()
 
 def _declared(command):
     top = _Recorder()
-    top.add_argument("--version", action="store_true", default=False)
+    top.add_argument("--version", action="store_true", default=False, help=VERSION_HELP)
     _common(top, top=True, suppress=_SUPPRESS)
     sub = _Recorder()
     _SUBCOMMANDS[command][1](sub, _SUPPRESS)

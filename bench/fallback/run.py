@@ -111,16 +111,7 @@ def scenario_exa_brave(tmp, delay):
         exa.script[:] = ["429"] * 100
         cfg = {
             "fallback": ["exa-main", "brave"],
-            "providers": [
-                {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
-                {
-                    "name": "brave",
-                    "type": "brave",
-                    "apiKey": brave_server.KEY,
-                    "baseUrl": brave.base_url,
-                    "options": {"minInterval": 0},
-                },
-            ],
+            "providers": [exa.provider_entry("exa-main"), brave.provider_entry()],
         }
         if not breaker_on:
             cfg["breaker"] = False

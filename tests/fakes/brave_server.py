@@ -320,6 +320,16 @@ class FakeBrave:
     def script(self):
         return self.server.script
 
+    def provider_entry(self, name="brave"):
+        """A config file's entry for this server: its key and address, no pause between requests."""
+        return {
+            "name": name,
+            "type": "brave",
+            "apiKey": self.server.key,
+            "baseUrl": self.base_url,
+            "options": {"minInterval": 0},
+        }
+
     def set_urls(self, urls):
         self.server.urls = list(urls)
 

@@ -304,6 +304,10 @@ class ExaServer(ThreadingHTTPServer):
     def url(self):
         return "http://127.0.0.1:%d" % self.server_address[1]
 
+    def provider_entry(self, name="exa"):
+        """A config file's entry for this server: its key and address."""
+        return {"name": name, "type": "exa", "apiKey": self.key, "baseUrl": self.url}
+
 
 def start(key=KEY):
     server = ExaServer(key)

@@ -6,26 +6,23 @@ runs as a real subprocess and finds the proxy through HTTPS_PROXY and the CA
 through SSL_CERT_FILE, exactly as it would find a corporate proxy.
 """
 
-import os
 import socket
 
 import pytest
-from conftest import ROOT, run_worker, worker_env
+from conftest import run_worker, worker_env
+from fakes.engine_pages import DDG_HOST, ddg_page
 
 # Worker processes through a TLS proxy (slow); recorded engine pages parsed by ddgs' own engines, which
 # hold for the locked ddgs only.
 pytestmark = [pytest.mark.slow, pytest.mark.upstream("ddgs", "primp")]
 
-FIXTURES = os.path.join(ROOT, "tests", "fixtures", "ddgs")
-DDG = "html.duckduckgo.com"
+DDG = DDG_HOST
 BRAVE = "search.brave.com"
 MOJEEK = "www.mojeek.com"
 YAHOO = "search.yahoo.com"
 
 
-def page(name):
-    with open(os.path.join(FIXTURES, name + ".html"), "rb") as f:
-        return f.read()
+page = ddg_page
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import json
 import pytest
 from conftest import run_worker, worker_env
 from fakes import brave_server, exa_server
+from fakes.engine_pages import ddg_news_body
 
 pytestmark = pytest.mark.slow  # a worker process in each test
 
@@ -121,33 +122,6 @@ def test_a_provider_without_news_is_an_error_when_named_and_passed_over_in_auto(
     r = run_worker(["search", "--config", str(path), "--news", "q"], env)
     assert r.returncode == 1 and r.payload["error"]["code"] == "config", r
     assert "news" in r.payload["error"]["message"]
-
-
-def ddg_news_body(vqd="4-98765"):
-    # One body serves both requests the engine makes to duckduckgo.com: the page it reads
-    # the vqd token from (``vqd=...&``) and the news.js JSON.
-    return json.dumps(
-        {
-            "ref": "vqd=%s&" % vqd,
-            "results": [
-                {
-                    "date": 1763805600,
-                    "title": "Rust 1.91 released",
-                    "excerpt": "The Rust team is happy to announce...",
-                    "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0/",
-                    "image": "https://img.example/r.png",
-                    "source": "Rust Blog",
-                },
-                {
-                    "date": 1763719200,
-                    "title": "Rust 1.91 released (tracked)",
-                    "excerpt": "same story",
-                    "url": "https://blog.rust-lang.example/2026/11/20/Rust-1.91.0?utm_campaign=feed",
-                    "source": "Aggregator",
-                },
-            ],
-        }
-    )
 
 
 @pytest.mark.upstream("ddgs", "primp")

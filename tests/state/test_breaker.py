@@ -165,16 +165,7 @@ def config(tmp_path, exa, brave, **conf):
     data = {
         "fallback": ["exa-main", "brave"],
         "breaker": dict({"threshold": 2, "window": 30, "cooldown": 3}, **conf),
-        "providers": [
-            {"name": "exa-main", "type": "exa", "apiKey": exa_server.KEY, "baseUrl": exa.url},
-            {
-                "name": "brave",
-                "type": "brave",
-                "apiKey": brave_server.KEY,
-                "baseUrl": brave.base_url,
-                "options": {"minInterval": 0},
-            },
-        ],
+        "providers": [exa.provider_entry("exa-main"), brave.provider_entry()],
     }
     path = tmp_path / "breaker.json"
     path.write_text(json.dumps(data))
