@@ -24,7 +24,6 @@ Pages (``/v/...``):
 import json
 import time
 
-from conftest import run_worker
 from fakes.http_server import FakeWeb
 
 LAST_MODIFIED = "Tue, 03 Mar 2026 10:00:00 GMT"
@@ -149,6 +148,8 @@ class FreshWeb(FakeWeb):
 
 def fetch_private(env, *args, timeout=60):
     """``worker fetch --allow-private ARGS`` as a real subprocess (the server is on 127.0.0.1)."""
+    from conftest import run_worker  # here: the benchmark imports this module without pytest
+
     return run_worker(["fetch", "--allow-private"] + list(args), env, timeout=timeout)
 
 

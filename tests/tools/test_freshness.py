@@ -116,6 +116,7 @@ def test_stale_if_error_within_the_bound_then_the_error(tmp_path, env):
     [warning] = [w for w in stale["warnings"] if "the site failed" in w]
     assert "network" in warning and "confirmed" in warning and " s ago" in warning
     assert warning in r.payload["warnings"]
+    assert "stale copy: the site failed" in r.payload["text"]  # what a model reads says so too
     assert must["ok"] is False and must["error"]["code"] == "network"  # must-revalidate: never served stale
     assert one(fetch(env, "--config", str(cfg), "--no-cache", urls[0]))["error"]["code"] == "network"
     time.sleep(3.1)  # past staleIfError: the error itself
