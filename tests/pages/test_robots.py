@@ -220,3 +220,29 @@ def test_timeout_means_disallow(web, env):
     r = fetch(env, "--respect-robots", "--timeout", "3", web.url("/article"), timeout=30)
     [it] = items(r)
     assert it["error"]["code"] == "robots" and "timeout" in it["error"]["message"], it
+
+
+def test_a_redirect_hop_is_checked_against_robots_txt(web, env):
+    web.robots = ("text", RULES)
+    web.reset_stats()
+    r = fetch(env, "--respect-robots", web.url("/redirect-to?to=/private/page"))
+    [it] = items(r)
+    assert it["error"]["code"] == "robots" and it["error"]["rule"] == "Disallow: /private", it
+    assert web.hits("/redirect-to") == 1 and web.hits("/private/page") == 0
+
+
+def test_search_enrichment_honours_the_config(web, env, tmp_path):
+    from fakes.brave_server import KEY, FakeBrave
+
+    web.robots = ("text", "User-agent: *\nDisallow: /docs\n")
+    cfg = tmp_path / "cfg.json"
+    with FakeBrave() as brave:
+        providers = [{"name": "brave", "type": "brave", "apiKey": KEY, "baseUrl": brave.base_url}]
+        cfg.write_text(json.dumps({"robots": True, "allowPrivate": True, "providers": providers}))
+        cfg.chmod(0o600)
+        brave.set_urls([web.url("/article"), web.url("/docs")])
+        r = run_worker(["search", "urls please", "--provider", "brave", "--config", str(cfg), "--fetch-top", "2"], env)
+    assert r.returncode == 0, r
+    article, docs = r.payload["results"]
+    assert article["fetched"] is True, r.payload["results"]
+    assert docs["fetched"] is False and docs["fetch_error"]["code"] == "robots"

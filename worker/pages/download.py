@@ -17,7 +17,7 @@ from .net import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from ..runtime import Call
@@ -86,9 +86,10 @@ def download(url: str, call: Call | None, opts: Options) -> Response:
             hop = urlsplit(target).hostname
         except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
             hop = None
+        one = opts if accept is None else _with_accept(opts, accept)
         if robots is not None:
             robots.check(target, opts)
-        one = opts if accept is None else _with_accept(opts, accept)
+            one = _with_redirect_check(one, lambda hop_url: robots.check(hop_url, opts))
         if conditional and target == url:  # a revalidation: on every hop of the page's own request
             one = _with_headers(one, conditional)
         with ratelimit.host_slot(call, hop, deadline=opts.deadline):
@@ -105,6 +106,14 @@ def _with_accept(opts: Options, accept: str) -> Options:
 
     one = copy.copy(opts)
     one.accept = accept
+    return one
+
+
+def _with_redirect_check(opts: Options, check: Callable[[str], None]) -> Options:
+    import copy
+
+    one = copy.copy(opts)
+    one.redirect_check = check
     return one
 
 
@@ -454,6 +463,8 @@ def fetch_many(
     allow_private: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    robots: RobotsCheck | None = None,
+    user_agent: str | None = None,
 ) -> list[dict[str, Any]]:
     """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
     spec = Spec(
@@ -463,5 +474,7 @@ def fetch_many(
         per_url_timeout=per_url_timeout,
         allow_private=allow_private,
         max_bytes=max_bytes,
+        robots=robots,
+        user_agent=user_agent,
     )
     return fetch_all(urls, call, spec, concurrency)

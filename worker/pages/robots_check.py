@@ -60,6 +60,7 @@ def _read(robots_url: str, opts: Options) -> dict[str, Any]:
     one.keep_errors = True  # a 4xx or 5xx is an answer here, not an error
     one.refuse = None
     one.headers = None
+    one.redirect_check = None  # robots.txt's own redirects are not pages: never checked against robots.txt
     one.accept = "text/plain, */*;q=0.5"
     soon = time.monotonic() + TIMEOUT_S
     one.deadline = soon if opts.deadline is None else min(opts.deadline, soon)

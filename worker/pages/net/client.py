@@ -62,6 +62,7 @@ class Options:
         keep_errors: bool = False,
         accept: str = ACCEPT,
         user_agent: str | None = None,
+        redirect_check: Callable[[str], None] | None = None,
     ):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
@@ -82,6 +83,8 @@ class Options:
         self.keep_errors = keep_errors
         self.accept = accept
         self.user_agent = user_agent  # None: USER_AGENT
+        # redirect_check(url) is asked before a redirect is followed to url; it raises to refuse (robots.txt)
+        self.redirect_check = redirect_check
 
 
 class Response:
@@ -432,6 +435,9 @@ def download(url: str, opts: Options) -> Response:
                         status=status,
                         hint="the server sent a broken Location header",
                     ) from None
+                check = getattr(opts, "redirect_check", None)
+                if check is not None:
+                    check(current)
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
