@@ -97,16 +97,21 @@ def describe(headers: Mapping[str, str]) -> dict[str, Any]:
 
 
 def merge(old: Mapping[str, Any], fresh: Mapping[str, Any]) -> dict[str, Any]:
-    """The description after a 304: its headers update the stored ones (RFC 9111 4.3.4); validators it omits stay."""
+    """The description after a 304: its headers update the stored ones (RFC 9111 4.3.4).
+
+    Validators it omits stay; so does the stored word on freshness when the 304 says
+    nothing of it (many servers send a bare 304).
+    """
     out = dict(old)
     for key in ("etag", "last_modified"):
         if fresh.get(key):
             out[key] = fresh[key]
-    out["lifetime"] = fresh.get("lifetime")
-    for flag in ("no_store", "must_revalidate"):
-        out.pop(flag, None)
-        if fresh.get(flag):
-            out[flag] = True
+    if fresh.get("lifetime") is not None or fresh.get("no_store") or fresh.get("must_revalidate"):
+        out["lifetime"] = fresh.get("lifetime")
+        for flag in ("no_store", "must_revalidate"):
+            out.pop(flag, None)
+            if fresh.get(flag):
+                out[flag] = True
     return out
 
 
