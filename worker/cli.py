@@ -324,6 +324,12 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         default=False,
         help="read the site's /llms.txt first (the page when it has none)",
     )
+    f.add_argument(
+        "--respect-robots",
+        action="store_true",
+        default=False,
+        help='honour the sites\' robots.txt (RFC 9309): a disallowed URL is an item error (config: "robots": true)',
+    )
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False, help="ask for the most relevant passages")
     fx.add_argument("--summary", action="store_true", default=False, help="ask for a summary of each page")

@@ -44,6 +44,10 @@ SETTINGS = {
     "cacheDir": ("str", "cache directory (like --cache-dir)"),
     "cacheMaxBytes": ("count", "cache size bound in bytes"),
     "cache": ("bool", "false turns the cache off (like --no-cache)"),
+    "staleIfError": ("count", "seconds a cached page may stand in when its site fails (default 86400; 0: never)"),
+    "robots": ("bool", "true: fetch honours robots.txt (like --respect-robots)"),
+    "robotsAgent": ("header", "the product token matched against robots.txt groups (default websearch-worker)"),
+    "userAgent": ("header", "the User-Agent header of page fetches (default names the worker, its version and URL)"),
     "fallback": ("names", "search providers tried in this order when one fails (rate limited, blocked...)"),
     "breaker": (
         "breaker",
@@ -65,7 +69,8 @@ BREAKER_RULES = {
 ENTRY_KEYS = ("name", "type", "apiKey", "apiKeyEnv", "baseUrl", "options")
 INT_OPTIONS = ("defaultSearchLimit", "defaultFetchTextMaxCharacters", "defaultFetchHighlightsMaxCharacters")
 # Upper bounds of the "count" settings: beyond them a value is a typo, and would overflow time arithmetic.
-COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40}
+COUNT_BOUNDS = {"cacheTtl": 365 * 24 * 3600, "cacheMaxBytes": 1 << 40, "staleIfError": 365 * 24 * 3600}
+MAX_HEADER_CHARS = 300  # a "header" setting: printable ASCII, sent as an HTTP header value
 # Provider options the builtin providers read: name -> (kind, low, high); no bounds (None) for the kinds without.
 OPTION_RULES: dict[str, tuple[str, Any, Any]] = dict(
     {key: ("int", 1, 1000000) for key in INT_OPTIONS},
@@ -200,17 +205,22 @@ def _check_setting(path: str, key: str, value: Any) -> None:
         "bool": isinstance(value, bool),
         "str": isinstance(value, str) and bool(value.strip()) and "\0" not in value,
         "count": _number_ok(value, 0, COUNT_BOUNDS.get(key), integer=True),
+        "header": isinstance(value, str)
+        and 0 < len(value.strip()) <= MAX_HEADER_CHARS
+        and all(" " <= c <= "~" for c in value),
     }[kind]
     if not ok:
         want = {
             "bool": "true or false",
             "str": "a non-empty string without NUL characters",
             "count": "a whole number from 0 to %d" % COUNT_BOUNDS.get(key, 0),
+            "header": "printable ASCII text of at most %d characters (an HTTP header value)" % MAX_HEADER_CHARS,
         }[kind]
         raise _error(
             path,
             '"%s" must be %s, got %s' % (key, want, _short(value)),
-            example='{"%s": %s}' % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600"}[kind]),
+            example='{"%s": %s}'
+            % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600", "header": '"mybot"'}[kind]),
         )
 
 

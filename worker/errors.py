@@ -29,6 +29,8 @@ CODES = {
     "timeout": True,
     "network": True,
     "http_error": False,
+    "payment_required": False,
+    "robots": False,
     "too_large": False,
     "unsupported_content": False,
     "needs_javascript": False,

@@ -186,6 +186,7 @@ class FetchRequest(Request):
     concurrency: int = 8
     no_adapters: bool = False
     llms_txt: bool = False
+    respect_robots: bool = False  # --respect-robots; the config's "robots" settles it too
     # Exa
     highlights: bool = False
     summary: bool = False
@@ -202,6 +203,10 @@ class FetchRequest(Request):
     max_bytes: "int | None" = None
     sites: "dict[str, Any] | None" = None  # the config's "sites" settings
     github_auth: "bool | None" = None  # a GitHub token is set: private repositories answer otherwise
+    robots_agent: "str | None" = None  # the config's "robotsAgent" (with respect_robots)
+    user_agent: "str | None" = None  # the config's "userAgent"
+    # Set by the fetch cache for the provider, never in the cache key: {url: stored validators}.
+    revalidate: "dict[str, Any] | None" = None
 
 
 COMMANDS = {"search": SearchRequest, "fetch": FetchRequest}

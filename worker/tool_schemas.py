@@ -275,6 +275,8 @@ def output_schema(tool: str) -> dict[str, Any]:
                 "total_chars": {"type": ["integer", "null"]},
                 "truncated": {"type": ["boolean", "null"]},
                 "next_start_index": {"type": ["integer", "null"]},
+                "fetched_at": {"type": "string", "description": "when the bytes came from the site (UTC)"},
+                "cache": {"type": "string", "enum": ["fresh", "revalidated", "stale", "miss"]},
                 "error": _ERROR,
             },
         }

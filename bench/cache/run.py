@@ -21,6 +21,10 @@ by other load on the machine than wall time).
               provider import, slot, HTTP request, cache write
 - fake hit:   that search again, from the cache
 - fetch cold / fetch hit: one local page, ``--refresh`` vs from the cache
+- 1MB full / 1MB revalidated: a 1 MB article whose server sends an ETag and
+              ``max-age=0`` (tests/fakes/fresh_server.py): downloaded and extracted
+              whole (``--refresh``) against the cached item revalidated (a conditional
+              request answered 304, no body, no extraction), same server, same run
 
 No internet: a cold ddgs search cannot run here, so the cold rows use local servers
 and show the worker's own cost of a miss, not a search engine's latency.
@@ -40,6 +44,7 @@ sys.path.insert(0, os.path.join(REPO, "tests"))
 sys.path.insert(0, REPO)
 
 from fakes.count_server import CountServer  # noqa: E402
+from fakes.fresh_server import FreshWeb  # noqa: E402
 
 from worker import protocol  # noqa: E402
 
@@ -162,6 +167,8 @@ def main():
     opts = ap.parse_args()
 
     server = CountServer().start()
+    fresh = FreshWeb().start()
+    big = fresh.url("/v/big?kb=1024")
     tmp = tempfile.mkdtemp(prefix="bench-cache-")
     env = make_env(tmp, server)
     store_ddgs_entry(env)
@@ -180,6 +187,8 @@ def main():
         ("fake hit", ["search", QUERY, "--provider", "fake"], True),
         ("fetch cold", ["fetch", page, "--allow-private", "--refresh"] + fmt, False),
         ("fetch hit", ["fetch", page, "--allow-private"] + fmt, True),
+        ("1MB full", ["fetch", big, "--allow-private", "--refresh"] + fmt, "miss"),
+        ("1MB revalidated", ["fetch", big, "--allow-private"] + fmt, "revalidated"),
     ]
     for _, args, _ in variants:  # warm the OS caches and the cache entries
         timed(args, env)
@@ -188,13 +197,19 @@ def main():
     for _ in range(opts.rounds):
         for name, args, want_cached in variants:
             wall, cpu, payload = timed(args, env)
-            if want_cached is not None:
+            if isinstance(want_cached, str):  # the item's cache state: miss, revalidated
+                got = payload["results"][0].get("cache")
+                if got != want_cached:
+                    raise SystemExit("%s: expected cache=%s, got %r" % (name, want_cached, payload["results"][0]))
+            elif want_cached is not None:
                 got = payload["meta"].get("cached")
                 if got is not want_cached:
                     raise SystemExit("%s: expected cached=%s, got %r" % (name, want_cached, payload["meta"]))
             walls[name].append(wall)
             cpus[name].append(cpu)
     server.stop()
+    fresh.stop()
+    answers = {status: fresh.answered("/v/big", status) for status in (200, 304)}
 
     base_w = statistics.median(walls["version"])
     base_c = statistics.median(cpus["version"])
@@ -203,12 +218,12 @@ def main():
         print("load average: %.2f %.2f %.2f" % os.getloadavg())
     except OSError:
         pass
-    print("%-12s %9s %9s %9s %9s" % ("call", "wall ms", "x version", "cpu ms", "x version"))
+    print("%-16s %9s %9s %9s %9s" % ("call", "wall ms", "x version", "cpu ms", "x version"))
     for name, _, _ in variants:
         w = statistics.median(walls[name])
         c = statistics.median(cpus[name])
-        print("%-12s %9.1f %9.2f %9.1f %9.2f" % (name, w * 1000, w / base_w, c * 1000, c / base_c))
-    for cold, hit in (("fake cold", "fake hit"), ("fetch cold", "fetch hit")):
+        print("%-16s %9.1f %9.2f %9.1f %9.2f" % (name, w * 1000, w / base_w, c * 1000, c / base_c))
+    for cold, hit in (("fake cold", "fake hit"), ("fetch cold", "fetch hit"), ("1MB full", "1MB revalidated")):
         print(
             "%s / %s: wall x%.2f, cpu x%.2f"
             % (
@@ -224,6 +239,10 @@ def main():
             (statistics.median(walls["ddgs hit"]) - statistics.median(walls["search floor"])) * 1000,
             (statistics.median(cpus["ddgs hit"]) - statistics.median(cpus["search floor"])) * 1000,
         )
+    )
+    print(
+        "1 MB page: %d full answers (200, %d bytes of body each), %d answered 304 with no body"
+        % (answers[200], fresh.body_bytes("/v/big") // max(1, answers[200]), answers[304])
     )
     hit_ratio = statistics.median(walls["ddgs hit"]) / base_w
     print("target: ddgs hit <= 1.30x version (wall): %.2fx %s" % (hit_ratio, "met" if hit_ratio <= 1.3 else "NOT met"))

@@ -17,11 +17,12 @@ from .net import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from ..runtime import Call
     from .net.client import Options, Response
+    from .robots_check import RobotsCheck
     from .sites import Doc
 
 # worker.pages.net.client (http.client, ssl, email), content and window (re) are
@@ -48,6 +49,9 @@ class Spec:
         sites: dict[str, Any] | None = None,
         adapters: bool = False,
         llms_txt: bool = False,
+        revalidate: dict[str, dict[str, Any]] | None = None,
+        robots: RobotsCheck | None = None,
+        user_agent: str | None = None,
     ) -> None:
         self.llms_txt = llms_txt
         self.fmt = fmt
@@ -58,6 +62,11 @@ class Spec:
         self.max_bytes = max_bytes
         self.sites = sites  # the config's "sites" settings
         self.adapters = adapters  # read GitHub, Stack Exchange... through their APIs (worker.pages.sites)
+        # The fetch cache's stored validators by URL (worker.tools.fetch_cache): those URLs are asked
+        # conditionally, and every item keeps what its response said of reuse ("_http").  None: neither.
+        self.revalidate = revalidate
+        self.robots = robots  # worker.pages.robots_check.RobotsCheck when robots.txt is respected
+        self.user_agent = user_agent
 
 
 def download(url: str, call: Call | None, opts: Options) -> Response:
@@ -69,12 +78,20 @@ def download(url: str, call: Call | None, opts: Options) -> Response:
     from . import negotiate
     from .net import client
 
+    robots = getattr(opts, "robots", None)
+    conditional = getattr(opts, "conditional", None)
+
     def get(target: str, accept: str | None) -> Response:
         try:
             hop = urlsplit(target).hostname
         except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
             hop = None
         one = opts if accept is None else _with_accept(opts, accept)
+        if robots is not None:
+            robots.check(target, opts)
+            one = _with_redirect_check(one, lambda hop_url: robots.check(hop_url, opts))
+        if conditional and target == url:  # a revalidation: on every hop of the page's own request
+            one = _with_headers(one, conditional)
         with ratelimit.host_slot(call, hop, deadline=opts.deadline):
             try:
                 return client.download(target, one)
@@ -89,6 +106,22 @@ def _with_accept(opts: Options, accept: str) -> Options:
 
     one = copy.copy(opts)
     one.accept = accept
+    return one
+
+
+def _with_redirect_check(opts: Options, check: Callable[[str], None]) -> Options:
+    import copy
+
+    one = copy.copy(opts)
+    one.redirect_check = check
+    return one
+
+
+def _with_headers(opts: Options, headers: dict[str, str]) -> Options:
+    import copy
+
+    one = copy.copy(opts)
+    one.headers = lambda hop: dict(headers)
     return one
 
 
@@ -118,8 +151,16 @@ def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | D
 
         name = sites.match(url, spec.sites)
         if name is not None:
-            return sites.fetch(name, url, call, _options(call, spec, reserve), spec)
-    return download(url, call, _options(call, spec, reserve))
+            opts = _options(call, spec, reserve)
+            if spec.robots is not None:
+                spec.robots.check(url, opts)
+            return sites.fetch(name, url, call, opts, spec)
+    opts = _options(call, spec, reserve)
+    if spec.revalidate:
+        from .net import freshness
+
+        opts.conditional = freshness.conditional(spec.revalidate.get(url))
+    return download(url, call, opts)
 
 
 def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
@@ -138,14 +179,31 @@ def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
         max_bytes=max_bytes,
         deadline=deadline,
         refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
+        user_agent=getattr(spec, "user_agent", None),
     )
-    # Not an Options field: the download seam passes it on to negotiate.fetch
+    # Not Options fields: read by the download seam (negotiate.fetch, robots.txt, revalidation)
     opts.llms_txt = getattr(spec, "llms_txt", False)
+    opts.robots = getattr(spec, "robots", None)
+    opts.conditional = None
     return opts
 
 
 # An item's error shows the fields a reader acts on; a batch error's own extras (results...) stay out.
-ITEM_ERROR_FIELDS = ("code", "message", "status", "retry_after", "reason", "vendor", "hint", "retryable")
+ITEM_ERROR_FIELDS = (
+    "code",
+    "message",
+    "status",
+    "retry_after",
+    "reason",
+    "vendor",
+    "rule",
+    "agent",
+    "robots_url",
+    "payment_headers",
+    "payment_details",
+    "hint",
+    "retryable",
+)
 
 
 def error_item(url: str, exc: BaseException) -> dict[str, Any]:
@@ -220,6 +278,13 @@ def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | 
 def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
     from . import window
 
+    if spec.revalidate is not None and getattr(resp, "status", None) == 304:
+        from .net import freshness
+
+        # The site confirmed the cached copy: nothing to extract (worker.tools.fetch_cache serves it).
+        headers = getattr(resp, "headers", None) or {}
+        return {"url": url, "ok": True, "not_modified": True, "status": 304, "_http": freshness.describe(headers)}
+
     if hasattr(resp, "document"):  # a site adapter's answer (worker.pages.sites.Doc)
         text, fmt, meta, extractor, warnings = resp.document(spec.fmt)
     else:
@@ -276,6 +341,12 @@ def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
         warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
     if warnings:
         item["warnings"] = warnings
+    headers = getattr(resp, "headers", None)  # a site adapter's Doc has none
+    if spec.revalidate is not None and headers is not None and getattr(resp, "url", None) == url:
+        from .net import freshness
+
+        # only the page's own response: an llms.txt or a markdown alternate has validators of its own URL
+        item["_http"] = freshness.describe(headers)
     if meta.get("wall"):  # a login wall or paywall: an error, with the public part kept
         err = error_item(url, meta["wall"])
         item = dict(url=url, ok=False, error=err["error"], **{k: v for k, v in item.items() if k not in ("url", "ok")})
@@ -392,6 +463,8 @@ def fetch_many(
     allow_private: bool = False,
     concurrency: int = DEFAULT_CONCURRENCY,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    robots: RobotsCheck | None = None,
+    user_agent: str | None = None,
 ) -> list[dict[str, Any]]:
     """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
     spec = Spec(
@@ -401,5 +474,7 @@ def fetch_many(
         per_url_timeout=per_url_timeout,
         allow_private=allow_private,
         max_bytes=max_bytes,
+        robots=robots,
+        user_agent=user_agent,
     )
     return fetch_all(urls, call, spec, concurrency)

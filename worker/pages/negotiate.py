@@ -110,6 +110,8 @@ def fetch(url: str, get: Get, llms_txt: bool = False) -> Response:
         if exc.code == "http_error" and exc.extra.get("status") == 406:  # a server that refuses to negotiate
             return get(url, HTML_ACCEPT)
         raise
+    if resp.status == 304:  # a revalidation answered: the cached copy stands, whatever it was
+        return resp
     if _media(resp) in MARKDOWN_TYPES:
         if _has_text(resp):
             resp.source_markdown = True

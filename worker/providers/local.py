@@ -26,6 +26,9 @@ class LocalFetchProvider(Provider):
             sites=request.sites,
             adapters=not request.no_adapters,
             llms_txt=bool(request.llms_txt),
+            revalidate=request.revalidate,
+            robots=_robots(request, self.call),
+            user_agent=request.user_agent,
         )
         concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
@@ -36,4 +39,15 @@ class LocalFetchProvider(Provider):
             "concurrency": min(concurrency, len(urls)),
             "max_bytes": spec.max_bytes,
         }
+        if spec.robots is not None:
+            meta["robots_txt_fetched"] = spec.robots.fetched
         return {"results": items, "meta": meta}
+
+
+def _robots(request: FetchRequest, call: Any) -> Any:
+    """The robots.txt check when the request respects it (--respect-robots, config "robots"), else None."""
+    if not request.respect_robots:
+        return None
+    from ..pages.robots_check import RobotsCheck
+
+    return RobotsCheck(request.robots_agent, getattr(call, "state_dir", None), not request.no_cache, call)

@@ -60,6 +60,7 @@ NOT_IN_KEY = frozenset(
         "cache_dir",
         "concurrency",
         "source_timeout",
+        "revalidate",  # the fetch cache's own hand-over to the provider
     }
 )
 
@@ -372,8 +373,12 @@ class Store:
         return ok
 
     # -- reading -------------------------------------------------------------
-    def get(self, key: str) -> Hit | None:
-        """(value, age_seconds) for a fresh entry, else None."""
+    def get(self, key: str, max_age: float | None = None) -> Hit | None:
+        """(value, age_seconds) for an entry younger than ``max_age`` (default: the TTL), else None.
+
+        Rows kept past the TTL (``put_many(keep=...)``: the fetch cache's, for
+        revalidation and stale-if-error) are read with a larger ``max_age``.
+        """
         if not self.policy.read or not os.path.exists(self.path):
             return None  # a missing file is a miss without importing sqlite3
 
@@ -390,7 +395,9 @@ class Store:
             return None
         now = time.time()
         age = now - created
-        if now >= expires or age >= self.policy.ttl or age < -5:  # -5: the clock stepped back
+        if (
+            now >= expires or age >= (self.policy.ttl if max_age is None else max_age) or age < -5
+        ):  # -5: clock stepped back
             return None
         try:
             answer = jsonio.loads(value, allow_nan=False)
@@ -401,11 +408,11 @@ class Store:
             return None
         return answer, max(0.0, age)
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Hit]:
-        """{key: (value, age)} for the fresh entries among ``keys``."""
+    def get_many(self, keys: Iterable[str], max_age: float | None = None) -> dict[str, Hit]:
+        """{key: (value, age)} for the entries among ``keys`` younger than ``max_age`` (default: the TTL)."""
         out = {}
         for key in keys:
-            hit = self.get(key)
+            hit = self.get(key, max_age)
             if hit is not None:
                 out[key] = hit
         return out
@@ -414,11 +421,12 @@ class Store:
     def put(self, key: str, tool: str, provider: str, value: dict[str, Any]) -> None:
         self.put_many([(key, tool, provider, value)])
 
-    def put_many(self, rows: Sequence[Row]) -> None:
-        """Store successes; one transaction, then prune.  Never raises."""
+    def put_many(self, rows: Sequence[Row], keep: float | None = None) -> None:
+        """Store successes for ``keep`` seconds (default: the TTL); one transaction, then prune.  Never raises."""
         if not self.policy.write or not rows:
             return
         now = time.time()
+        keep = self.policy.ttl if keep is None else max(keep, self.policy.ttl)
         records = []
         for key, tool, provider, value in rows:
             try:
@@ -427,7 +435,7 @@ class Store:
                 text = redact.scrub(text)  # a key a server echoed (a request id...) never reaches the disk
             except (TypeError, ValueError, RecursionError):
                 continue  # not plain JSON data: not cacheable, not an error
-            records.append((key, tool, provider, now, now + self.policy.ttl, len(text), text))
+            records.append((key, tool, provider, now, now + keep, len(text), text))
 
         def write(db):
             db.execute("BEGIN IMMEDIATE")
@@ -512,16 +520,16 @@ class _Null:
 
     policy = None
 
-    def get(self, key: str) -> Hit | None:
+    def get(self, key: str, max_age: float | None = None) -> Hit | None:
         return None
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, Hit]:
+    def get_many(self, keys: Iterable[str], max_age: float | None = None) -> dict[str, Hit]:
         return {}
 
     def put(self, *a: Any) -> None:
         pass
 
-    def put_many(self, rows: Sequence[Row]) -> None:
+    def put_many(self, rows: Sequence[Row], keep: float | None = None) -> None:
         pass
 
     def close(self) -> None:

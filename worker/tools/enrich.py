@@ -60,6 +60,16 @@ def _fetch_bounded(
     return box["items"]
 
 
+def _robots(request: SearchRequest, call: Call, settings: dict[str, Any]) -> Any:
+    """The robots.txt check when the config asks for it ("robots": true), else None."""
+    if not settings.get("robots"):
+        return None
+    from ..pages.robots_check import RobotsCheck
+
+    use_cache = not request.no_cache and settings.get("cache") is not False
+    return RobotsCheck(settings.get("robotsAgent"), call.state_dir, use_cache, call)
+
+
 def _mark_failed(result: dict[str, Any], code: str, message: object) -> None:
     result["fetched"] = False
     result["fetch_error"] = error_object(code, " ".join(str(message).split())[:300], fields=("code", "message"))
@@ -96,6 +106,8 @@ def enrich(
             per_url_timeout=per_source,
             allow_private=bool(request.allow_private or (settings or {}).get("allowPrivate")),
             concurrency=n,
+            robots=_robots(request, call, settings or {}),
+            user_agent=(settings or {}).get("userAgent") or None,
         )
         if not isinstance(items, list) or len(items) != n:
             raise WorkerError(

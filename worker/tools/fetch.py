@@ -11,9 +11,10 @@ import os
 import time
 
 from ..errors import WorkerError
-from ..pages.download import DEFAULT_MAX_CHARS, error_item
+from ..pages.download import DEFAULT_MAX_CHARS
 from ..pages.net import DEFAULT_MAX_BYTES
 from . import textview
+from .fetch_cache import cached_fetch
 
 MAX_URLS = 100
 
@@ -22,8 +23,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from collections.abc import Mapping
     from typing import Any
 
-    from ..config import Config
-    from ..providers.base import ProviderSpec
     from ..request import FetchRequest
     from ..runtime import Call
 
@@ -55,52 +54,6 @@ def batch_error(items: list[dict[str, Any]]) -> WorkerError:
     return WorkerError(code, message, hint=first["error"].get("hint"), retryable=retryable, **extra)
 
 
-def cached_fetch(urls: list[str], request: FetchRequest, call: Call, cfg: Config, spec: ProviderSpec) -> dict[str, Any]:
-    """The provider's answer for ``urls``, each URL served from the cache when it can be.
-
-    Cached per URL, so a later batch reuses any of its URLs; only successful
-    items are stored.  The provider is built only when some URL misses.
-    """
-    from ..providers import registry
-    from ..state import cache
-
-    call.state_dir = cache.resolve_dir(request, cfg.settings)
-    store = cache.open_store(request, cfg.settings, call)
-    fields = cache.request_fields(request, exclude=("urls",))
-    keys = [cache.make_key("fetch", spec, dict(fields, url=url)) for url in urls]
-    hits = store.get_many(set(keys))
-    misses = list(dict.fromkeys(url for url, key in zip(urls, keys) if key not in hits))
-    fresh, meta, warnings, waited, raw = {}, {}, [], 0, None
-    if misses:
-        from ..state import ratelimit
-
-        provider = registry.build(spec, call, "fetch")
-        answer = provider.fetch(misses, request)
-        meta, warnings = dict(answer.get("meta", {})), list(answer.get("warnings", []))
-        raw = answer.get("raw")
-        fresh = dict(zip(misses, answer.get("results", [])))  # items come in input order
-        store.put_many([(keys[urls.index(url)], "fetch", spec.name, it) for url, it in fresh.items() if it.get("ok")])
-        waited = ratelimit.waited_ms()
-    store.close()
-    items = []
-    for url, key in zip(urls, keys):
-        if key in hits:
-            item, age = hits[key]
-            item = dict(item, cached=True, cache_age_s=round(age, 1))
-        else:
-            item = dict(fresh.get(url) or error_item(url, WorkerError("provider", "the provider returned no item")))
-            if item.get("ok"):
-                item["cached"] = False
-        items.append(item)
-    meta["cache_hits"] = len(urls) - sum(1 for key in keys if key not in hits)
-    meta["cached"] = not misses
-    meta["slot_wait_ms"] = waited
-    answer = {"results": items, "meta": meta, "warnings": warnings}
-    if raw is not None:
-        answer["raw"] = raw
-    return answer
-
-
 def settle(
     request: FetchRequest, settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
 ) -> FetchRequest:
@@ -113,6 +66,10 @@ def settle(
         if request.max_chars is not None
         else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
         max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
+        respect_robots=bool(request.respect_robots or settings.get("robots")),
+        robots_agent=settings.get("robotsAgent") if (request.respect_robots or settings.get("robots")) else None,
+        user_agent=settings.get("userAgent") or None,
+        no_cache=bool(request.no_cache or settings.get("cache") is False),
     )
     if not request.no_adapters:
         # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.

@@ -249,7 +249,13 @@ def _page_status(item):
         facts.append(one_line(ctype, 80).split(";")[0])
     if item.get("cached"):
         age = item.get("cache_age_s")
-        facts.append("cached%s" % (" %d s ago" % age if isinstance(age, (int, float)) else ""))
+        when = " %d s ago" % age if isinstance(age, (int, float)) else ""
+        if item.get("cache") == "stale":  # must read as one: the site failed and this is an older answer
+            facts.append("stale copy: the site failed; confirmed%s" % when)
+        elif item.get("cache") == "revalidated":
+            facts.append("cached, confirmed unchanged by the site now")
+        else:
+            facts.append("cached%s" % when)
     return "status: ok%s" % (" (%s)" % ", ".join(facts) if facts else "")
 
 

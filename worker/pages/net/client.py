@@ -23,7 +23,13 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     import ssl
     from typing import Any, Callable, Literal
 
-USER_AGENT = "websearch-worker/%s (web fetch tool for AI coding agents; one request per page asked for)" % __version__
+PROJECT_URL = "https://github.com/websearch-worker/websearch-worker"
+# The default names us, our version and where to read about us, so a site can tell what reads it
+# (config "userAgent" replaces it).
+USER_AGENT = "websearch-worker/%s (+%s; web fetch tool for AI coding agents; one request per page asked for)" % (
+    __version__,
+    PROJECT_URL,
+)
 # Markdown first: a site that serves its pages as markdown saves the extraction and
 # its mistakes (worker.pages.negotiate falls back to the HTML when the markdown is no good).
 ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
@@ -37,8 +43,10 @@ CHUNK = 64 * 1024
 
 
 class Options:
-    # set by worker.pages.download for its own reading; the client ignores it
+    # set by worker.pages.download for its own reading; the client ignores them
     llms_txt: bool
+    robots: Any  # worker.pages.robots_check.RobotsCheck | None
+    conditional: dict[str, str] | None  # a revalidation's If-None-Match / If-Modified-Since
 
     def __init__(
         self,
@@ -53,6 +61,8 @@ class Options:
         trusted: Callable[[str], bool] | None = None,
         keep_errors: bool = False,
         accept: str = ACCEPT,
+        user_agent: str | None = None,
+        redirect_check: Callable[[str], None] | None = None,
     ):
         self.allow_private = allow_private
         self.max_bytes = max_bytes
@@ -72,6 +82,9 @@ class Options:
         # rate-limit headers say what went wrong.
         self.keep_errors = keep_errors
         self.accept = accept
+        self.user_agent = user_agent  # None: USER_AGENT
+        # redirect_check(url) is asked before a redirect is followed to url; it raises to refuse (robots.txt)
+        self.redirect_check = redirect_check
 
 
 class Response:
@@ -212,7 +225,7 @@ def _open(url: str, opts: Options) -> tuple[http.client.HTTPConnection, http.cli
     scheme, host, port, target = guard.check_url(url)
     via = proxy.proxy_for(scheme, host, port)
     headers = {
-        "User-Agent": USER_AGENT,
+        "User-Agent": getattr(opts, "user_agent", None) or USER_AGENT,
         "Accept": getattr(opts, "accept", None) or ACCEPT,
         "Accept-Encoding": "gzip, deflate",
         "Accept-Language": "en-US,en;q=0.9,*;q=0.5",
@@ -422,6 +435,9 @@ def download(url: str, opts: Options) -> Response:
                         status=status,
                         hint="the server sent a broken Location header",
                     ) from None
+                check = getattr(opts, "redirect_check", None)
+                if check is not None:
+                    check(current)
                 redirects.append(current)
                 continue
             if status in (429, 503) and not retried:
@@ -431,6 +447,11 @@ def download(url: str, opts: Options) -> Response:
                     retried = True
                     time.sleep(wait)
                     continue
+            if status == 402 and not opts.keep_errors:
+                from .payment import payment_error
+
+                page = _peek(url, current, status, headers, response, opts, conn, redirects)
+                raise payment_error(current, headers, page.body if page is not None else None)
             if status >= 400 and not opts.keep_errors:
                 reason = (response.reason or "").strip()
                 extra: dict[str, Any] = {"status": status}
