@@ -12,6 +12,7 @@ writes.  tests/test_api_values.py has the named cases through the real CLI.
 
 import copy
 import random
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
@@ -24,7 +25,7 @@ from worker import jsonio
 from worker.errors import CODES, WorkerError
 from worker.pages import sites
 from worker.pages.net.client import Options
-from worker.providers import brave, exa
+from worker.providers import brave, ddgs, exa
 from worker.providers.base import ProviderSpec
 from worker.tools import textview
 
@@ -226,3 +227,13 @@ def test_exa_mapping_never_raises(values, seed, whole):
             assert not it["ok"] or isinstance(it["content"], str) and isinstance(it["title"], str)
         encodes(items)
         encodes(exa.response_meta(contents, api))
+
+
+@SETTINGS
+@given(fields=st.lists(JSON | st.sampled_from(["http://[::1", "https://a.example/x", "\u00b2" * 10]), min_size=7))
+def test_ddgs_mapping_never_raises(fields):
+    names = ("title", "href", "body", "date", "url", "image", "source")
+    item = SimpleNamespace(**dict(zip(names, fields)))
+    results = [ddgs.to_result(item, "e"), ddgs.to_news_result(item, "e")]
+    _check_results(ddgs.filter_domains(results, ["a.example"], ["b.example"]))
+    assert ddgs.news_date("\u00b2" * 10) == "\u00b2" * 10  # str.isdigit's digits are no Unix time

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
 MAX_B64_CHARS = 16 * 1024 * 1024  # a README or file the contents API sends inline is at most a few MB
+MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: a Unix time beyond it is no date (gmtime overflows)
 
 
 def text(value: Any, default: str = "") -> str:

@@ -96,7 +96,6 @@ def _get(ctx: Context, url: str, what: str) -> dict[str, Any]:
 
 
 MAX_ID = 10**15 - 1  # a post id is at most 15 digits (see _is_id)
-MAX_DATE = 253402300799  # 9999-12-31: later is no date
 
 
 def post(raw: dict[str, Any], dropped: checked.Dropped, what: str) -> dict[str, Any]:
@@ -111,7 +110,7 @@ def post(raw: dict[str, Any], dropped: checked.Dropped, what: str) -> dict[str, 
         "tags": checked.texts(raw.get("tags")),
         "who": html.unescape(checked.text(owner.get("display_name")) or "(unknown)"),
         "score": dropped.whole(raw, "score", "the score of %s" % what, -(10**9), 10**9),
-        "created": dropped.whole(raw, "creation_date", "the date of %s" % what, 0, MAX_DATE),
+        "created": dropped.whole(raw, "creation_date", "the date of %s" % what, 0, checked.MAX_EPOCH),
         "accepted": checked.flag(raw.get("is_accepted")),
         "answer_id": checked.whole(raw.get("answer_id"), 1, MAX_ID),
         "question_id": checked.whole(raw.get("question_id"), 1, MAX_ID),
