@@ -75,10 +75,8 @@ def _human_error(exc: BaseException) -> str:
 
 def dispatch(request: SearchRequest | FetchRequest, call: Call) -> dict[str, Any]:
     """Run the requested tool; returns the OK payload dict."""
-    from .pages.net import proxy
     from .request import SearchRequest  # loaded already: cli.request_of built the request
 
-    proxy.check_environment()  # before any provider or library reads a proxy variable its own way
     if isinstance(request, SearchRequest):
         from .tools.search import run_search
 
