@@ -280,3 +280,19 @@ def test_exa_contents_answer_of_wrong_types(tmp_path, exa, env):
         assert not second["ok"] and second["error"]["code"] == "provider", second
     else:
         assert payload["error"]["code"] == "provider", payload
+
+
+# ------------------------------------------------------------------ a page's own data
+
+
+@pytest.mark.parametrize("price", ['"NaN"', "1e400", '"1e400"', '"-Infinity"'])
+def test_a_product_price_no_number_can_hold_loses_no_extraction_stage(tmp_path, srv, answers, price):
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", "pages", "product_page.html")) as f:
+        html = f.read()
+    assert '"price":"89.95"' in html
+    answers["/shop/trailhead"] = ("text/html; charset=utf-8", html.replace('"price":"89.95"', '"price":%s' % price))
+    env = sites_env(tmp_path, srv)
+    r = run_worker(["fetch", "--no-cache", "--allow-private", "--format", "text", srv.base + "/shop/trailhead"], env)
+    [it] = check(r, env)["results"]
+    assert it["ok"] and "Wanderrucksack" in it["content"], it
+    assert not [w for w in it.get("warnings", []) if "extraction stage" in w], it["warnings"]
