@@ -110,3 +110,23 @@ def test_a_good_proxy_variable_still_carries_the_fetch(tmp_path, web):
     r = run_worker(["fetch", "--allow-private", web.url("/article")], env)
     payload = check(r, env, keys=[PASSWORD])
     assert payload["error"]["code"] == "network", payload  # the refusing proxy, so it was used
+
+
+def test_a_search_served_from_the_cache_still_names_the_variable_when_it_fetches(tmp_path, web):
+    # No provider is built for an answer from the cache, so the check before the providers does not
+    # run; the pages --fetch-top reads meet the variable where the client reads it.
+    with brave_server.FakeBrave() as fake:
+        fake.set_urls([web.url("/article")])
+        cfg = tmp_path / "brave.json"
+        entry = {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": fake.base_url}
+        cfg.write_text(json.dumps({"providers": [dict(entry, options={"minInterval": 0})]}))
+        os.chmod(cfg, 0o600)
+        args = ["search", "urls please", "--provider", "brave", "--config", str(cfg), "--allow-private"]
+        env = proxied_env(tmp_path, "NO_PROXY", "127.0.0.1")
+        assert check(run_worker(args, env), env)["ok"]
+        env = proxied_env(tmp_path, "HTTP_PROXY", "http://[::1:bad")
+        r = run_worker(args + ["--fetch-top", "1"], env)
+    payload = check(r, env)
+    assert payload["meta"]["cached"] is True, payload["meta"]
+    err = payload["results"][0]["fetch_error"]
+    assert err["code"] == "invalid_url" and "HTTP_PROXY=http://[::1:bad" in err["message"], err

@@ -28,11 +28,16 @@ PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTP
 SCHEMES = ("http", "https", "socks4", "socks4a", "socks5", "socks5h")
 
 
-def _env(name: str) -> str:
+def _named(name: str) -> tuple[str, str]:
+    """(the variable as set, its value stripped): the lower-case name wins over the upper-case one."""
     value = os.environ.get(name.lower())
-    if value is None:
-        value = os.environ.get(name.upper())
-    return (value or "").strip()
+    if value is not None:
+        return name.lower(), value.strip()
+    return name.upper(), (os.environ.get(name.upper()) or "").strip()
+
+
+def _env(name: str) -> str:
+    return _named(name)[1]
 
 
 def bypass(host: str, port: int) -> bool:
@@ -55,9 +60,12 @@ def bypass(host: str, port: int) -> bool:
 
 def proxy_for(scheme: str, host: str, port: int) -> tuple[str, int, str | None] | None:
     """(proxy_host, proxy_port, proxy_auth_header or None) for this target, or None for direct."""
-    raw = _env("%s_proxy" % scheme)
+    variable, raw = _named("%s_proxy" % scheme)
     if not raw or bypass(host, port):
         return None
+    why = problem(raw)
+    if why is not None:  # the check before the providers was skipped (an answer from the cache)
+        raise unusable(variable, raw, why)
     if "://" not in raw:
         raw = "http://" + raw
     parts = urlsplit(raw)
@@ -120,10 +128,15 @@ def check_environment(environ: Mapping[str, str] | None = None) -> None:
             continue
         why = problem(value)
         if why is not None:
-            from ...errors import WorkerError
+            raise unusable(name, value, why)
 
-            raise WorkerError(
-                "invalid_url",
-                "the proxy variable %s=%s is not a usable proxy URL: %s" % (name, shown(value), why),
-                hint="fix or unset %s (a proxy URL looks like http://proxy.example:3128)" % name,
-            )
+
+def unusable(name: str, value: str, why: str) -> Exception:
+    """The invalid_url error for proxy variable ``name``, its value shown with the password masked."""
+    from ...errors import WorkerError
+
+    return WorkerError(
+        "invalid_url",
+        "the proxy variable %s=%s is not a usable proxy URL: %s" % (name, shown(value), why),
+        hint="fix or unset %s (a proxy URL looks like http://proxy.example:3128)" % name,
+    )
