@@ -5,10 +5,11 @@ imports): lower-case names win over upper-case; NO_PROXY is a comma list of
 host suffixes, ``*`` for all, and optional ``:port`` (an entry it cannot read
 is passed over, as curl does).
 
-``check_environment`` runs before a search or fetch does anything: the keyed
-APIs (urllib), exa-py (requests) and ddgs (primp) read the same variables with
-readers of their own, so a proxy URL that does not parse is the call's one
-``invalid_url`` error naming the variable, not some library's exception later.
+``check_environment`` runs where a provider is built (providers/registry.py):
+the keyed APIs (urllib), exa-py (requests) and ddgs (primp) read the same
+variables with readers of their own, so a proxy URL that does not parse is the
+call's one ``invalid_url`` error naming the variable, not some library's
+exception later.  ``proxy_for`` says the same where our own client reads one.
 """
 
 from __future__ import annotations
