@@ -46,6 +46,7 @@ def worker_env(tmp_path, extra=None):
     env["WEBSEARCH_CONFIG"] = str(tmp_path / "no-config.json")
     env["HOME"] = str(tmp_path / "home")
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env.pop("XDG_CONFIG_HOME", None)  # the config lookup falls to HOME/.config, inside tmp_path
     for key in ("EXA_API_KEY", "BRAVE_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
         env.pop(key, None)
     if extra:

@@ -139,6 +139,12 @@ def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _config_help() -> str:
+    from .config import help_text  # argparse is loaded already: this is --help's (or a rare argv's) path
+
+    return help_text().replace("%", "%%")  # argparse formats help with %
+
+
 def _common(p: Any, *, top: bool, suppress: Any) -> None:
     """Options accepted both before and after the subcommand.
 
@@ -151,7 +157,7 @@ def _common(p: Any, *, top: bool, suppress: Any) -> None:
         "--config",
         metavar="PATH",
         default=d(None),
-        help="config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)",
+        help=_config_help(),
     )
     g.add_argument(
         "--provider",

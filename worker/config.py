@@ -1,7 +1,9 @@
 """Which providers exist and which one answers a call.
 
 The config file (``--config PATH``, else ``$WEBSEARCH_CONFIG``, else
-``~/.pi/agent/web-search.json``) is optional.  Without it the builtins answer:
+``$XDG_CONFIG_HOME/websearch-worker/config.json``, ``~/.config/...`` without
+it; the old pi location ``~/.pi/agent/web-search.json`` is still read when the
+new one does not exist) is optional.  Without it the builtins answer:
 ddgs for search, the local fetcher for fetch, and ``exa`` / ``brave`` when
 ``EXA_API_KEY`` / ``BRAVE_API_KEY`` are set.  Two shapes are accepted::
 
@@ -34,8 +36,14 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from .providers.base import Provider
     from .request import Request
 
-DEFAULT_PATH = "~/.pi/agent/web-search.json"
 ENV_PATH = "WEBSEARCH_CONFIG"
+DEFAULT_PATH = "$XDG_CONFIG_HOME/websearch-worker/config.json"  # as --help and messages name it
+LEGACY_PATH = "~/.pi/agent/web-search.json"  # the first host's folder, read for the users who set it up there
+LOOKUP = "--config, else $%s, else %s (~/.config/... without $XDG_CONFIG_HOME), else the old %s" % (
+    ENV_PATH,
+    DEFAULT_PATH,
+    LEGACY_PATH,
+)
 
 # top-level settings other modules read (Config.settings): name -> (check, description)
 SETTINGS = {
@@ -127,15 +135,56 @@ def _short(value: object) -> str:
 # -- loading ----------------------------------------------------------------
 
 
-def config_path(request: Request | None = None) -> tuple[str, bool]:
-    """(path, explicit): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG, then the default."""
+def default_path(environ: Mapping[str, str] | None = None) -> str:
+    """$XDG_CONFIG_HOME/websearch-worker/config.json; ~/.config/... when it is unset or not absolute
+    (the XDG Base Directory rules: a relative value is to be ignored)."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "websearch-worker", "config.json")
+
+
+def lookup(request: Request | None = None, environ: Mapping[str, str] | None = None) -> tuple[str, bool, str | None]:
+    """(path, explicit, passed over): --config (the request's ``config``) wins, then $WEBSEARCH_CONFIG,
+    then the XDG location, then the old pi location when only that one exists; ``passed over`` is the
+    old file when both of the last two exist (the XDG one is read).  No I/O beyond two lstat calls."""
     explicit = request.config if request is not None else None
     if explicit:
-        return os.path.abspath(os.path.expanduser(explicit)), True
-    env = os.environ.get(ENV_PATH)
+        return os.path.abspath(os.path.expanduser(explicit)), True, None
+    environ = os.environ if environ is None else environ
+    env = environ.get(ENV_PATH)
     if env:
-        return os.path.abspath(os.path.expanduser(env)), False
-    return os.path.expanduser(DEFAULT_PATH), False
+        return os.path.abspath(os.path.expanduser(env)), False, None
+    path, legacy = default_path(environ), os.path.expanduser(LEGACY_PATH)
+    if not os.path.lexists(legacy):
+        return path, False, None
+    if not os.path.lexists(path):
+        return legacy, False, None
+    return path, False, legacy
+
+
+def config_path(request: Request | None = None, environ: Mapping[str, str] | None = None) -> tuple[str, bool]:
+    """(path, explicit) as ``lookup`` finds them; a file passed over is named on stderr."""
+    path, explicit, passed_over = lookup(request, environ)
+    if passed_over:
+        try:
+            sys.stderr.write(
+                "websearch-worker: warning: read the config file %s; %s (the old location) is not read: "
+                "merge what it holds into the first and remove it\n" % (path, passed_over)
+            )
+            sys.stderr.flush()
+        except Exception:  # a closed stderr is no reason to fail the call
+            pass
+    return path, explicit
+
+
+def help_text() -> str:
+    """What --help says of --config: the order of the lookup, and the file it comes to here and now."""
+    path, _, passed_over = lookup()
+    state = "exists" if os.path.exists(path) else "absent: the builtins answer"
+    extra = "; %s is passed over" % passed_over if passed_over else ""
+    return "config file: %s. Here: %s (%s%s)" % (LOOKUP, path, state, extra)
 
 
 def read_text(path: str, explicit: bool) -> str | None:
@@ -156,7 +205,7 @@ def read_text(path: str, explicit: bool) -> str | None:
                 path,
                 "no such file (named by --config)",
                 hint="create it, or drop --config to use %s; a minimal valid config: %s"
-                % (DEFAULT_PATH, EXAMPLE_SHORTHAND),
+                % (default_path(), EXAMPLE_SHORTHAND),
             ) from None
         return None
     except IsADirectoryError:

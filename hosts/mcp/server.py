@@ -37,7 +37,8 @@ usage: bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]
 Serve web_search and web_fetch to an MCP client over stdio (newline-delimited JSON-RPC).
 
   --allow-private   let web_fetch read loopback, private and link-local addresses
-  --config PATH     the worker's config file (default $WEBSEARCH_CONFIG or ~/.pi/agent/web-search.json)
+  --config PATH     the worker's config file (default $WEBSEARCH_CONFIG, else
+                    $XDG_CONFIG_HOME/websearch-worker/config.json, else ~/.pi/agent/web-search.json)
   --venv DIR        the worker's venv (bootstrap/run.py runs the server from it too; installed on first use)
 """
 

@@ -19,6 +19,9 @@ The news endpoint (/res/v1/news/search) answers NEWS (the first word "dupes"
 answers the same article under tracking, AMP and mobile variants of its URL;
 "full"/"dupes" do the same on the web endpoint).
 
+``server.bodies[word]`` answers a query starting with ``word`` with that 200 body
+instead (a str is sent as it is: JSON text a real encoder would not write).
+
 ``server.script`` is a list of outcomes consumed one per request before the
 fixtures above are looked at: "429", "402", "500", "hang" (sleeps 5 s) or
 "ok" (the fixtures decide).  Fallback and breaker tests drive sequences with it.
@@ -32,6 +35,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from fakes import answers
 
 KEY = "test-brave-key-0123456789"
 
@@ -238,6 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(422, invalid)
         q = params["q"][0]
         fixture = q.split()[0]
+        if fixture in self.server.bodies:  # a hostile answer: JSON text as given, else the value encoded
+            return answers.send(self, self.server.bodies[fixture])
         rl = {
             "X-RateLimit-Limit": "1, 2000",
             "X-RateLimit-Policy": "1;w=1, 2000;w=2592000",
@@ -301,6 +308,7 @@ class FakeBrave:
         self.server.times = []  # monotonic arrival time of each request
         self.server.key = key
         self.server.urls = []
+        self.server.bodies = {}  # query's first word -> the 200 answer given instead (str: raw JSON text)
         self.server.script = []
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -16,6 +16,10 @@ Scenarios, by the query's first word or the URL's path:
     contents URL path /timeout/...                                 status error CRAWL_LIVECRAWL_TIMEOUT
     contents URL path /status500/...                               HTTP 500 for the whole call
 
+``server.bodies[word]`` answers a search whose query starts with ``word`` (or,
+under the key "contents", every contents request) with that 200 body instead (a
+str is sent as it is: JSON text a real encoder would not write).
+
 ``server.script`` is a list of outcomes consumed one per search request
 before the scenarios above: "429", "402", "500", "slow" (3 s, then the normal
 answer), "hang" (10 s, then 503) or "ok".
@@ -28,6 +32,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
+
+from fakes import answers
 
 KEY = "test-exa-key-0123456789abcdef"
 
@@ -284,6 +290,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(500, {"requestId": "req-500", "error": "Internal server error"})
         if scenario == "slow":
             time.sleep(3)
+        hostile = self.server.bodies.get(scenario if self.path == "/search" else "contents")
+        if hostile is not None:
+            return answers.send(self, hostile)
         self._send(
             200,
             search_answer(body) if self.path == "/search" else contents_answer(body),
@@ -299,6 +308,7 @@ class ExaServer(ThreadingHTTPServer):
         self.key = key
         self.requests = []
         self.script = []
+        self.bodies = {}
 
     @property
     def url(self):

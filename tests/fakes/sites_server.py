@@ -13,6 +13,8 @@ Everything else is an ordinary HTML page, what the fallback fetch reads.
     s.github_moved = URL      GitHub's API and raw host answer a redirect to URL + the same path
                               (another server: another origin, which must never see the token)
     s.se_throttled = True     Stack Exchange answers 400 throttle_violation
+    s.answers[path] = body    that path (without its query) answers 200 with ``body`` instead: a JSON
+                              value, or str/bytes sent as they are (a hostile API's answer)
 """
 
 import base64
@@ -20,6 +22,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from fakes import answers
 
 COMMENTS = 205  # three pages of 100: the adapter must follow rel="next" twice
 RESET = 1767225600  # 2026-01-01T00:00:00Z
@@ -422,6 +426,7 @@ class SitesServer:
         self.github_moved = None
         self.arxiv_html = True
         self.arxiv_pdf = None  # bytes of the paper's PDF, or None: 404
+        self.answers = {}  # path -> the answer given instead of the recorded one
         self._server = None
 
     @property
@@ -458,6 +463,8 @@ class SitesServer:
                 q = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 path = parts.path
                 try:
+                    if path in outer.answers:
+                        return answers.send(self, outer.answers[path])
                     if outer.github_moved and path.startswith(("/gh-api/", "/gh-raw/")):
                         # A renamed repository's API answer (301) or a raw host's redirect (302).
                         status = 301 if path.startswith("/gh-api/") else 302

@@ -10,6 +10,7 @@ import time
 import pytest
 from conftest import ROOT, Result, run_worker, worker_env
 from fakes import brave_server, exa_server
+from invariants import check
 
 from worker.state import breaker
 
@@ -344,3 +345,80 @@ def test_every_ddgs_engine_blocked_hands_over_to_brave(proxy, tmp_path):
             ("brave", "ok"),
         ]
         assert "ddgs: blocked; answered by brave" in r.payload["warnings"]
+
+
+# -- state written by something else: never internal, read as absent ------------------------------
+
+GOOD_OPEN = (2, "NOW", "LATER", 0.0, "rate_limited")  # an open circuit, as the breaker writes it
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        ("two", "NOW", "LATER", 0.0, "rate_limited"),  # text where a count is
+        (2, "NOW", "tomorrow", 0.0, "rate_limited"),  # text where a time is
+        (2, "NOW", b"\x00\x01blob", 0.0, "rate_limited"),  # a blob
+        (2, "NOW", "LATER", 2**62, "rate_limited"),  # a huge integer
+        (2**63 - 1, "NOW", "LATER", 0.0, "rate_limited"),
+        (2, "NOW", "LATER", None, "rate_limited"),  # NULL (the schema's NOT NULL is the breaker's, not the file's)
+        (None, None, None, None, None),
+        (2, "NOW", float("-inf"), 0.0, "rate_limited"),
+        (2, "NOW", "LATER", 0.0, b"rate_limited"),
+        (2, "NOW", "LATER", 0.0, "<not a code>"),
+    ],
+)
+def test_breaker_rows_of_the_wrong_types_are_read_as_absent(tmp_path, exa, brave, row):
+    env = worker_env(tmp_path)
+    cfg = private_config(tmp_path, exa, brave)
+    _plant_loose(env, row)
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full q"], env)
+    payload = check(r, env)
+    assert payload["ok"] and payload["provider"] == "exa-main" and payload["meta"]["skipped_providers"] == [], r
+    assert r.stderr.count("websearch-worker: breaker:") == 1 and "read as absent" in r.stderr, r
+    # The next outcome is written over it: a 429 now counts from one, as after no row at all.
+    exa.script.append("429")
+    r = run_worker(["search", "--no-cache", "--config", cfg, "full q2"], env)
+    assert check(r, env)["provider"] == "brave" and "breaker" not in r.stderr, r
+
+
+def test_a_planted_open_row_is_obeyed(tmp_path, exa, brave):
+    # The same planting with sane values: the circuit is open, so the cases above test what they say.
+    env = worker_env(tmp_path)
+    _plant_loose(env, GOOD_OPEN)
+    r = run_worker(["search", "--no-cache", "--config", private_config(tmp_path, exa, brave), "full q"], env)
+    assert check(r, env)["provider"] == "brave" and r.stderr == "", r
+
+
+def private_config(tmp_path, exa, brave):
+    path = config(tmp_path, exa, brave)
+    os.chmod(path, 0o600)  # else a warning about its keys on stderr, which these tests read
+    return path
+
+
+def _plant_loose(env, row):
+    """The state file with one row for provider:exa-main in a table without type rules, as another
+    program (or a damaged page) may leave it; "NOW" and "LATER" (in 10 minutes) stand for times."""
+    import sqlite3
+
+    directory = os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")
+    os.makedirs(directory, exist_ok=True)
+    db = sqlite3.connect(os.path.join(directory, breaker.DB_NAME))
+    db.execute(
+        "CREATE TABLE circuits (key TEXT PRIMARY KEY, failures, first_at, open_until, probe_until, last_code, updated)"
+    )
+    now = time.time()
+    values = [now if v == "NOW" else now + 600 if v == "LATER" else v for v in row]
+    db.execute("INSERT INTO circuits VALUES ('provider:exa-main', ?, ?, ?, ?, ?, ?)", values + [now])
+    db.commit()
+    db.close()
+
+
+def test_a_breaker_file_that_is_no_database_is_replaced_through_the_cli(tmp_path, exa, brave):
+    env = worker_env(tmp_path)
+    directory = os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")
+    os.makedirs(directory)
+    with open(os.path.join(directory, breaker.DB_NAME), "wb") as f:
+        f.write(b"SQLite format 3\x00" + os.urandom(4000))
+    r = run_worker(["search", "--no-cache", "--config", config(tmp_path, exa, brave), "full q"], env)
+    assert check(r, env)["provider"] == "exa-main", r
+    assert r.stderr.count("websearch-worker: breaker:") <= 1

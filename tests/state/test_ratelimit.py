@@ -1,5 +1,6 @@
 """Cross-process slots on flock: limits hold across processes, waits end on deadline and cancel, dead holders free their slot."""
 
+import json
 import os
 import signal
 import subprocess
@@ -8,7 +9,9 @@ import threading
 import time
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_worker, worker_env
+from fakes import brave_server
+from invariants import check
 
 from worker.errors import WorkerError
 from worker.runtime import Call
@@ -226,3 +229,29 @@ def test_host_limit_default_and_env(monkeypatch):
     assert ratelimit.host_slot(None, "example.org").limit == 2
     monkeypatch.setenv("WEBSEARCH_WORKER_HOST_CONCURRENCY", "7")
     assert ratelimit.host_slot(None, "example.org").limit == 7
+
+
+@pytest.mark.parametrize("content", [b"nan", b"NaN", b"inf", b"1e400", b"\xff\xfe", b"12:00", b"\x00" * 31])
+def test_a_last_start_file_that_holds_no_time_holds_no_call(tmp_path, content):
+    """A ``.last`` file left unreadable (another program, a damaged disk) means no wait, through the CLI."""
+    env = worker_env(tmp_path)
+    locks = os.path.join(env["XDG_CACHE_HOME"], "websearch-worker", "locks")
+    os.makedirs(locks)
+    with open(os.path.join(locks, "brave-interval-brave.last"), "wb") as f:
+        f.write(content)
+    with brave_server.FakeBrave() as fake:
+        cfg = tmp_path / "brave.json"  # Brave's default one-second spacing: the .last file is read
+        cfg.write_text(
+            json.dumps(
+                {
+                    "providers": [
+                        {"name": "brave", "type": "brave", "apiKey": brave_server.KEY, "baseUrl": fake.base_url}
+                    ]
+                }
+            )
+        )
+        os.chmod(cfg, 0o600)
+        started = time.monotonic()
+        r = run_worker(["search", "full q", "--provider", "brave", "--config", str(cfg), "--timeout", "8"], env)
+    assert check(r, env)["provider"] == "brave", r  # NaN held the call to its deadline: a timeout
+    assert time.monotonic() - started < 6

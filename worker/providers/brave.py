@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 
-from .. import numbers
+from .. import checked, numbers
 from ..errors import WorkerError
 from .base import ProviderSpec, site_operators
 from .keyed import KeyedApi
@@ -148,31 +148,28 @@ def _age_and_extras(item: dict[str, Any], r: dict[str, Any]) -> None:
     age = _plain(item.get("age"))
     if age:
         r["age"] = age
-    extra = item.get("extra_snippets")
-    if isinstance(extra, list):
-        extra = [s for s in (_plain(x) for x in extra) if s]
-        if extra:
-            r["extra_snippets"] = extra
+    extra = [s for s in (_plain(x) for x in checked.texts(item.get("extra_snippets"))) if s]
+    if extra:
+        r["extra_snippets"] = extra
 
 
 def parse_results(body: Any) -> tuple[list[dict[str, Any]], int]:
     """(results, skipped) from a 200 body; never raises on a missing or mistyped field."""
-    web = body.get("web") if isinstance(body, dict) else None
-    items = web.get("results") if isinstance(web, dict) else None
+    items = checked.obj(checked.obj(body).get("web")).get("results")
     if not isinstance(items, list):
         return [], 0
     out = []
     pairs, skipped = _usable(items)
     for item, r in pairs:
-        page_age = item.get("page_age")
-        if isinstance(page_age, str) and page_age.strip():
-            r["published"] = page_age.strip()
+        page_age = checked.text(item.get("page_age")).strip()
+        if page_age:
+            r["published"] = page_age
         _age_and_extras(item, r)
-        profile = item.get("profile")
-        if isinstance(profile, dict) and _plain(profile.get("name")):
-            r["site"] = _plain(profile.get("name"))
-        lang = item.get("language")
-        if isinstance(lang, str) and lang:
+        site = _plain(checked.obj(item.get("profile")).get("name"))
+        if site:
+            r["site"] = site
+        lang = checked.text(item.get("language"))
+        if lang:
             r["language"] = lang
         out.append(r)
     return out, skipped
@@ -183,24 +180,20 @@ def parse_news_results(body: Any) -> tuple[list[dict[str, Any]], int]:
 
     ``source`` is the publisher as Brave names it (``profile.name``), else the
     host Brave shows (``meta_url.hostname``)."""
-    items = body.get("results") if isinstance(body, dict) else None
+    items = checked.obj(body).get("results")
     if not isinstance(items, list):
         return [], 0
     out = []
     pairs, skipped = _usable(items)
     for item, r in pairs:
-        page_age = item.get("page_age")
-        r["published"] = page_age.strip() if isinstance(page_age, str) and page_age.strip() else None
-        # Any: Brave's JSON, an object by the isinstance test, which the checker does not apply to a second get()
-        profile: Any = item.get("profile") if isinstance(item.get("profile"), dict) else {}
-        meta_url: Any = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
+        r["published"] = checked.text(item.get("page_age")).strip() or None
+        profile, meta_url = checked.obj(item.get("profile")), checked.obj(item.get("meta_url"))
         source = _plain(profile.get("name")) or _plain(meta_url.get("hostname")) or _plain(meta_url.get("netloc"))
         r["source"] = source or None
         if item.get("breaking") is True:
             r["breaking"] = True
         _age_and_extras(item, r)
-        thumb: Any = item.get("thumbnail") if isinstance(item.get("thumbnail"), dict) else {}
-        image = _usable_url(thumb.get("src"))
+        image = _usable_url(checked.obj(item.get("thumbnail")).get("src"))
         if image:
             r["image"] = image
         out.append(r)
@@ -232,12 +225,8 @@ def retry_after(headers: Headers | None) -> int | None:
 
 def _invalid_fields(err: dict[str, Any]) -> list[tuple[str, str]]:
     """[(field, message)] from a 422 body's error.meta.errors[].loc/msg."""
-    meta: Any = err.get("meta") if isinstance(err.get("meta"), dict) else {}
-    errors: Any = meta.get("errors") if isinstance(meta.get("errors"), list) else []
     out = []
-    for e in errors:
-        if not isinstance(e, dict):
-            continue
+    for e in checked.objs(checked.obj(err.get("meta")).get("errors")):
         loc = e.get("loc")
         field = loc[-1] if isinstance(loc, list) and loc else e.get("field")
         if field is not None:
@@ -269,7 +258,7 @@ class BraveProvider(KeyedApi):
         return retry_after(headers)
 
     def refine_error(self, exc: WorkerError, status: int, body: dict[str, Any]) -> WorkerError:
-        err: Any = body.get("error") if isinstance(body.get("error"), dict) else {}
+        err = checked.obj(body.get("error"))
         fields = _invalid_fields(err) if status == 422 else []
         if fields:
             exc.extra["field"] = fields[0][0]
@@ -298,7 +287,7 @@ class BraveProvider(KeyedApi):
         if remaining:
             meta["ratelimit_remaining"] = " ".join(remaining.split())[:60]
         warnings = []
-        query: Any = body.get("query") if isinstance(body.get("query"), dict) else {}
+        query = checked.obj(body.get("query"))
         if isinstance(query.get("more_results_available"), bool):
             meta["more_results_available"] = query["more_results_available"]
         altered = _plain(query.get("altered"))

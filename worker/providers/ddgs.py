@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit
 
+from .. import checked
 from ..errors import WorkerError
 from .base import Provider, site_operators
 
@@ -42,7 +43,10 @@ def clamp_limit(limit: int | None, default: int = 5) -> int:
 
 
 def _host_matches(url: str, domain: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:  # an engine's link such as "http://[::1": no host to match
+        return False
     domain = domain.lower().strip().lstrip(".")
     return host == domain or host.endswith("." + domain)
 
@@ -64,9 +68,9 @@ def filter_domains(
 
 def to_result(item: Any, engine: str) -> dict[str, Any]:
     return {
-        "title": item.title or "",
-        "url": item.href or "",
-        "snippet": item.body or "",
+        "title": checked.text(item.title),
+        "url": checked.text(item.href),
+        "snippet": checked.text(item.body),
         "engine": engine,
     }
 
@@ -76,8 +80,9 @@ def news_date(value: object) -> str | None:
     import time
 
     text = str(value if value is not None else "").strip()
-    if text.isdigit() and 9 <= len(text) <= 11:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(text)))
+    seconds = checked.whole(text, 10**8, checked.MAX_EPOCH) if 9 <= len(text) <= 11 else None
+    if seconds is not None:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
     return text or None
 
 

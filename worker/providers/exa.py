@@ -17,6 +17,7 @@ import datetime
 import json
 import re
 
+from .. import checked
 from ..errors import WorkerError
 from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .keyed import KeyedApi
@@ -24,7 +25,7 @@ from .keyed import KeyedApi
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from types import ModuleType
-    from typing import Any
+    from typing import Any, Callable
 
     from ..request import FetchRequest, SearchRequest
 
@@ -305,12 +306,12 @@ def _is_tool_default(request: FetchRequest) -> bool:
 
 
 def _snippet(item: dict[str, Any]) -> str:
-    highlights = item.get("highlights") or []
+    highlights = checked.texts(item.get("highlights"))
     if highlights:
-        return " ... ".join(str(h) for h in highlights if h)
-    if item.get("summary"):
-        return str(item["summary"])
-    text = " ".join(str(item.get("text") or "").split())
+        return " ... ".join(h for h in highlights if h)
+    if checked.text(item.get("summary")):
+        return item["summary"]
+    text = " ".join(checked.text(item.get("text")).split())
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
@@ -325,22 +326,42 @@ def source_of(url: str | None) -> str | None:
     return (host[4:] if host.startswith("www.") else host) or None
 
 
+# The optional fields a result or item passes on, each read as the type Exa documents (else left out).
+PASSED_ON: dict[str, Callable[[Any], Any]] = {
+    "text": checked.text,
+    "highlights": checked.texts,
+    "summary": checked.text,
+    "image": checked.text,
+    "favicon": checked.text,
+    "subpages": checked.objs,
+    "extras": checked.obj,
+}
+
+
+def _passed_on(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: PASSED_ON[key](item[key]) for key in keys if item.get(key) is not None}
+
+
 def search_result(item: dict[str, Any], news: bool = False) -> dict[str, Any]:
-    r = {
-        "title": item.get("title") or "",
-        "url": item.get("url") or "",
+    url = checked.text(item.get("url"))
+    r: dict[str, Any] = {
+        "title": checked.text(item.get("title")),
+        "url": url,
         "snippet": _snippet(item),
-        "published": item.get("publishedDate"),
-        "author": item.get("author"),
-        "score": item.get("score"),
-        "id": item.get("id"),
+        "published": checked.text(item.get("publishedDate")) or None,
+        "author": checked.text(item.get("author")) or None,
+        "score": checked.number(item.get("score")),
+        "id": checked.text(item.get("id")) or None,
     }
-    for key in ("text", "highlights", "summary", "image", "favicon", "subpages", "extras"):
-        if item.get(key) is not None:
-            r[key] = item[key]
+    r.update(_passed_on(item, ("text", "highlights", "summary", "image", "favicon", "subpages", "extras")))
     if news:
-        r["source"] = source_of(r["url"])
+        r["source"] = source_of(url)
     return r
+
+
+def search_results(data: dict[str, Any], news: bool = False) -> list[dict[str, Any]]:
+    """The results of a search answer that have a url, in Exa's order."""
+    return [search_result(r, news) for r in checked.objs(data.get("results")) if checked.text(r.get("url"))]
 
 
 def raw_summary(data: dict[str, Any]) -> dict[str, Any]:
@@ -350,15 +371,16 @@ def raw_summary(data: dict[str, Any]) -> dict[str, Any]:
 
 def response_meta(data: dict[str, Any], api: KeyedApi, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The meta of an answer: Exa's facts beside the results, then ``extra``."""
-    facts = {}
-    if data.get("resolvedSearchType"):
+    facts: dict[str, Any] = {}
+    if checked.text(data.get("resolvedSearchType")):
         facts["resolved_search_type"] = data["resolvedSearchType"]
-    cost = data.get("costDollars")
-    if isinstance(cost, dict) and "total" in cost:
-        facts["cost_dollars"] = cost["total"]
-    if data.get("searchTime") is not None:
-        facts["search_time_ms"] = data["searchTime"]
-    meta = api.meta(data.get("requestId"), facts)
+    cost = checked.number(checked.obj(data.get("costDollars")).get("total"), 0)
+    if cost is not None:
+        facts["cost_dollars"] = cost
+    took = checked.number(data.get("searchTime"), 0)
+    if took is not None:
+        facts["search_time_ms"] = took
+    meta = api.meta(checked.text(data.get("requestId")) or None, facts)
     meta.update(extra or {})
     return meta
 
@@ -374,32 +396,32 @@ ITEM_ERROR_FIELDS = ("code", "message", "tag", "status")
 def status_error(status: dict[str, Any]) -> dict[str, Any]:
     """An Exa per-URL status with ``status: "error"`` as our item error."""
     err: Any = status.get("error") if isinstance(status.get("error"), dict) else {}  # an object, by the test
-    tag = str(err.get("tag") or "UNKNOWN")
-    http = err.get("httpStatusCode")
+    tag = checked.text(err.get("tag"))[:100] or "UNKNOWN"
+    http = checked.whole(err.get("httpStatusCode"), 100, 599)
     message = "Exa could not fetch this URL (%s%s)" % (tag, ", HTTP %s" % http if http else "")
     if "TIMEOUT" in tag.upper() or http == 408:
         code = "timeout"
-    elif isinstance(http, int) and 400 <= http < 600 and http not in (408,):
+    elif http is not None and 400 <= http < 600 and http not in (408,):
         code = "http_error"
     else:
         code = "provider"
     extra: dict[str, Any] = {"tag": tag}
-    if isinstance(http, int):
+    if http is not None:
         extra["status"] = http
     return WorkerError(code, message, **extra).to_dict(ITEM_ERROR_FIELDS)
 
 
 def fetch_items(urls: list[str], data: dict[str, Any], max_chars: int, start: int) -> list[dict[str, Any]]:
     """One item per requested URL, in input order, from Exa's results and statuses."""
-    results = [r for r in data.get("results") or [] if isinstance(r, dict)]
+    results = checked.objs(data.get("results"))
     by_key: dict[str, dict[str, Any]] = {}
     for r in results:
-        for key in (r.get("id"), r.get("url")):
+        for key in (checked.text(r.get("id")), checked.text(r.get("url"))):
             if key:
                 by_key.setdefault(_norm_url(key), r)
     statuses: dict[str, dict[str, Any]] = {}
-    for s in data.get("statuses") or []:
-        if isinstance(s, dict) and s.get("id"):
+    for s in checked.objs(data.get("statuses")):
+        if checked.text(s.get("id")):
             statuses.setdefault(_norm_url(s["id"]), s)
     items: list[dict[str, Any]] = []
     for url in urls:
@@ -418,25 +440,24 @@ def fetch_items(urls: list[str], data: dict[str, Any], max_chars: int, start: in
                 }
             )
             continue
-        text = str(result.get("text") or "")
+        text = checked.text(result.get("text"))
         content = text[start:]
         item = {
             "url": url,
             "ok": True,
-            "title": result.get("title") or "",
-            "author": result.get("author"),
-            "published": result.get("publishedDate"),
+            "title": checked.text(result.get("title")),
+            "author": checked.text(result.get("author")) or None,
+            "published": checked.text(result.get("publishedDate")) or None,
             "content": content,
             "truncated": len(text) >= start + max_chars,
         }
-        if result.get("url") and result["url"] != url:
-            item["final_url"] = result["url"]
+        final = checked.text(result.get("url"))
+        if final and final != url:
+            item["final_url"] = final
         if start:
             item["start_index"] = start
-        for key in ("highlights", "summary", "subpages", "extras", "image", "favicon"):
-            if result.get(key) is not None:
-                item[key] = result[key]
-        if status is not None and status.get("source"):
+        item.update(_passed_on(result, ("highlights", "summary", "subpages", "extras", "image", "favicon")))
+        if status is not None and checked.text(status.get("source")):
             item["source"] = status["source"]
         items.append(item)
     return items
@@ -523,13 +544,13 @@ class ExaProvider(KeyedApi):
         kw, warnings = search_kwargs(request, self.spec.options)
         data, mode = self._call("search", request.query, **kw)
         news = request.vertical == "news"
-        results = [search_result(r, news) for r in data.get("results") or [] if isinstance(r, dict) and r.get("url")]
+        results = search_results(data, news)
         meta = response_meta(data, self, {"limit": kw["num_results"], "exa_import": mode})
         if kw.get("type"):
             meta["type"] = kw["type"]
         answer = {"results": results, "meta": meta, "raw": raw_summary(data), "warnings": warnings}
-        output = data.get("output")
-        if isinstance(output, dict) and output.get("content") is not None:
+        output = checked.obj(data.get("output"))
+        if output.get("content") is not None:
             answer["output"] = output
         return answer
 

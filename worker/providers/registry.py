@@ -89,7 +89,11 @@ def load_class(type_name: str) -> "type[Provider]":
 def build(spec: "ProviderSpec", call: "Call | None", tool: str) -> "Provider":
     """The provider for ``spec``, checked to answer ``tool`` ("search" or "fetch")."""
     from ..errors import WorkerError
+    from ..pages.net import proxy
 
+    # Before any provider or library reads a proxy variable its own way; here, so an answer
+    # served from the cache pays for no check (nor for urllib.parse).
+    proxy.check_environment()
     provider = load_class(spec.type)(spec, call)
     if tool not in provider.tools:
         raise WorkerError(

@@ -91,6 +91,25 @@ def iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
+def read_row(row: Any) -> tuple[int, float, float, float, str | None] | None:
+    """(failures, first_at, open_until, probe_until, last_code) of a stored row, or None when a value is not
+    one the breaker writes (text, a blob, NULL, a number out of range: another program, or a damaged page).
+    """
+    from .. import checked
+    from ..errors import CODES
+
+    try:
+        failures, first_at, open_until, probe_until, code = row
+    except (TypeError, ValueError):
+        return None
+    # SQLite hands back int, float, str, bytes or None; the number reader takes only the first two here.
+    times = [checked.number(v, 0, checked.MAX_EPOCH) if isinstance(v, (int, float)) else None for v in row[1:4]]
+    count = checked.whole(failures, 0, 10**6) if isinstance(failures, int) else None
+    if count is None or None in times or not (code is None or isinstance(code, str) and code in CODES):
+        return None
+    return count, float(times[0] or 0), float(times[1] or 0), float(times[2] or 0), code
+
+
 class Decision:
     """What the breaker says about one circuit: ``go`` (closed), ``probe`` or ``skip`` (open)."""
 
@@ -202,10 +221,16 @@ class Breaker:
                 pass
             raise
 
-    def _row(self, db: Connection, key: str) -> Any:
-        return db.execute(
+    def _row(self, db: Connection, key: str) -> tuple[int, float, float, float, str | None] | None:
+        row = db.execute(
             "SELECT failures, first_at, open_until, probe_until, last_code FROM circuits WHERE key = ?", (key,)
         ).fetchone()
+        if row is None:
+            return None
+        checked_row = read_row(row)
+        if checked_row is None:
+            _stderr("a row of %s holds values that are not the breaker's; it is read as absent" % self.path)
+        return checked_row
 
     # -- the state machine ---------------------------------------------------------
     def check(self, key: str) -> Decision:

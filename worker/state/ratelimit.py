@@ -276,10 +276,15 @@ class slot:
 
 
 def _read_time(fd: int) -> float:
+    """The last start time in a ``.last`` file; 0 (no wait) for anything that is not one (NaN held
+    every call of the key until its deadline: no comparison with NaN ends the wait)."""
+    from .. import checked
+
     try:
-        return float(os.pread(fd, 32, 0).decode("ascii").strip() or 0)
-    except (OSError, ValueError, UnicodeDecodeError):
+        text = os.pread(fd, 32, 0).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
         return 0.0
+    return float(checked.number(text, 0, checked.MAX_EPOCH) or 0.0)
 
 
 def host_slot(call: Call | None, host: str | None, limit: float | None = None, deadline: float | None = None) -> slot:

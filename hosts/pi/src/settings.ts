@@ -18,7 +18,7 @@ export interface RunnerSettings {
 	python?: string;
 	/** pass --allow-private: loopback/private addresses (local docs servers, tests) */
 	allowPrivate: boolean;
-	/** pass --config PATH (otherwise the worker reads $WEBSEARCH_CONFIG or its default) */
+	/** pass --config PATH (otherwise the worker reads $WEBSEARCH_CONFIG, else $XDG_CONFIG_HOME/websearch-worker/config.json, else ~/.pi/agent/web-search.json) */
 	config?: string;
 }
 

@@ -572,9 +572,10 @@ def _product_facts(tree, body):
 def _price_said(amount: str, text: str) -> bool:
     """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
     "3.665,00", "3665")."""
-    try:
-        value = float(amount)
-    except ValueError:
+    from ... import numbers
+
+    value = numbers.or_none(amount, 0, 1e15)  # a page's "1e400" or "NaN" is no amount to spell
+    if value is None:
         return amount in text
     spellings = {"%.2f" % value, "{:,.2f}".format(value)}
     spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}

@@ -146,6 +146,7 @@ class Context:
         self.fmt = fmt
         self.meta: dict[str, Any] = {}  # facts for the item's "meta" (token used, API calls...)
         self.requests = 0
+        self.warnings: list[str] = []  # fields of the API's answer left out, said on the item
         self._auth: tuple[dict[str, str], tuple[str, ...]] | None = None
 
     # With a default, a base is a str: check_config keeps a configured one a string. (self is
@@ -236,8 +237,15 @@ def fetch(name: str, url: str, call: Call | None, opts: Options, spec: Spec) -> 
         if doc is None:
             reason = None
         else:
+            from ... import jsonio
+
             doc.extractor = "adapter:" + name
+            doc.warnings.extend(ctx.warnings)
             doc.meta.update(ctx.meta, api_requests=ctx.requests)
+            # The adapters read numbers through worker.checked (NaN and 1e400 are left out with a
+            # warning); should one slip through, it is null here, not the call's encoder error.
+            jsonio.tame(doc.meta)
+            jsonio.tame(doc.fields)
             return doc
     try:
         resp = download.download(url, call, opts)

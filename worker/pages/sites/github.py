@@ -11,11 +11,11 @@ redirect elsewhere) and are never written anywhere.
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from urllib.parse import quote, unquote
 
+from ... import checked
 from . import Doc, Fallback
 from .markup import code_block, heading, language_of
 
@@ -118,22 +118,21 @@ class Api:
         return items, True
 
 
-def _s(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+_s = checked.text
 
 
 def _who(obj: Any) -> str:
-    return _s((obj or {}).get("login")) if isinstance(obj, dict) else ""
+    return _s(checked.obj(obj).get("login"))
 
 
 def _labels(obj: dict[str, Any]) -> list[str]:
-    return [_s(lab.get("name")) for lab in obj.get("labels") or [] if isinstance(lab, dict) and lab.get("name")]
+    return [name for name in (_s(lab.get("name")) for lab in checked.objs(obj.get("labels"))) if name]
 
 
-def _b64(data: dict[str, Any]) -> str:
-    if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
-        raise Fallback("github: a file came in an encoding this adapter does not know")
-    return base64.b64decode(data["content"]).decode("utf-8", "replace")
+def _count(value: Any) -> str:
+    """A count the API sends (additions, stars...) as text; "?" when it is not a sane whole number."""
+    n = checked.whole(value, 0, 10**12)
+    return "?" if n is None else str(n)
 
 
 REVIEW_STATES = {
@@ -162,7 +161,8 @@ def conversation(
             continue
         out.append((_s(r.get("submitted_at")), _who(r.get("user")), "review: " + state, body, None))
     for c in review_comments:
-        line, start = c.get("line") or c.get("original_line"), c.get("start_line") or c.get("original_start_line")
+        line = checked.whole(c.get("line"), 1) or checked.whole(c.get("original_line"), 1)
+        start = checked.whole(c.get("start_line"), 1) or checked.whole(c.get("original_start_line"), 1)
         where = _s(c.get("path")) + (
             "" if not line else " line %s" % line if not start or start == line else " lines %s-%s" % (start, line)
         )
@@ -189,16 +189,16 @@ def thread_text(
     if pull is not None:  # the pull request's own record is the one kept current for its text
         issue = dict(issue, **{k: pull[k] for k in ("title", "body", "user", "state") if pull.get(k) is not None})
     state = _s(issue.get("state"))
-    if pull is not None and pull.get("merged"):
+    if pull is not None and checked.flag(pull.get("merged")):
         state = "merged"
-    lines = [heading(1, "%s #%s: %s" % (kind, issue.get("number"), _s(issue.get("title"))), md), ""]
+    lines = [heading(1, "%s #%s: %s" % (kind, _count(issue.get("number")), _s(issue.get("title"))), md), ""]
     facts = ["State: %s" % state, "Author: %s" % _who(issue.get("user")), "Opened: %s" % _s(issue.get("created_at"))]
     if _labels(issue):
         facts.append("Labels: %s" % ", ".join(_labels(issue)))
     if pull is not None:
         facts.append(
             "Branches: %s -> %s"
-            % (_s((pull.get("head") or {}).get("label")), _s((pull.get("base") or {}).get("label")))
+            % (_s(checked.obj(pull.get("head")).get("label")), _s(checked.obj(pull.get("base")).get("label")))
         )
     lines += [("- " if md else "") + f for f in facts] + ["", _s(issue.get("body")).strip() or "(no description)"]
     if pull is not None:
@@ -210,8 +210,8 @@ def thread_text(
                     "- " if md else "",
                     _s(f.get("filename")),
                     _s(f.get("status")),
-                    f.get("additions", 0),
-                    f.get("deletions", 0),
+                    _count(f.get("additions", 0)),
+                    _count(f.get("deletions", 0)),
                 )
             )
         if files_cut:
@@ -241,15 +241,15 @@ def listing_text(
     if repo.get("description") and not path:
         lines += [_s(repo["description"]), ""]
     facts = ["Branch: %s" % ref]
-    for key, label in (("language", "Language"), ("stargazers_count", "Stars")):
-        if repo.get(key) not in (None, "") and not path:
-            facts.append("%s: %s" % (label, repo[key]))
-    lic = repo.get("license")
-    if isinstance(lic, dict) and lic.get("spdx_id") and not path:
-        facts.append("License: %s" % lic["spdx_id"])
+    language, stars = _s(repo.get("language")), checked.whole(repo.get("stargazers_count"), 0)
+    lic = _s(checked.obj(repo.get("license")).get("spdx_id"))
+    if not path:
+        facts += ["Language: %s" % language] if language else []
+        facts += ["Stars: %d" % stars] if stars is not None else []
+        facts += ["License: %s" % lic] if lic else []
     lines += [("- " if md else "") + f for f in facts] + ["", heading(2, "Files", md), ""]
     order: dict[Any, int] = {"dir": 0, "submodule": 1, "symlink": 2, "file": 3}
-    for e in sorted(entries, key=lambda e: (order.get(e.get("type"), 4), _s(e.get("name")).lower())):
+    for e in sorted(entries, key=lambda e: (order.get(_s(e.get("type")), 4), _s(e.get("name")).lower())):
         suffix = "/" if e.get("type") == "dir" else ""
         lines.append("%s%s%s" % ("- " if md else "", _s(e.get("name")), suffix))
     if readme is not None:
@@ -266,7 +266,7 @@ def release_text(rel: dict[str, Any], md: bool, level: int = 1) -> str:
         "Published: %s" % _s(rel.get("published_at")),
         "Author: %s" % _who(rel.get("author")),
     ]
-    if rel.get("prerelease"):
+    if checked.flag(rel.get("prerelease")):
         facts.append("Pre-release")
     lines += [("- " if md else "") + f for f in facts] + ["", _s(rel.get("body")).strip() or "(no notes)"]
     return "\n".join(lines).strip() + "\n"
@@ -279,13 +279,13 @@ def gist_text(gist: dict[str, Any], md: bool) -> str:
         "%sOwner: %s" % ("- " if md else "", _who(gist.get("owner"))),
         "%sCreated: %s" % ("- " if md else "", _s(gist.get("created_at"))),
     ]
-    files = gist["files"] if isinstance(gist.get("files"), dict) else {}
+    files = checked.obj(gist.get("files"))
     for name, f in files.items():
         if not isinstance(f, dict):
             continue
         lang = _s(f.get("language")).lower() or language_of(name)
         lines += ["", heading(2, name, md), "", code_block(_s(f.get("content")), lang, md)]
-        if f.get("truncated"):
+        if checked.flag(f.get("truncated")):
             lines.append("(the API cut this file; its raw_url has the rest)")
     return "\n".join(lines).strip() + "\n"
 
@@ -414,7 +414,7 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
         if pull is not None:
             ctx.meta.update(
                 changed_files=len(files),
-                merged=bool(pull.get("merged")),
+                merged=checked.flag(pull.get("merged")),
                 reviews=sum(1 for r in reviews if _s(r.get("state")) in REVIEW_STATES),
                 review_comments=len(review_comments),
             )
@@ -490,7 +490,13 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
         elif resp.status >= 400:
             raise _why(resp, "the README")
         elif isinstance(data, dict):
-            readme = (_s(data.get("name")) or "README", _b64(data))
+            name = _s(data.get("name")) or "README"
+            try:
+                if data.get("encoding") != "base64":
+                    raise ValueError("it came in an encoding this adapter does not know")
+                readme = (name, checked.b64text(data.get("content")))
+            except ValueError as exc:  # the listing is still the answer; the README is left out
+                ctx.warnings.append("github: the README (%s) was left out: %s" % (name[:100], exc))
         ctx.meta.update(kind="tree" if rest else "repository", ref=ref, entries=len(entries), readme=readme is not None)
         return Doc(
             url,

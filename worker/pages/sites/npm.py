@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from ... import checked
 from . import Doc, Fallback
 from .markup import heading
 
@@ -21,8 +22,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 NAME = "npm"
 
 
-def _s(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+_s = checked.text
 
 
 def _url(value: Any) -> str:
@@ -33,11 +33,11 @@ def _url(value: Any) -> str:
 
 
 def package_text(doc: dict[str, Any], md: bool) -> tuple[str, str, str | None]:
-    latest = _s((doc.get("dist-tags") or {}).get("latest"))
-    version = (doc.get("versions") or {}).get(latest) or {}
-    released = _s((doc.get("time") or {}).get(latest)) or None
+    latest = _s(checked.obj(doc.get("dist-tags")).get("latest"))
+    version = checked.obj(checked.obj(doc.get("versions")).get(latest))
+    released = _s(checked.obj(doc.get("time")).get(latest)) or None
     lines = [heading(1, "%s %s" % (_s(doc.get("name")), latest), md), ""]
-    if doc.get("description"):
+    if _s(doc.get("description")):
         lines += [_s(doc["description"]), ""]
     lic = version.get("license") or doc.get("license")
     lic = _s(lic.get("type")) if isinstance(lic, dict) else _s(lic)
@@ -54,7 +54,7 @@ def package_text(doc: dict[str, Any], md: bool) -> tuple[str, str, str | None]:
     if links:
         lines += ["", heading(2, "Links", md), ""] + ["%s%s: %s" % ("- " if md else "", k, v) for k, v in links]
     for key, label in (("dependencies", "Dependencies"), ("peerDependencies", "Peer dependencies")):
-        deps = version[key] if isinstance(version.get(key), dict) else {}
+        deps = checked.obj(version.get(key))
         if deps or key == "dependencies":
             lines += ["", heading(2, label, md), ""] + (
                 ["%s%s %s" % ("- " if md else "", k, _s(v)) for k, v in deps.items()] or ["(none)"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from ... import checked
 from . import Doc, Fallback
 from .markup import heading
 
@@ -22,13 +23,12 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 NAME = "pypi"
 
 
-def _s(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+_s = checked.text
 
 
 def package_text(info: dict[str, Any], released: str | None, md: bool) -> str:
     lines = [heading(1, "%s %s" % (_s(info.get("name")), _s(info.get("version"))), md), ""]
-    if info.get("summary"):
+    if _s(info.get("summary")):
         lines += [_s(info["summary"]), ""]
     lic = _s(info.get("license_expression")) or _s(info.get("license"))
     facts = [
@@ -38,14 +38,14 @@ def package_text(info: dict[str, Any], released: str | None, md: bool) -> str:
         "Requires Python: %s" % (_s(info.get("requires_python")) or "any"),
     ]
     lines += [("- " if md else "") + f for f in facts]
-    urls = info["project_urls"] if isinstance(info.get("project_urls"), dict) else {}
-    if info.get("home_page") and "Homepage" not in urls:
+    urls = checked.obj(info.get("project_urls"))
+    if _s(info.get("home_page")) and "Homepage" not in urls:
         urls = dict(urls, Homepage=info["home_page"])
     if urls:
         lines += ["", heading(2, "Links", md), ""] + [
             "%s%s: %s" % ("- " if md else "", k, _s(v)) for k, v in urls.items()
         ]
-    reqs = [r for r in info.get("requires_dist") or [] if isinstance(r, str)]
+    reqs = checked.texts(info.get("requires_dist"))
     lines += ["", heading(2, "Requirements", md), ""] + (["%s%s" % ("- " if md else "", r) for r in reqs] or ["(none)"])
     desc = _s(info.get("description")).strip()
     if desc:
@@ -67,13 +67,15 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     if not isinstance(data, dict) or not isinstance(data.get("info"), dict):
         raise Fallback("pypi: the API's answer for %s has a shape this adapter does not know" % name)
     info = data["info"]
-    files = [f for f in data.get("urls") or [] if isinstance(f, dict)]
-    released = min((_s(f.get("upload_time_iso_8601")) for f in files if f.get("upload_time_iso_8601")), default=None)
+    files = checked.objs(data.get("urls"))
+    released = min(
+        (_s(f.get("upload_time_iso_8601")) for f in files if _s(f.get("upload_time_iso_8601"))), default=None
+    )
     ctx.meta.update(
         kind="package",
         version=_s(info.get("version")),
         released=released,
-        requirements=len(info.get("requires_dist") or []),
+        requirements=len(checked.texts(info.get("requires_dist"))),
     )
     return Doc(
         url,

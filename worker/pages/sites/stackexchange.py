@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from ... import checked
 from . import Doc, Fallback
 from .markup import heading, html_to_text, iso_date
 
@@ -73,11 +74,12 @@ def answer_id(path: str, fragment: str = "") -> str | None:
 
 
 def _why(resp: Response, data: Any, what: str) -> Fallback:
-    err = data if isinstance(data, dict) else {}
-    name = err.get("error_name") or ""
+    err = checked.obj(data)
+    name = checked.text(err.get("error_name"))[:100]
     if resp.status == 429 or name == "throttle_violation" or err.get("error_id") == 502:
         return Fallback(
-            "stackexchange: API throttled (%s)" % (err.get("error_message") or "HTTP %d" % resp.status)[:200]
+            "stackexchange: API throttled (%s)"
+            % (checked.text(err.get("error_message")) or "HTTP %d" % resp.status)[:200]
         )
     if name:
         return Fallback("stackexchange: API error %s for %s" % (name, what))
@@ -93,47 +95,61 @@ def _get(ctx: Context, url: str, what: str) -> dict[str, Any]:
     return data
 
 
-def ordered(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Accepted first, then by score (highest first), then oldest first."""
-    return sorted(
-        answers, key=lambda a: (not a.get("is_accepted"), -int(a.get("score") or 0), int(a.get("creation_date") or 0))
-    )
+MAX_ID = 10**15 - 1  # a post id is at most 15 digits (see _is_id)
 
 
-def _who(post: dict[str, Any]) -> str:
-    owner = post["owner"] if isinstance(post.get("owner"), dict) else {}
+def post(raw: dict[str, Any], dropped: checked.Dropped, what: str) -> dict[str, Any]:
+    """A question or answer as the API sent it, read into checked fields (a bad one is None, with a warning)."""
     import html
 
-    return html.unescape(str(owner.get("display_name") or "(unknown)"))
+    owner = checked.obj(raw.get("owner"))
+    return {
+        "title": html.unescape(checked.text(raw.get("title"))),
+        "body": checked.text(raw.get("body")),
+        "link": checked.text(raw.get("link")) or None,
+        "tags": checked.texts(raw.get("tags")),
+        "who": html.unescape(checked.text(owner.get("display_name")) or "(unknown)"),
+        "score": dropped.whole(raw, "score", "the score of %s" % what, -(10**9), 10**9),
+        "created": dropped.whole(raw, "creation_date", "the date of %s" % what, 0, checked.MAX_EPOCH),
+        "accepted": checked.flag(raw.get("is_accepted")),
+        "answer_id": checked.whole(raw.get("answer_id"), 1, MAX_ID),
+        "question_id": checked.whole(raw.get("question_id"), 1, MAX_ID),
+    }
+
+
+def ordered(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accepted first, then by score (highest first), then oldest first (checked posts)."""
+    return sorted(answers, key=lambda a: (not a["accepted"], -(a["score"] or 0), a["created"] or 0))
+
+
+def _score(p: dict[str, Any]) -> str:
+    return "?" if p["score"] is None else str(p["score"])
 
 
 def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, linked: str | None = None) -> str:
-    import html
-
-    title = html.unescape(str(q.get("title") or ""))
-    lines = [heading(1, title, md), ""]
-    facts = ["Score: %s" % q.get("score", 0), "Asked by %s on %s" % (_who(q), iso_date(q.get("creation_date")) or "?")]
-    if q.get("tags"):
-        facts.append("Tags: %s" % ", ".join(str(t) for t in q["tags"]))
-    link = next((a for a in answers if linked is not None and str(a.get("answer_id")) == linked), None)
+    """The thread as markdown (or text) from checked posts (``post``)."""
+    lines = [heading(1, q["title"], md), ""]
+    facts = ["Score: %s" % _score(q), "Asked by %s on %s" % (q["who"], iso_date(q["created"]) or "?")]
+    if q["tags"]:
+        facts.append("Tags: %s" % ", ".join(q["tags"]))
+    link = next((a for a in answers if linked is not None and str(a["answer_id"]) == linked), None)
     if link is not None:  # the URL named one answer: say which, up front; it keeps its place below
-        facts.append("Linked answer: %s by %s (score %s), marked below" % (linked, _who(link), link.get("score", 0)))
-    lines += [("- " if md else "") + f for f in facts] + ["", html_to_text(q.get("body") or "", md)]
+        facts.append("Linked answer: %s by %s (score %s), marked below" % (linked, link["who"], _score(link)))
+    lines += [("- " if md else "") + f for f in facts] + ["", html_to_text(q["body"], md)]
     lines += ["", heading(2, "%d answer%s" % (len(answers), "" if len(answers) == 1 else "s"), md)]
     for a in answers:
-        mark = "Accepted answer" if a.get("is_accepted") else "Answer"
+        mark = "Accepted answer" if a["accepted"] else "Answer"
         if a is link:
             mark = "Linked " + mark[0].lower() + mark[1:]
         lines += [
             "",
             heading(
                 3,
-                "%s (score %s) by %s on %s"
-                % (mark, a.get("score", 0), _who(a), iso_date(a.get("creation_date")) or "?"),
+                "%s (score %s) by %s on %s" % (mark, _score(a), a["who"], iso_date(a["created"]) or "?"),
                 md,
             ),
             "",
-            html_to_text(a.get("body") or "", md),
+            html_to_text(a["body"], md),
         ]
     return "\n".join(lines).strip() + "\n"
 
@@ -147,14 +163,15 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
     ctx.meta["api"] = base
     if qid is None:  # /a/ID: the answer's record names its question; the whole thread is read
         got = _get(ctx, "%s/answers/%s?site=%s" % (base, aid, site), "answer %s" % aid)
-        first = got["items"][0] if got["items"] and isinstance(got["items"][0], dict) else {}
-        if not _is_id(str(first.get("question_id") or "")):
+        first = checked.whole((checked.objs(got["items"])[:1] or [{}])[0].get("question_id"), 1, MAX_ID)
+        if first is None:
             raise Fallback("stackexchange: the API has no answer %s on %s" % (aid, site))
-        qid = str(first["question_id"])
+        qid = str(first)
     data = _get(ctx, "%s/questions/%s?site=%s&filter=withbody" % (base, qid, site), "question %s" % qid)
     if not data["items"] or not isinstance(data["items"][0], dict):
         raise Fallback("stackexchange: the API has no question %s on %s" % (qid, site))
-    q = data["items"][0]
+    dropped = checked.Dropped(NAME)
+    q = post(data["items"][0], dropped, "the question")
     answers: list[dict[str, Any]] = []
     page, cut = 1, False
     while True:
@@ -164,8 +181,15 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
             % (base, qid, site, page),
             "the answers of %s" % qid,
         )
-        answers.extend(a for a in got["items"] if isinstance(a, dict))
-        if not got.get("has_more"):
+        answers.extend(
+            post(
+                a,
+                dropped,
+                "answer %s" % checked.whole(a.get("answer_id"), 1, MAX_ID) if "answer_id" in a else "an answer",
+            )
+            for a in checked.objs(got["items"])
+        )
+        if not checked.flag(got.get("has_more")):
             break
         page += 1
         if page > MAX_PAGES:
@@ -176,27 +200,26 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
         kind="question",
         site=site,
         answers=len(answers),
-        score=q.get("score"),
-        accepted=any(a.get("is_accepted") for a in answers),
-        quota_remaining=data.get("quota_remaining"),
+        score=q["score"],
+        accepted=any(a["accepted"] for a in answers),
+        quota_remaining=checked.whole(data.get("quota_remaining"), 0, 10**9),
     )
     warnings = ["more answers than this adapter reads (%d shown)" % len(answers)] if cut else []
-    final = q.get("link") if isinstance(q.get("link"), str) else None
+    warnings += dropped.warnings
+    final = q["link"]
     if aid is not None:
         ctx.meta["answer_id"] = int(aid)
-        if any(str(a.get("answer_id")) == aid for a in answers):
+        if any(str(a["answer_id"]) == aid for a in answers):
             final = final and "%s/%s#%s" % (final, aid, aid)  # where the site itself sends an answer link
         else:
             warnings.append("the linked answer %s is not among the answers read (deleted, or past the last page)" % aid)
-    import html
-
     return Doc(
         url,
         thread_text(q, answers, ctx.md, aid),
         fmt=ctx.fmt,
-        title=html.unescape(str(q.get("title") or "")),
-        author=_who(q),
-        published=iso_date(q.get("creation_date")),
+        title=q["title"],
+        author=q["who"],
+        published=iso_date(q["created"]),
         warnings=warnings,
         final_url=final,
     )
