@@ -43,6 +43,9 @@ NOT_OFFLINE = {
     "python3 bootstrap/run.py --python-path": "installs the worker's venv (tests/test_bootstrap.py runs it)",
     "python3 /path/to/websearch-worker/bootstrap/run.py --python-path": "the same, in the reader's own checkout",
     "python -m worker.docs_options --write": "rewrites docs/usage.md; test_usage_tables_are_the_clis checks it",
+    "mkdir -p ~/.config/websearch-worker": "moves the user's own config file (tests/test_config_path.py reads both places)",
+    "mv ~/.pi/agent/web-search.json": "moves the user's own config file (tests/test_config_path.py reads both places)",
+    "chmod 600 ~/.config/websearch-worker/config.json": "changes the user's own config file's mode",
 }
 BOOTSTRAP_VALUED = ("--venv",)
 
