@@ -271,6 +271,7 @@ def _search_options(s: Any, suppress: Any) -> None:
     en.add_argument("--fetch-top", type=_int(0, 5), default=0, help="fetch the top N results (0-5)")
     en.add_argument("--excerpt-chars", type=_int(50, 20000), default=600)
     en.add_argument("--source-timeout", type=_positive_float, default=6.0)
+    _budget_option(en)
 
 
 def _fetch_options(f: Any, suppress: Any) -> None:
@@ -286,6 +287,7 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
+    _focus_options(f, "the page's passages most relevant to TEXT, in page order, with their offsets")
     f.add_argument(
         "--no-adapters",
         action="store_true",
@@ -308,6 +310,24 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     fx.add_argument("--subpage-target", action="append", default=[], metavar="TERM")
     fx.add_argument("--links", type=_int(0), default=None, metavar="N")
     fx.add_argument("--image-links", type=_int(0), default=None, metavar="N")
+
+
+MAX_TOTAL_CHARS = 10_000_000
+
+
+def _budget_option(g: Any) -> None:
+    g.add_argument(
+        "--max-total-chars",
+        type=_int(200, MAX_TOTAL_CHARS),
+        default=None,
+        metavar="N",
+        help="characters of page text for the whole call, shared fairly by the pages (docs/focus.md)",
+    )
+
+
+def _focus_options(f: Any, focus_help: str) -> None:
+    f.add_argument("--focus", default=None, metavar="TEXT", help=focus_help)
+    _budget_option(f)
 
 
 _SUBCOMMANDS = {

@@ -320,6 +320,16 @@ class FakeBrave:
     def script(self):
         return self.server.script
 
+    def config_file(self, path, name="brave", **top):
+        """A worker config naming this server as provider ``name`` (mode 0600, as the worker asks)."""
+        import os
+
+        provider = {"name": name, "type": "brave", "apiKey": self.server.key, "baseUrl": self.base_url}
+        provider["options"] = {"minInterval": 0}
+        path.write_text(json.dumps(dict(top, providers=[provider])))
+        os.chmod(path, 0o600)
+        return str(path)
+
     def set_urls(self, urls):
         self.server.urls = list(urls)
 
