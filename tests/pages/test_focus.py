@@ -89,3 +89,25 @@ def test_a_block_longer_than_the_budget_is_cut_on_a_boundary():
     view = focus.focused(text, "turbine blade cracks", 500)
     assert 0 < len(view["content"]) <= 500
     assert "turbine blade" in view["content"]
+
+
+def test_a_link_address_is_not_the_pages_words():
+    link = "See [the guide](https://docs.example.org/pump/cooling/speed-rpm-settings) for more."
+    answer = "Our cooling pump turns at 1450 rpm."
+    text = page({20: link, 50: answer})
+    view = focus.focused(text, "cooling pump speed rpm settings", 120)
+    assert answer in view["content"] and link not in view["content"]
+
+
+def test_paragraphs_inside_a_quote_are_blocks_of_their_own():
+    quoted = "\n>\n".join("> Quoted paragraph %d about the harbour and its boats." % i for i in range(40))
+    quoted = quoted.replace("paragraph 33 about the harbour", "paragraph 33: the lighthouse was built in 1871,")
+    view = focus.focused(page({30: quoted}), "when was the lighthouse built", 200)
+    assert "the lighthouse was built in 1871" in view["content"] and "paragraph 32" not in view["content"]
+
+
+def test_offsets_hold_after_a_character_that_lower_cases_to_two():
+    text = page({5: "İstanbul " * 20, 44: "The ferry to Kadıköy leaves every 20 minutes."})
+    view = focus.focused(text, "ferry Kadıköy", 200)
+    p = next(p for p in view["passages"] if p["offset"] > 1000)
+    assert text[p["offset"] : p["offset"] + p["length"]].startswith("The ferry to Kadıköy leaves every 20 minutes.")

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page's content
 PREFIX = 6  # letters of a word that make its term
 TITLE_MAX = 120
-PIECE = 900  # a block longer than this is scored in pieces of about this size
+PIECE = 900
+MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer  # a block longer than this is scored in pieces of about this size
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
 K1, B = 1.2, 0.5
@@ -34,6 +35,8 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_RUN = re.compile("[%s]+" % _CJK)
 _WORD = re.compile(r"[^\W_]+")
 _HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")
+_BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
 
 # Question words and glue that say nothing about where an answer is (the page's own
@@ -120,6 +123,18 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+def _link_targets(text: str) -> list[tuple[int, int]]:
+    """The spans of markdown link addresses, ``](...)``, in order."""
+    return [(m.start(), m.end()) for m in _LINK_TARGET.finditer(text)]
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    from bisect import bisect_right
+
+    i = bisect_right(spans, (pos, len(spans) and 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
 class _Finder:
     """The block around a position: the paragraph (blank lines around it), a heading line, or a piece of a
     long paragraph.  Only blocks that hold a term are ever found, so a long page costs what its hits cost."""
@@ -128,18 +143,22 @@ class _Finder:
         self.text = text
         self.outline = outline
         self.cache: dict[int, list[tuple[int, int]]] = {}
+        breaks = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
+        self.break_starts = [s for s, _ in breaks]
+        self.break_ends = [e for _, e in breaks]
 
     def block(self, pos: int) -> tuple[int, int]:
+        from bisect import bisect_right
+
         text = self.text
         h = self.outline.at(pos)
         if h >= 0 and pos < self.outline.ends[h]:
             return self.outline.starts[h], self.outline.ends[h]
-        start = text.rfind("\n\n", 0, pos)
-        start = 0 if start < 0 else start + 2
+        i = bisect_right(self.break_starts, pos) - 1
+        start = self.break_ends[i] if i >= 0 else 0
+        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(text)
         if h >= 0 and start <= self.outline.ends[h]:
             start = self.outline.ends[h] + 1  # text right under the heading, without a blank line
-        end = text.find("\n\n", pos)
-        end = len(text) if end < 0 else end
         while start < end and text[start].isspace():
             start += 1
         if end - start <= PIECE * 3 // 2:
@@ -168,22 +187,25 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
     outline = Outline(text)
     if not words or not text:
         return {}, outline
-    low = text.lower()
-    if len(low) != len(text):  # a few characters lower-case to two: offsets must stay the text's
-        low = "".join(ch.lower()[0] for ch in text)
+    # U+0130 is the one character that lower-cases to two: offsets must stay the text's.
+    low = text.replace("\u0130", "i").lower()
     finder = _Finder(text, outline)
     counts: dict[tuple[int, int], dict[int, int]] = {}
+    links = _link_targets(text)
     for t, word in enumerate(words):
         for at in _hits(low, word):
+            if links and _inside(links, at):
+                continue  # a link's address is not what the page says: docs URLs repeat every term
             c = counts.setdefault(finder.block(at), {})
             c[t] = c.get(t, 0) + 1
     if not counts:
         return {}, outline
-    n = text.count("\n\n") + 1  # the number of blocks, near enough for idf and the average length
     df = [0] * len(words)
     for c in counts.values():
         for t in c:
             df[t] += 1
+    # The number of blocks, near enough for idf and the average length, without reading them all.
+    n = max(len(finder.break_starts) + 1, len(text) // PIECE, max(df) + 1)
     idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
     avg = len(text) / n
     own: dict[tuple[int, int], float] = {}
@@ -194,7 +216,7 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
     candidates = dict.fromkeys(counts)
     for k in list(counts):
         nxt = finder.after(k[1])  # an answer often follows the paragraph that asks; a section follows its heading
-        if nxt is not None:
+        if nxt is not None and nxt[1] - nxt[0] >= MIN_BLOCK:
             candidates.setdefault(nxt)
     empty: dict[int, int] = {}
     scores: dict[tuple[int, int], float] = {}
@@ -213,9 +235,9 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
                 context[t] = idf[t]
         c = counts.get(k, empty)
         # Distinct terms weigh most: a block that names every part of the question beats one that repeats a word.
-        coverage = sum(idf[t] for t in set(c) | set(context))
+        coverage = sum(idf[t] for t in c)
         extra = sum(v for t, v in context.items() if t not in c)
-        s = own.get(k, 0.0) + HEADING_WEIGHT * extra + coverage + CARRY * previous.get(k, 0.0)
+        s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
 
