@@ -44,3 +44,11 @@ def test_focus_without_a_match_shows_the_start_and_says_so():
     out, _ = fit.fit_items([item(text)], "zeppelin", 200, None)
     assert out[0]["focused"] is False and out[0]["content"] == text[: len(out[0]["content"])]
     assert fit.NO_MATCH in out[0]["warnings"]
+
+
+def test_a_cjk_character_counts_four_toward_the_budget():
+    english, chinese = "plain words here " * 300, "东京的樱花通常在三月下旬开放。" * 300
+    assert fit.weight("ab东京") == 2 + 2 * fit.WIDE_WEIGHT
+    out, account = fit.fit_items([item(english), item(chinese)], None, 20000, 2000)
+    assert len(out[0]["content"]) > 900 and 200 < len(out[1]["content"]) <= 250
+    assert account["used_chars"] == fit.weight(out[0]["content"]) + fit.weight(out[1]["content"]) <= 2000

@@ -58,11 +58,10 @@ def focused_excerpt(text: str, query: str, limit: int) -> dict[str, Any]:
 
 def _limits(texts: list[Any], limit: int, total: int | None) -> list[int]:
     """Each source's excerpt size: ``limit``, and within ``total`` for all of them when it is given."""
-    if total is None:
-        return [limit] * len(texts)
-    from .fit import shares
+    from .fit import char_limits
 
-    return shares([min(len(t), limit) if isinstance(t, str) else 0 for t in texts], total)
+    readable = [t if isinstance(t, str) else "" for t in texts]
+    return [max(n, 1) for n in char_limits(readable, limit, total)]
 
 
 def _fetch_bounded(

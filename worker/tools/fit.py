@@ -15,6 +15,29 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 FULL_CHARS = 2_000_000  # what the provider is asked for; a longer page keeps the provider's own cut
 OUTLINE_SHARE = 5  # with a call budget, a page's outline titles get at most 1/5 of its share
 NO_MATCH = "no passage mentions the focus; the page's start is shown"
+# A CJK character costs a model about four Latin ones (0.99-1.12 tokens against 0.21-0.25 for
+# English prose, docs/focus.md): it counts four toward a budget, so one budget holds for both.
+WIDE_WEIGHT = 4
+WIDE = "[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"
+
+
+def weight(text: str) -> int:
+    """What ``text`` counts toward a budget: its characters, a CJK one as WIDE_WEIGHT."""
+    import re  # here: importing fit costs nothing until a budget is counted
+
+    return len(text) + (WIDE_WEIGHT - 1) * len(re.findall(WIDE, text))
+
+
+def char_limits(texts: list[str], max_chars: int, total: int | None) -> list[int]:
+    """Each text's limit in characters: ``max_chars``, and its fair share of ``total`` (counted by ``weight``)."""
+    shown = [min(len(t), max_chars) for t in texts]
+    if total is None:
+        return shown
+    demands = [weight(t[:n]) for t, n in zip(texts, shown)]
+    out = []
+    for n, d, share in zip(shown, demands, shares(demands, total)):
+        out.append(n if share >= d else n * share // d)
+    return out
 
 
 def shares(demands: list[int], total: int) -> list[int]:
@@ -83,8 +106,7 @@ def fit_items(
     readable = [
         i for i, it in enumerate(items) if isinstance(it, dict) and isinstance(it.get("content"), str) and it["content"]
     ]
-    demands = [min(len(items[i]["content"]), max_chars) for i in readable]
-    limits = shares(demands, total) if total is not None else demands
+    limits = char_limits([items[i]["content"] for i in readable], max_chars, total)
     out = list(items)
     for i, limit in zip(readable, limits):
         item = _view(items[i], items[i]["content"], focus, limit)
@@ -93,10 +115,10 @@ def fit_items(
         out[i] = item
     if total is None:
         return out, None
-    used = sum(len(out[i]["content"]) for i in readable)
+    used = sum(weight(out[i]["content"]) for i in readable)
     account = {
         "max_total_chars": total,
-        "used_chars": used,
+        "used_chars": used,  # counted as the budget counts: a CJK character as WIDE_WEIGHT
         "pages": len(readable),
         "fair_share": total // len(readable) if readable else total,
         "cut_pages": sum(1 for i in readable if out[i].get("truncated")),
