@@ -52,3 +52,14 @@ def test_a_cjk_character_counts_four_toward_the_budget():
     out, account = fit.fit_items([item(english), item(chinese)], None, 20000, 2000)
     assert len(out[0]["content"]) > 900 and 200 < len(out[1]["content"]) <= 250
     assert account["used_chars"] == fit.weight(out[0]["content"]) + fit.weight(out[1]["content"]) <= 2000
+
+
+def test_a_cut_pages_description_and_outline_count_in_its_share():
+    page = dict(item("text of the page " * 400), description="a description " * 100)
+    page["outline"] = [{"level": 2, "title": "Section title number %d" % i, "offset": i} for i in range(60)]
+    out, account = fit.fit_items([page], None, 20000, 1000)
+    assert account["used_chars"] <= 1000
+    got = out[0]
+    assert len(got["description"]) <= 100 and got["description"].endswith("...")
+    assert 0 < len(got["outline"]) < 60 and len(got["content"]) >= 700
+    assert page["description"] == "a description " * 100  # the caller's item is not changed

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
 FULL_CHARS = 2_000_000  # what the provider is asked for; a longer page keeps the provider's own cut
-OUTLINE_SHARE = 5  # with a call budget, a page's outline titles get at most 1/5 of its share
+OUTLINE_SHARE = 5  # with a call budget, a cut page's description and outline get at most 1/5 of its share
 NO_MATCH = "no passage mentions the focus; the page's start is shown"
 # A CJK character costs a model about four Latin ones (0.99-1.12 tokens against 0.21-0.25 for
 # English prose, docs/focus.md): it counts four toward a budget, so one budget holds for both.
@@ -52,21 +52,52 @@ def shares(demands: list[int], total: int) -> list[int]:
     return out
 
 
+def _titles_weight(outline: list[dict[str, Any]]) -> int:
+    return sum(weight(str(o.get("title", ""))) for o in outline)
+
+
 def _outline_within(outline: list[dict[str, Any]], room: int) -> list[dict[str, Any]]:
-    """The outline's entries whose titles fit ``room`` characters, the top levels first."""
-    for depth in (6, 3, 2, 1):
+    """The outline's entries whose titles fit ``room`` (by ``weight``), the top levels first."""
+    levels = sorted({o.get("level", 1) for o in outline}, reverse=True)
+    for depth in levels:
         kept = [o for o in outline if o.get("level", 1) <= depth]
-        if sum(len(str(o.get("title", ""))) for o in kept) <= room:
+        if _titles_weight(kept) <= room:
             return kept
     kept, used = [], 0
     for o in outline:
-        if o.get("level", 1) > 1:
+        if o.get("level", 1) > levels[-1]:
             continue
-        used += len(str(o.get("title", "")))
+        used += weight(str(o.get("title", "")))
         if used > room:
             break
         kept.append(o)
     return kept
+
+
+def _clip(text: str, room: int) -> str:
+    """``text`` within ``room`` (by ``weight``), cut at a space where one is near, with "..." when cut."""
+    if weight(text) <= room:
+        return text
+    cut = text[: max(0, room * len(text) // max(1, weight(text)) - 3)]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > len(cut) // 2 else cut).rstrip() + "..."
+
+
+def _trim_extras(item: dict[str, Any], room: int) -> int:
+    """The page's description and outline cut to ``room`` between them (in place); what they now weigh."""
+    description = item.get("description")
+    if isinstance(description, str):
+        item["description"] = _clip(description, room // 2)
+        room -= weight(item["description"])
+    if item.get("outline"):
+        item["outline"] = _outline_within(item["outline"], room)
+    return _extras(item)
+
+
+def _extras(item: dict[str, Any]) -> int:
+    """What a page's description and outline titles weigh: the budget counts them with the text."""
+    description = item.get("description")
+    return (weight(description) if isinstance(description, str) else 0) + _titles_weight(item.get("outline") or [])
 
 
 def _view(item: dict[str, Any], text: str, focus: str | None, limit: int) -> dict[str, Any]:
@@ -103,19 +134,34 @@ def fit_items(
 
     With ``focus`` each page shows its most relevant passages (worker.pages.focus).
     """
+    items = list(items)  # cut pages are replaced by copies: the caller's list stays as it was
     readable = [
         i for i, it in enumerate(items) if isinstance(it, dict) and isinstance(it.get("content"), str) and it["content"]
     ]
-    limits = char_limits([items[i]["content"] for i in readable], max_chars, total)
-    out = list(items)
+    texts = [items[i]["content"] for i in readable]
+    shown = [min(len(t), max_chars) for t in texts]
+    limits = shown
+    if total is not None:
+        # A page's description and outline titles are sent too: they share its part of the budget,
+        # at most a fifth of it when the page is cut.
+        extras = [_extras(items[i]) for i in readable]
+        demands = [weight(t[:n]) + x for t, n, x in zip(texts, shown, extras)]
+        parts = shares(demands, total)
+        limits = []
+        for k, (i, n, d, part) in enumerate(zip(readable, shown, demands, parts)):
+            if part >= d:
+                limits.append(n)
+                continue
+            item = items[i] = dict(items[i])
+            spent = _trim_extras(item, part // OUTLINE_SHARE)
+            text_weight = d - extras[k]
+            limits.append(n * max(0, part - spent) // max(1, text_weight))
+    out = items
     for i, limit in zip(readable, limits):
-        item = _view(items[i], items[i]["content"], focus, limit)
-        if total is not None and item.get("outline"):
-            item["outline"] = _outline_within(item["outline"], max(limit // OUTLINE_SHARE, 200))
-        out[i] = item
+        out[i] = _view(items[i], items[i]["content"], focus, limit)
     if total is None:
         return out, None
-    used = sum(weight(out[i]["content"]) for i in readable)
+    used = sum(weight(out[i]["content"]) + _extras(out[i]) for i in readable)
     account = {
         "max_total_chars": total,
         "used_chars": used,  # counted as the budget counts: a CJK character as WIDE_WEIGHT
