@@ -26,6 +26,7 @@ GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page'
 PREFIX = 6  # letters of a word that make its term
 TITLE_MAX = 120
 PIECE = 900
+MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too low to matter
 MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer  # a block longer than this is scored in pieces of about this size
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
@@ -151,12 +152,14 @@ class _Finder:
         from bisect import bisect_right
 
         text = self.text
-        h = self.outline.at(pos)
-        if h >= 0 and pos < self.outline.ends[h]:
-            return self.outline.starts[h], self.outline.ends[h]
         i = bisect_right(self.break_starts, pos) - 1
         start = self.break_ends[i] if i >= 0 else 0
         end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(text)
+        if end - start <= PIECE * 3 // 2 and text[start] != "#" and text.find("\n#", start, end) < 0:
+            return start, end  # a plain paragraph: most blocks, and no heading to look up
+        h = self.outline.at(pos)
+        if h >= 0 and pos < self.outline.ends[h]:
+            return self.outline.starts[h], self.outline.ends[h]
         if h >= 0 and start <= self.outline.ends[h]:
             start = self.outline.ends[h] + 1  # text right under the heading, without a blank line
         while start < end and text[start].isspace():
@@ -262,14 +265,14 @@ def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], O
         return sum(e - s for s, e in spans) + gaps * len(GAP)
 
     used = 0
-    for k in ranked:
+    for k in ranked[:MAX_TRIED]:
         if chosen and k[1] - k[0] > budget - used:
             continue  # cannot fit: skip the merge below
         if budget - used < 2 * len(GAP):
             break
         want = [k]
         h = outline.at(k[0])
-        if h >= 0 and outline.starts[h] != k[0] and not text[outline.ends[h] : k[0]].strip():
+        if h >= 0 and outline.starts[h] != k[0] and _blank(text, outline.ends[h], k[0]):
             want.append((outline.starts[h], outline.ends[h]))  # the heading right above: it costs no marker
         for trial in (chosen + want, chosen + want[:1]):
             spent = cost(trial)
@@ -289,11 +292,16 @@ def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], O
     return (_merged(text, chosen) if chosen else []), outline
 
 
+def _blank(text: str, start: int, end: int) -> bool:
+    """Only whitespace between ``start`` and ``end`` (a few blank lines at most: no long slice is made)."""
+    return end - start <= 16 and not text[start:end].strip()
+
+
 def _merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans in order, with spans that overlap or touch (whitespace between) made one."""
     out: list[tuple[int, int]] = []
     for s, e in sorted(spans):
-        if out and (s <= out[-1][1] or not text[out[-1][1] : s].strip()):
+        if out and (s <= out[-1][1] or _blank(text, out[-1][1], s)):
             out[-1] = (out[-1][0], max(out[-1][1], e))
         else:
             out.append((s, e))
