@@ -67,3 +67,17 @@ def test_twenty_long_pages_fit_one_tool_result_and_say_where_to_continue(tmp_pat
         assert isinstance(it["next_start_index"], int) and 0 < it["next_start_index"] < it["total_chars"]
         assert "continue with --start-index %d" % it["next_start_index"] in result.content[0].text
     assert result.structured_content["meta"]["budget"]["max_total_chars"] == 12000
+
+
+def test_the_host_default_fills_in_only_what_the_model_left_out():
+    from worker import cli
+    from worker import tool_schemas as tools
+
+    args = cli.parse_args(
+        tools.argv("web_fetch", tools.with_host_defaults("web_fetch", {"urls": ["https://a.example/"]}))
+    )
+    assert args.max_total_chars == tools.HOST_MAX_TOTAL_CHARS and args.focus is None
+    mine = {"urls": ["https://a.example/"], "max_total_chars": 3000, "focus": "-fPIC: what does it do"}
+    args = cli.parse_args(tools.argv("web_fetch", tools.with_host_defaults("web_fetch", mine)))
+    assert args.max_total_chars == 3000 and args.focus == "-fPIC: what does it do"
+    assert tools.with_host_defaults("web_search", {"query": "q"}) == {"query": "q"}

@@ -48,6 +48,7 @@ examples:
   %(prog)s search "rust foundation" --news --recency week
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
+  %(prog)s fetch URL --focus "how is the cache invalidated" --max-chars 3000
   %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
@@ -287,7 +288,7 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("--max-chars", type=_int(1), default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), default=8)
-    _focus_options(f, "the page's passages most relevant to TEXT, in page order, with their offsets")
+    _focus_options(f)
     f.add_argument(
         "--no-adapters",
         action="store_true",
@@ -325,8 +326,13 @@ def _budget_option(g: Any) -> None:
     )
 
 
-def _focus_options(f: Any, focus_help: str) -> None:
-    f.add_argument("--focus", default=None, metavar="TEXT", help=focus_help)
+def _focus_options(f: Any) -> None:
+    f.add_argument(
+        "--focus",
+        default=None,
+        metavar="TEXT",
+        help="the page's passages most relevant to TEXT, in page order, with their offsets (docs/focus.md)",
+    )
     _budget_option(f)
 
 
