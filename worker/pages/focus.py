@@ -9,8 +9,9 @@ offset, so ``--start-index`` reads on from any of them.
 Any language, no model: words are lower-cased ``\\w`` runs cut to a short
 prefix (a cheap stemmer: install/installing/installation meet), and CJK text,
 which has no spaces, is matched as overlapping character pairs.  The page is
-never tokenised as a whole: one regular expression made of the question's
-terms finds their occurrences, so the cost is a few C-level scans of the text.
+never tokenised as a whole: a few C-level passes find the blank lines, the
+headings, the link addresses and each term's occurrences (``str.find``), and
+Python works only where a term occurs, so a long page costs what its matches cost.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page's content
 PREFIX = 6  # letters of a word that make its term
 TITLE_MAX = 120
-PIECE = 900
+PIECE = 900  # a block longer than this is scored in pieces of about this size
 MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too low to matter
-MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer  # a block longer than this is scored in pieces of about this size
+MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
 K1, B = 1.2, 0.5
@@ -132,7 +133,7 @@ def _link_targets(text: str) -> list[tuple[int, int]]:
 def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
     from bisect import bisect_right
 
-    i = bisect_right(spans, (pos, len(spans) and 1 << 62)) - 1
+    i = bisect_right(spans, (pos, 1 << 62)) - 1
     return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
