@@ -93,3 +93,8 @@ def test_fetch_top_excerpts_hold_the_passage_that_answers_the_query(env, tmp_pat
     assert len(guide["excerpt"]) + len(other["excerpt"]) <= 900
     assert guide["excerpt_truncated"] is True and guide["next_start_index"] > guide["excerpt_passages"][0]["offset"]
     assert guide["total_chars"] > 15000
+    offsets = ", ".join(str(p["offset"]) for p in guide["excerpt_passages"])
+    assert (
+        "    excerpt at characters %s of %d (fetch with start_index" % (offsets, guide["total_chars"])
+        in r.payload["text"]
+    )

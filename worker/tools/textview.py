@@ -124,6 +124,18 @@ def _source_body(r: dict[str, Any]) -> tuple[str, str]:
     return "snippet", body
 
 
+def _excerpt_offsets(r: dict[str, Any]) -> str:
+    """Where a focused excerpt's passages are in the page, so a fetch with start_index reads on from one."""
+    passages = [p for p in r.get("excerpt_passages") or [] if isinstance(p, dict) and isinstance(p.get("offset"), int)]
+    if not passages:
+        return ""
+    total = r.get("total_chars")
+    return "excerpt at characters %s%s (fetch with start_index to read on)" % (
+        ", ".join(str(p["offset"]) for p in passages[:10]),
+        " of %d" % total if isinstance(total, int) else "",
+    )
+
+
 def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
     lines = _source_head(i, r)
     label, body = _source_body(r)
@@ -131,6 +143,10 @@ def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
         if body_limit is not None and len(body) > body_limit:
             body = one_line(body, body_limit)
         lines.append("    %s: %s" % (label, body))
+        if label == "excerpt":
+            where = _excerpt_offsets(r)
+            if where:
+                lines.append("    " + where)
     err = r.get("fetch_error")
     if isinstance(err, dict):
         lines.append("    page not fetched: %s" % one_line(err.get("code"), 40))
