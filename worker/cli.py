@@ -48,6 +48,7 @@ examples:
   %(prog)s search "rust foundation" --news --recency week
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
+  %(prog)s fetch URL --focus "how is the cache invalidated" --max-chars 3000
   %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
@@ -303,6 +304,7 @@ def _search_options(s: Any, suppress: Any) -> None:
         metavar="SECONDS",
         help="bound for each fetched result (default 6)",
     )
+    _budget_option(en)
 
 
 def _fetch_options(f: Any, suppress: Any) -> None:
@@ -318,6 +320,7 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("--max-chars", type=_int(1), metavar="N", default=None, help="characters per page (default 20000)")
     f.add_argument("--start-index", type=_int(0), metavar="N", default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), metavar="N", default=8, help="simultaneous downloads (default 8)")
+    _focus_options(f)
     f.add_argument(
         "--no-adapters",
         action="store_true",
@@ -356,6 +359,29 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     fx.add_argument(
         "--image-links", type=_int(0), default=None, metavar="N", help="return up to N image links of each page"
     )
+
+
+MAX_TOTAL_CHARS = 10_000_000
+
+
+def _budget_option(g: Any) -> None:
+    g.add_argument(
+        "--max-total-chars",
+        type=_int(200, MAX_TOTAL_CHARS),
+        default=None,
+        metavar="N",
+        help="characters of page text for the whole call, shared fairly by the pages (docs/focus.md)",
+    )
+
+
+def _focus_options(f: Any) -> None:
+    f.add_argument(
+        "--focus",
+        default=None,
+        metavar="TEXT",
+        help="the page's passages most relevant to TEXT, in page order, with their offsets (docs/focus.md)",
+    )
+    _budget_option(f)
 
 
 _SUBCOMMANDS = {

@@ -168,6 +168,7 @@ class SearchRequest(Request):
     fetch_top: int = 0
     excerpt_chars: int = 600
     source_timeout: float = 6.0
+    max_total_chars: "int | None" = None  # the excerpts' budget for the whole call
 
     def __post_init__(self):
         object.__setattr__(self, "query", clean_query(self.query))
@@ -184,6 +185,8 @@ class FetchRequest(Request):
     max_chars: "int | None" = None  # characters per page; the fetch tool settles the default
     start_index: int = 0
     concurrency: int = 8
+    focus: "str | None" = None  # the page's passages most relevant to this (worker.pages.focus)
+    max_total_chars: "int | None" = None  # page text for the whole call, shared by the pages
     no_adapters: bool = False
     llms_txt: bool = False
     respect_robots: bool = False  # --respect-robots; the config's "robots" settles it too

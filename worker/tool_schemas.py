@@ -24,6 +24,10 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 ARGV_BUDGET_BYTES = 64 * 1024
 MAX_URLS = 20
 MAX_DOMAINS = 20
+# Page text for a whole web_fetch call when the model does not say: an MCP result carries
+# the text three times (the text field, its structured copy, and the pages' content in it),
+# and 20 pages of it stay under Claude Code's 25,000-token limit (docs/focus.md).
+HOST_MAX_TOTAL_CHARS = 12000
 
 
 class Param:
@@ -141,10 +145,33 @@ PARAMS = {
             "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
             "configured name. Leave unset unless the user asked for one.",
         ),
+        Param(
+            "focus",
+            "--focus",
+            "A question or the words you are looking for: each page gives its passages most relevant to it "
+            "(verbatim, in page order, each with its character offset: start_index reads on from there) "
+            "instead of its first characters. Use it on long pages.",
+        ),
+        Param(
+            "max_total_chars",
+            "--max-total-chars",
+            "Characters of page text for the whole call, shared fairly by the pages (default %d; a CJK "
+            "character counts 4). Every page that is cut says where to continue." % HOST_MAX_TOTAL_CHARS,
+            default=HOST_MAX_TOTAL_CHARS,
+        ),
         Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
         Param("summary", "--summary", "Exa only: include a short summary of each page."),
     ],
 }
+
+# What a host sends when the model leaves a parameter out (the MCP server and the pi extension).
+HOST_DEFAULTS = {FETCH: {"max_total_chars": HOST_MAX_TOTAL_CHARS}}
+
+
+def with_host_defaults(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with the host's defaults filled in where the model left them out."""
+    return dict(HOST_DEFAULTS.get(tool, {}), **{k: v for k, v in arguments.items() if v is not None})
+
 
 DESCRIPTIONS = {
     SEARCH: (
@@ -160,10 +187,11 @@ DESCRIPTIONS = {
         "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown "
         "by default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain "
         "text, JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page "
-        "(default 20000); a longer page says truncated and gives next_start_index: call again with start_index to "
-        "continue. Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused "
+        "(default 20000) and max_total_chars for the whole call (default %d, shared by the pages); a page cut short "
+        "says truncated and gives next_start_index: call again with start_index to continue. With focus, each page "
+        "gives the passages that answer it, each with its offset. Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused "
         "unless the server was started with --allow-private. One URL's failure is that item's error; the call fails "
-        "only when every URL does." % MAX_URLS
+        "only when every URL does." % (MAX_URLS, HOST_MAX_TOTAL_CHARS)
     ),
 }
 

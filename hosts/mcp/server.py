@@ -211,6 +211,8 @@ class Host:
         arguments = tool_schemas.fold_arguments(tool, params.arguments or {})
         problem = self.invalid(tool, arguments)
         if problem is None:
+            arguments = tool_schemas.with_host_defaults(tool, arguments)
+        if problem is None:
             try:
                 argv = tool_schemas.argv(
                     tool, arguments, config=self.settings.config, allow_private=self.settings.allow_private

@@ -123,7 +123,8 @@ export default function webSearchExtension(pi: ExtensionAPI) {
 		description:
 			"Read web pages as clean markdown (main content only; PDFs as text). Pass one or more http(s) URLs; " +
 			"each page comes back in order, a failed URL says why without failing the others. " +
-			"Long pages are cut at max_chars; continue with start_index. " +
+			"Long pages are cut at max_chars (and all pages together at max_total_chars); continue with start_index. " +
+			"Pass focus (the question) to get each page's passages that answer it, with their offsets. " +
 			`Output is capped at ${DEFAULT_MAX_LINES} lines / ${formatSize(DEFAULT_MAX_BYTES)}.`,
 		promptSnippet: "Read web pages as clean markdown",
 		parameters: FetchSchema,

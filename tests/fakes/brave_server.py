@@ -338,6 +338,14 @@ class FakeBrave:
             "options": {"minInterval": 0},
         }
 
+    def config_file(self, path, name="brave", **top):
+        """A worker config naming this server as provider ``name`` (mode 0600, as the worker asks)."""
+        import os
+
+        path.write_text(json.dumps(dict(top, providers=[self.provider_entry(name)])))
+        os.chmod(path, 0o600)
+        return str(path)
+
     def set_urls(self, urls):
         self.server.urls = list(urls)
 

@@ -91,24 +91,7 @@ def brave():
 
 
 def _cfg(tmp_path, brave):
-    path = tmp_path / "web-search.json"
-    path.write_text(
-        json.dumps(
-            {
-                "providers": [
-                    {
-                        "name": "brave",
-                        "type": "brave",
-                        "apiKey": KEY,
-                        "baseUrl": brave.base_url,
-                        "options": {"minInterval": 0},
-                    }
-                ]
-            }
-        )
-    )
-    os.chmod(path, 0o600)
-    return str(path)
+    return brave.config_file(tmp_path / "web-search.json")
 
 
 def _search(env, tmp_path, brave, urls, *extra, timeout=60):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 
 from ..errors import WorkerError, error_object
+from .fit import FULL_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -35,6 +36,32 @@ def excerpt(text: object, limit: int) -> tuple[str, bool]:
     if cut < limit // 2:
         cut = limit - 3
     return text[:cut].rstrip() + "...", True
+
+
+def focused_excerpt(text: str, query: str, limit: int) -> dict[str, Any]:
+    """A source's excerpt fields: the passages of ``text`` most relevant to the query, whitespace
+    folded, each with its offset in the page; the page's start when none mentions it."""
+    from ..pages import focus, window
+
+    view = focus.focused(text, query, limit)
+    if view is None:
+        cut, truncated = excerpt(text, limit)
+        nxt = window.window(text, 0, limit)[2] if truncated else None
+        return {"excerpt": cut, "excerpt_truncated": truncated, "next_start_index": nxt}
+    return {
+        "excerpt": " ".join(view["content"].split()),
+        "excerpt_truncated": view["next_start_index"] is not None,
+        "excerpt_passages": view["passages"],
+        "next_start_index": view["next_start_index"],
+    }
+
+
+def _limits(texts: list[Any], limit: int, total: int | None) -> list[int]:
+    """Each source's excerpt size: ``limit``, and within ``total`` for all of them when it is given."""
+    from .fit import char_limits
+
+    readable = [t if isinstance(t, str) else "" for t in texts]
+    return [max(n, 1) for n in char_limits(readable, limit, total)]
 
 
 def _fetch_bounded(
@@ -102,7 +129,7 @@ def enrich(
             call,
             wait_s,
             fmt="text",
-            max_chars=limit,
+            max_chars=FULL_CHARS,  # the whole text: the excerpt is chosen from all of it
             per_url_timeout=per_source,
             allow_private=bool(request.allow_private or (settings or {}).get("allowPrivate")),
             concurrency=n,
@@ -121,12 +148,14 @@ def enrich(
         items = [{"ok": False, "error": error_object("internal", "%s: %s" % (type(exc).__name__, exc))}] * n
 
     warnings = []
-    for i, (result, item) in enumerate(zip(top, items), 1):
+    texts = [it.get("content") if isinstance(it, dict) and it.get("ok") else None for it in items]
+    limits = _limits(texts, limit, request.max_total_chars)
+    for i, (result, item, budget) in enumerate(zip(top, items, limits), 1):
         item = item if isinstance(item, dict) else {}
         content = item.get("content") if item.get("ok") else None
         if isinstance(content, str) and content.strip():
-            result["excerpt"], cut = excerpt(content, limit)
-            result["excerpt_truncated"] = bool(cut or item.get("truncated"))
+            result.update(focused_excerpt(content, request.query, budget))
+            result["total_chars"] = item.get("total_chars")
             result["fetched"] = True
             stated = item.get("canonical_url")
             if isinstance(stated, str) and stated.startswith(("http://", "https://")):

@@ -80,6 +80,41 @@ def settle(
     return request.replace(**settled)
 
 
+def check_focus(focus: str | None) -> None:
+    """--focus must hold something to look for, and no more than a query may."""
+    from ..request import MAX_QUERY_CHARS
+
+    if focus is None:
+        return
+    if not focus.strip():
+        raise WorkerError("invalid_argument", "--focus is empty", hint="give the question or the words to look for")
+    if len(focus) > MAX_QUERY_CHARS:
+        raise WorkerError(
+            "invalid_argument",
+            "--focus is %d characters; the limit is %d" % (len(focus), MAX_QUERY_CHARS),
+            hint="shorten it to the question itself",
+        )
+
+
+def whole_pages(request: FetchRequest) -> FetchRequest:
+    """What the provider is asked for: with --focus or --max-total-chars, each page's whole text
+    (cut here afterwards, so the cache holds a page once for every focus and budget)."""
+    if not (request.focus or request.max_total_chars):
+        return request
+    from . import fit
+
+    return request.replace(focus=None, max_total_chars=None, max_chars=fit.FULL_CHARS, max_chars_given=True)
+
+
+def fitted(items: list[dict[str, Any]], request: FetchRequest) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The provider's whole pages cut to --focus, --max-chars and --max-total-chars (as they came without them)."""
+    if not (request.focus or request.max_total_chars):
+        return items, None
+    from . import fit
+
+    return fit.fit_items(items, request.focus, int(request.max_chars or DEFAULT_MAX_CHARS), request.max_total_chars)
+
+
 def run_fetch(request: FetchRequest, call: Call) -> dict[str, Any]:
     """The fetch payload for ``request`` (a worker.request.FetchRequest)."""
     from .. import config as config_mod
@@ -91,13 +126,18 @@ def run_fetch(request: FetchRequest, call: Call) -> dict[str, Any]:
             "%d URLs in one call; the limit is %d" % (len(urls), MAX_URLS),
             hint="split the URLs over several calls",
         )
+    check_focus(request.focus)
     cfg = config_mod.load(request)
     spec = config_mod.select(cfg, "fetch", request.provider)
     request = settle(request, getattr(cfg, "settings", None) or {})
     started = time.monotonic()
-    answer = cached_fetch(urls, request, call, cfg, spec)
-    items = answer.get("results", [])
+    answer = cached_fetch(urls, whole_pages(request), call, cfg, spec)
+    items, budget = fitted(answer.get("results", []), request)
     meta = dict(answer.get("meta", {}))
+    if request.focus or request.max_total_chars:
+        meta["max_chars"] = request.max_chars  # the provider was asked for whole pages
+    if budget is not None:
+        meta["budget"] = budget
     meta.setdefault("elapsed_ms", int((time.monotonic() - started) * 1000))
     meta["ok"] = sum(1 for it in items if it.get("ok"))
     meta["failed"] = len(items) - meta["ok"]

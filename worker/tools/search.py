@@ -36,7 +36,14 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 # The text field is rebuilt from the results on every call, cached or not;
 # enrichment (--fetch-top) runs after the cache, on cached and fresh answers alike.
-SEARCH_NOT_IN_KEY = ("max_chars", "fetch_top", "excerpt_chars", "source_timeout", "allow_private")
+SEARCH_NOT_IN_KEY = (
+    "max_chars",
+    "fetch_top",
+    "excerpt_chars",
+    "source_timeout",
+    "allow_private",
+    "max_total_chars",
+)
 
 # Failures another provider would not share: the next one gets the call.
 FALL_THROUGH = frozenset({"rate_limited", "blocked", "quota", "timeout", "network", "provider"})

@@ -124,6 +124,18 @@ def _source_body(r: dict[str, Any]) -> tuple[str, str]:
     return "snippet", body
 
 
+def _excerpt_offsets(r: dict[str, Any]) -> str:
+    """Where a focused excerpt's passages are in the page, so a fetch with start_index reads on from one."""
+    passages = [p for p in r.get("excerpt_passages") or [] if isinstance(p, dict) and isinstance(p.get("offset"), int)]
+    if not passages:
+        return ""
+    total = r.get("total_chars")
+    return "excerpt at characters %s%s (fetch with start_index to read on)" % (
+        ", ".join(str(p["offset"]) for p in passages[:10]),
+        " of %d" % total if isinstance(total, int) else "",
+    )
+
+
 def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
     lines = _source_head(i, r)
     label, body = _source_body(r)
@@ -131,6 +143,10 @@ def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
         if body_limit is not None and len(body) > body_limit:
             body = one_line(body, body_limit)
         lines.append("    %s: %s" % (label, body))
+        if label == "excerpt":
+            where = _excerpt_offsets(r)
+            if where:
+                lines.append("    " + where)
     err = r.get("fetch_error")
     if isinstance(err, dict):
         lines.append("    page not fetched: %s" % one_line(err.get("code"), 40))
@@ -153,6 +169,9 @@ def _meta_section(payload: dict[str, Any], tool: str) -> str:
     else:
         ok = sum(1 for r in results if isinstance(r, dict) and r.get("ok"))
         lines.append("pages: %d ok, %d failed" % (ok, len(results) - ok))
+    budget = meta.get("budget")
+    if isinstance(budget, dict):
+        lines.append(budget_line(budget))
     rid = meta.get("request_id") or meta.get("requestId")
     if rid:
         lines.append("request id: %s" % one_line(rid, 100))
@@ -162,6 +181,19 @@ def _meta_section(payload: dict[str, Any], tool: str) -> str:
     else:
         lines.append("cached: no")
     return "\n".join(lines)
+
+
+def budget_line(budget: dict[str, Any]) -> str:
+    """How the call's --max-total-chars was spent, in one line."""
+    cut = budget.get("cut_pages") or 0
+    return "budget: %s of %s characters used over %s page%s (fair share %s); %s" % (
+        budget.get("used_chars"),
+        budget.get("max_total_chars"),
+        budget.get("pages"),
+        "" if budget.get("pages") == 1 else "s",
+        budget.get("fair_share"),
+        "%d cut, each with where to continue" % cut if cut else "nothing cut",
+    )
 
 
 def _warnings_section(payload: dict[str, Any]) -> str:
@@ -294,6 +326,10 @@ def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None 
     content = item.get("content") or item.get("text") or ""
     if not isinstance(content, str):
         content = str(content)
+    if item.get("focused") and isinstance(item.get("passages"), list) and content:
+        lines.append("")
+        lines.append(focused_text(item, content))
+        return "\n".join(lines)
     cut_marker = None
     if max_chars is not None and len(content) > max_chars:
         cut = content.rfind("\n", 0, max_chars)
@@ -308,6 +344,42 @@ def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None 
         if m:
             lines.append(m)
     return "\n".join(lines)
+
+
+def focused_text(item: dict[str, Any], content: str) -> str:
+    """A focused page: each passage quoted under a line that says where it is and how to read on."""
+    from ..pages import focus
+
+    start = item.get("start_index") or 0
+    total = item.get("total_chars")
+    passages = item["passages"]
+    out = []
+    for passage, text in zip(passages, focus.parts(content, passages, start)):
+        offset, length = passage.get("offset", 0), passage.get("length", 0)
+        section = one_line(passage.get("section"), MAX_TITLE)
+        out.append(
+            "[passage: characters %d-%d%s%s; --start-index %d reads on from here]"
+            % (
+                offset,
+                offset + length,
+                " of %d" % total if isinstance(total, int) else "",
+                ', in "%s"' % section if section else "",
+                offset,
+            )
+        )
+        out.append(quote(text))
+    nxt = item.get("next_start_index")
+    out.append(
+        "[... focused: %d passage%s, %d of %s characters shown%s]"
+        % (
+            len(passages),
+            "" if len(passages) == 1 else "s",
+            sum(p.get("length", 0) for p in passages),
+            total if isinstance(total, int) else "?",
+            "; after the last, --start-index %d" % nxt if isinstance(nxt, int) else "",
+        )
+    )
+    return "\n".join(out)
 
 
 def fetch_text(payload: dict[str, Any], max_chars: int | None = None) -> str:

@@ -33,9 +33,14 @@ export interface FetchParams {
 	start_index?: number;
 	format?: "markdown" | "text" | "html" | "raw";
 	provider?: string;
+	focus?: string;
+	max_total_chars?: number;
 	highlights?: boolean;
 	summary?: boolean;
 }
+
+/** Page text for a whole web_fetch call when the model does not say (worker/tool_schemas.py HOST_MAX_TOTAL_CHARS). */
+export const DEFAULT_MAX_TOTAL_CHARS = 12000;
 
 /** Options every call gets from the extension's settings (not from the model). */
 export interface CommonOptions {
@@ -108,6 +113,9 @@ export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	if (num(p.start_index) && p.start_index > 0) pushValue(out, "--start-index", p.start_index);
 	pushValue(out, "--format", p.format);
 	pushValue(out, "--provider", p.provider);
+	// --focus=TEXT: a question starting with "-" is never read as an option.
+	if (str(p.focus)) out.push(`--focus=${p.focus.trim()}`);
+	pushValue(out, "--max-total-chars", num(p.max_total_chars) ? p.max_total_chars : DEFAULT_MAX_TOTAL_CHARS);
 	if (p.highlights) out.push("--highlights");
 	if (p.summary) out.push("--summary");
 	out.push("--", ...urls);

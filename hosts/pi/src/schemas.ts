@@ -2,6 +2,7 @@
 
 import { StringEnum } from "@mariozechner/pi-ai";
 import { Type } from "typebox";
+import { DEFAULT_MAX_TOTAL_CHARS } from "./args.ts";
 
 const Domains = (what: string) =>
 	Type.Optional(Type.Array(Type.String(), { maxItems: 20, description: `${what}, e.g. ["docs.python.org"]` }));
@@ -76,6 +77,20 @@ export const FetchSchema = Type.Object({
 	),
 	provider: Type.Optional(
 		Type.String({ description: "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a configured name." }),
+	),
+	focus: Type.Optional(
+		Type.String({
+			minLength: 1,
+			description:
+				"A question or the words you are looking for: each page gives its passages most relevant to it (verbatim, in page order, each with its character offset: start_index reads on from there) instead of its first characters. Use it on long pages.",
+		}),
+	),
+	max_total_chars: Type.Optional(
+		Type.Integer({
+			minimum: 200,
+			maximum: 10000000,
+			description: `Characters of page text for the whole call, shared fairly by the pages (default ${DEFAULT_MAX_TOTAL_CHARS}; a CJK character counts 4). Every page that is cut says where to continue.`,
+		}),
 	),
 	highlights: Type.Optional(Type.Boolean({ description: "Exa only: include the most relevant passages." })),
 	summary: Type.Optional(Type.Boolean({ description: "Exa only: include a short summary of each page." })),

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { test } from "node:test";
-import { ARGV_BUDGET_BYTES, ArgumentError, argvBytes, fetchArgs, foldFetchArguments, searchArgs } from "../src/args.ts";
+import {
+	ARGV_BUDGET_BYTES,
+	ArgumentError,
+	argvBytes,
+	DEFAULT_MAX_TOTAL_CHARS,
+	fetchArgs,
+	foldFetchArguments,
+	searchArgs,
+} from "../src/args.ts";
 
 const ROOT = resolve(import.meta.dirname ?? __dirname, "..", "..", "..");
 const PY = process.env.WEBSEARCH_PI_TEST_PYTHON || "python3";
@@ -75,6 +83,13 @@ test("search: unset parameters add nothing", () => {
 	assert.throws(() => searchArgs({ query: "   " }), ArgumentError);
 });
 
+test("fetch: a focus starting with a dash stays the focus; the call budget has the host's default", () => {
+	const a = workerParse(fetchArgs({ urls: ["https://a.example/"], focus: " -fPIC means what? " }));
+	assert.equal(a.focus, "-fPIC means what?");
+	assert.equal(a.max_total_chars, DEFAULT_MAX_TOTAL_CHARS);
+	assert.equal(workerParse(fetchArgs({ urls: ["https://a.example/"], max_total_chars: 3000 })).max_total_chars, 3000);
+});
+
 test("fetch: urls, options and a leading-dash URL stay positional", () => {
 	const argv = fetchArgs({
 		urls: ["https://a.example/x", " https://b.example/y ", "", "-not-an-option"],
@@ -95,7 +110,7 @@ test("fetch: urls, options and a leading-dash URL stay positional", () => {
 	assert.equal(a.highlights, true);
 	assert.equal(a.summary, true);
 	assert.equal(a.allow_private, true);
-	assert.deepEqual(fetchArgs({ urls: ["https://a.example/"] }), ["fetch", "--", "https://a.example/"]);
+	assert.deepEqual(fetchArgs({ urls: ["https://a.example/"] }), ["fetch", "--max-total-chars", "12000", "--", "https://a.example/"]);
 	assert.throws(() => fetchArgs({ urls: [" "] }), ArgumentError);
 });
 

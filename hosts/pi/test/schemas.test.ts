@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { test } from "node:test";
+import { DEFAULT_MAX_TOTAL_CHARS } from "../src/args.ts";
 import { FetchSchema, SearchSchema } from "../src/schemas.ts";
 
 const ROOT = resolve(import.meta.dirname ?? __dirname, "..", "..", "..");
@@ -38,3 +39,7 @@ for (const [tool, schema] of [
 		}
 	});
 }
+
+test("web_fetch: pi's default call budget is the one the worker declares for hosts", () => {
+	assert.equal(DEFAULT_MAX_TOTAL_CHARS, declared().web_fetch.inputSchema.properties.max_total_chars.default);
+});

@@ -1,0 +1,113 @@
+"""Focused passages (worker.pages.focus): pure functions on made-up pages."""
+
+from worker.pages import focus
+
+
+def page(paragraphs, headings=None):
+    """Markdown: filler paragraphs, with the given ones at their indexes and headings above some."""
+    parts = []
+    for i in range(60):
+        if headings and i in headings:
+            parts.append(headings[i])
+        parts.append(
+            paragraphs.get(i, "Paragraph %d talks about the weather, the roads and the town hall at length." % i)
+        )
+    return "\n\n".join(parts)
+
+
+def test_terms_fold_case_drop_glue_words_and_pair_cjk_characters():
+    assert focus.terms("How do I INSTALL the Widgets?") == ["instal", "widget"]
+    assert focus.terms("东京 天气") == ["东京", "天气"]
+    assert focus.terms("東京の天気") == ["東京", "京の", "の天", "天気"]
+    assert focus.terms("the of and") == []
+
+
+def test_the_answer_deep_in_a_page_is_chosen_verbatim_with_its_offset():
+    answer = "The reactor cooling pump runs at 1450 revolutions per minute during normal operation."
+    text = page({52: answer})
+    view = focus.focused(text, "what speed does the cooling pump run at", 600)
+    assert view is not None
+    assert answer in view["content"]
+    assert len(view["content"]) <= 600
+    for p, part in zip(view["passages"], focus.parts(view["content"], view["passages"], 0)):
+        assert text[p["offset"] : p["offset"] + p["length"]] == part  # verbatim, and where it says
+    offsets = [p["offset"] for p in view["passages"]]
+    assert offsets == sorted(offsets)
+    assert text.index(answer) in range(offsets[0], offsets[-1] + 1)
+
+
+def test_offsets_are_the_whole_pages_when_the_text_starts_later():
+    text = page({40: "Bolts are tightened to 35 newton metres."})
+    view = focus.focused(text[1000:], "bolt torque newton", 300, base=1000)
+    p = view["passages"][0]
+    assert text[p["offset"] : p["offset"] + p["length"]].startswith("Bolts are tightened")
+
+
+def test_the_section_heading_counts_for_the_paragraphs_under_it():
+    text = page(
+        {
+            10: "You install the package with the installer and restart.",
+            45: "Run the setup program as an administrator and accept the prompt.",
+        },
+        headings={45: "## Installing on Windows"},
+    )
+    view = focus.focused(text, "install on windows", 200)
+    assert "administrator" in view["content"]
+    assert "## Installing on Windows\n\nRun the setup" in view["content"]  # the heading right above comes along
+
+
+def test_cjk_pages_are_searched_without_spaces():
+    filler = "这一段讲的是城市的交通和天气，还有公园里的树木。"
+    text = "\n\n".join([filler] * 30 + ["东京的樱花通常在三月下旬开放，四月初最为盛开。"] + [filler] * 30)
+    view = focus.focused(text, "东京樱花什么时候开放", 100)
+    assert "三月下旬" in view["content"]
+
+
+def test_no_term_of_the_query_on_the_page_is_none():
+    assert focus.focused(page({}), "quantum chromodynamics", 500) is None
+
+
+def test_a_page_that_fits_is_given_whole():
+    view = focus.focused("short text about pumps", "pumps", 500)
+    assert view["content"] == "short text about pumps"
+    assert view["next_start_index"] is None
+
+
+def test_the_budget_holds_for_any_size():
+    text = page({i: "Pump model P%d delivers %d litres of water per minute." % (i, i * 10) for i in range(0, 60, 3)})
+    for budget in (60, 100, 250, 999, 3000):
+        view = focus.focused(text, "pump litres per minute", budget)
+        assert view is not None and len(view["content"]) <= budget, budget
+        nxt = view["next_start_index"]
+        last = view["passages"][-1]
+        assert nxt is None or nxt >= last["offset"] + last["length"]
+
+
+def test_a_block_longer_than_the_budget_is_cut_on_a_boundary():
+    long = " ".join("The turbine blade number %d is inspected for cracks every year." % i for i in range(80))
+    text = page({30: long})
+    view = focus.focused(text, "turbine blade cracks", 500)
+    assert 0 < len(view["content"]) <= 500
+    assert "turbine blade" in view["content"]
+
+
+def test_a_link_address_is_not_the_pages_words():
+    link = "See [the guide](https://docs.example.org/pump/cooling/speed-rpm-settings) for more."
+    answer = "Our cooling pump turns at 1450 rpm."
+    text = page({20: link, 50: answer})
+    view = focus.focused(text, "cooling pump speed rpm settings", 120)
+    assert answer in view["content"] and link not in view["content"]
+
+
+def test_paragraphs_inside_a_quote_are_blocks_of_their_own():
+    quoted = "\n>\n".join("> Quoted paragraph %d about the harbour and its boats." % i for i in range(40))
+    quoted = quoted.replace("paragraph 33 about the harbour", "paragraph 33: the lighthouse was built in 1871,")
+    view = focus.focused(page({30: quoted}), "when was the lighthouse built", 200)
+    assert "the lighthouse was built in 1871" in view["content"] and "paragraph 32" not in view["content"]
+
+
+def test_offsets_hold_after_a_character_that_lower_cases_to_two():
+    text = page({5: "İstanbul " * 20, 44: "The ferry to Kadıköy leaves every 20 minutes."})
+    view = focus.focused(text, "ferry Kadıköy", 200)
+    p = next(p for p in view["passages"] if p["offset"] > 1000)
+    assert text[p["offset"] : p["offset"] + p["length"]].startswith("The ferry to Kadıköy leaves every 20 minutes.")

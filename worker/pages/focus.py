@@ -1,0 +1,360 @@
+"""Focused passages: the parts of a page's text that answer a question, verbatim, with offsets.
+
+Pure functions.  The text is cut into blocks (paragraphs; a long one into
+pieces); each block is scored BM25-style for the question's terms, in the
+context of the section headings it sits under; the best blocks are taken until
+the budget is spent and given back in page order, each with its character
+offset, so ``--start-index`` reads on from any of them.
+
+Any language, no model: words are lower-cased ``\\w`` runs cut to a short
+prefix (a cheap stemmer: install/installing/installation meet), and CJK text,
+which has no spaces, is matched as overlapping character pairs.  The page is
+never tokenised as a whole: a few C-level passes find the blank lines, the
+headings, the link addresses and each term's occurrences (``str.find``), and
+Python works only where a term occurs, so a long page costs what its matches cost.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page's content
+PREFIX = 6  # letters of a word that make its term
+TITLE_MAX = 120
+PIECE = 900  # a block longer than this is scored in pieces of about this size
+MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too low to matter
+MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer
+HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
+CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
+K1, B = 1.2, 0.5
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN = re.compile("[%s]+" % _CJK)
+_WORD = re.compile(r"[^\W_]+")
+_HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")
+_BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+_LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
+
+# Question words and glue that say nothing about where an answer is (the page's own
+# statistics weigh the rest: a word on every paragraph scores next to nothing).
+_STOP = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
+    may me my of on or our should so than that the their them then there these they this those to was we were
+    what when where which who whom whose why will with would you your about also any all more most much many
+    der die das und ist ein eine le la les des est une el los las que un una il di che""".split()
+)
+
+
+def terms(query: str) -> list[str]:
+    """The distinct search terms of ``query``: word prefixes and CJK character pairs."""
+    out: list[str] = []
+    low = query.lower()
+    for run in _CJK_RUN.findall(low):
+        out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+    for word in _WORD.findall(_CJK_RUN.sub(" ", low)):
+        if word not in _STOP and (len(word) > 1 or word.isdigit()):
+            out.append(word[:PREFIX])
+    return list(dict.fromkeys(out))
+
+
+def _hits(low: str, word: str) -> list[int]:
+    """Where ``word`` occurs in ``low`` (the lower-cased text): a CJK pair anywhere, a word prefix at a word's start."""
+    out = []
+    find = low.find
+    at = find(word)
+    whole = bool(_CJK_RUN.fullmatch(word))
+    while at >= 0:
+        if whole or at == 0 or not (low[at - 1].isalnum()):
+            out.append(at)
+        at = find(word, at + len(word))
+    return out
+
+
+class Outline:
+    """The text's markdown headings, each with the chain of headings it sits under."""
+
+    __slots__ = ("starts", "ends", "chains")
+
+    def __init__(self, text: str):
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.chains: list[tuple[int, ...]] = []  # indexes of the headings above it and itself, outermost first
+        stack: list[tuple[int, int]] = []
+        find, match = text.find, _HEADING.match
+        at = 0 if text.startswith("#") else find("\n#")
+        while at >= 0:
+            m = match(text, at + (text[at] == "\n"))
+            if m:
+                level = len(m.group(1))
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, len(self.starts)))
+                self.starts.append(m.start())
+                self.ends.append(m.end())
+                self.chains.append(tuple(i for _, i in stack))
+            at = find("\n#", at + 1)
+
+    def at(self, pos: int) -> int:
+        """The index of the heading whose section holds ``pos``, or -1."""
+        from bisect import bisect_right
+
+        return bisect_right(self.starts, pos) - 1
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A long block as spans of about PIECE characters, cut after a line or a sentence."""
+    spans = []
+    while end - start > PIECE * 3 // 2:
+        cut = None
+        for m in _LINE_OR_SENTENCE.finditer(text, start + PIECE // 2, start + PIECE):
+            cut = m.end()
+        if cut is None:
+            space = text.rfind(" ", start + PIECE // 2, start + PIECE)
+            cut = space if space > start else start + PIECE
+        spans.append((start, cut))
+        while cut < end and text[cut].isspace():
+            cut += 1
+        start = cut
+    spans.append((start, end))
+    return spans
+
+
+def _link_targets(text: str) -> list[tuple[int, int]]:
+    """The spans of markdown link addresses, ``](...)``, in order."""
+    return [(m.start(), m.end()) for m in _LINK_TARGET.finditer(text)]
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    from bisect import bisect_right
+
+    i = bisect_right(spans, (pos, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+class _Finder:
+    """The block around a position: the paragraph (blank lines around it), a heading line, or a piece of a
+    long paragraph.  Only blocks that hold a term are ever found, so a long page costs what its hits cost."""
+
+    def __init__(self, text: str, outline: Outline):
+        self.text = text
+        self.outline = outline
+        self.cache: dict[int, list[tuple[int, int]]] = {}
+        breaks = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
+        self.break_starts = [s for s, _ in breaks]
+        self.break_ends = [e for _, e in breaks]
+
+    def block(self, pos: int) -> tuple[int, int]:
+        from bisect import bisect_right
+
+        text = self.text
+        i = bisect_right(self.break_starts, pos) - 1
+        start = self.break_ends[i] if i >= 0 else 0
+        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(text)
+        if end - start <= PIECE * 3 // 2 and text[start] != "#" and text.find("\n#", start, end) < 0:
+            return start, end  # a plain paragraph: most blocks, and no heading to look up
+        h = self.outline.at(pos)
+        if h >= 0 and pos < self.outline.ends[h]:
+            return self.outline.starts[h], self.outline.ends[h]
+        if h >= 0 and start <= self.outline.ends[h]:
+            start = self.outline.ends[h] + 1  # text right under the heading, without a blank line
+        while start < end and text[start].isspace():
+            start += 1
+        if end - start <= PIECE * 3 // 2:
+            return start, end
+        spans = self.cache.get(start)
+        if spans is None:
+            spans = self.cache[start] = _pieces(text, start, end)
+        for a, b in spans:
+            if pos < b:
+                return a, b
+        return spans[-1]
+
+    def after(self, end: int) -> tuple[int, int] | None:
+        """The block right after one that ends at ``end``."""
+        text = self.text
+        pos = end
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        return self.block(pos) if pos < len(text) else None
+
+
+def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]:
+    """{(start, end): score} of the blocks that hold a term of ``query`` (themselves, in their
+    headings, or in the block before them), and the text's outline."""
+    words = terms(query)
+    outline = Outline(text)
+    if not words or not text:
+        return {}, outline
+    # U+0130 is the one character that lower-cases to two: offsets must stay the text's.
+    low = text.replace("\u0130", "i").lower()
+    finder = _Finder(text, outline)
+    counts: dict[tuple[int, int], dict[int, int]] = {}
+    links = _link_targets(text)
+    for t, word in enumerate(words):
+        for at in _hits(low, word):
+            if links and _inside(links, at):
+                continue  # a link's address is not what the page says: docs URLs repeat every term
+            c = counts.setdefault(finder.block(at), {})
+            c[t] = c.get(t, 0) + 1
+    if not counts:
+        return {}, outline
+    df = [0] * len(words)
+    for c in counts.values():
+        for t in c:
+            df[t] += 1
+    # The number of blocks, near enough for idf and the average length, without reading them all.
+    n = max(len(finder.break_starts) + 1, len(text) // PIECE, max(df) + 1)
+    idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
+    avg = len(text) / n
+    own: dict[tuple[int, int], float] = {}
+    for k, c in counts.items():
+        norm = K1 * (1 - B + B * (k[1] - k[0]) / avg)
+        own[k] = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in c.items())
+    heading_blocks = set(zip(outline.starts, outline.ends))
+    candidates = dict.fromkeys(counts)
+    for k in list(counts):
+        nxt = finder.after(k[1])  # an answer often follows the paragraph that asks; a section follows its heading
+        if nxt is not None and nxt[1] - nxt[0] >= MIN_BLOCK:
+            candidates.setdefault(nxt)
+    empty: dict[int, int] = {}
+    scores: dict[tuple[int, int], float] = {}
+    previous: dict[tuple[int, int], float] = {}
+    for k in counts:
+        nxt = finder.after(k[1])
+        if nxt is not None:
+            previous[nxt] = own[k]
+    for k in candidates:
+        h = outline.at(k[0])
+        context: dict[int, float] = {}
+        for i in outline.chains[h] if h >= 0 else ():
+            if outline.starts[i] == k[0]:
+                continue
+            for t in counts.get((outline.starts[i], outline.ends[i]), empty):
+                context[t] = idf[t]
+        c = counts.get(k, empty)
+        # Distinct terms weigh most: a block that names every part of the question beats one that repeats a word.
+        coverage = sum(idf[t] for t in c)
+        extra = sum(v for t, v in context.items() if t not in c)
+        s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
+        scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
+    return scores, outline
+
+
+def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], Outline | None]:
+    """The (start, end) spans to show for ``query`` within ``budget`` characters, in page order.
+
+    A span is a run of whole blocks (the one chosen and, when it fits, the
+    heading of its section); spans that touch are merged.  The GAP markers
+    between spans and at either end are counted in the budget.  Empty when no
+    block holds a term of the query.  The outline comes along when it was read.
+    """
+    if len(text) <= budget:
+        return ([(0, len(text))] if text else []), None
+    scores, outline = score(text, query)
+    ranked = sorted(scores, key=lambda k: (-scores[k], k[0]))
+    chosen: list[tuple[int, int]] = []
+
+    def cost(spans: list[tuple[int, int]]) -> int:
+        spans = _merged(text, spans)
+        gaps = len(spans) - 1 + (spans[0][0] > 0) + (spans[-1][1] < len(text))
+        return sum(e - s for s, e in spans) + gaps * len(GAP)
+
+    used = 0
+    for k in ranked[:MAX_TRIED]:
+        if chosen and k[1] - k[0] > budget - used:
+            continue  # cannot fit: skip the merge below
+        if budget - used < 2 * len(GAP):
+            break
+        want = [k]
+        h = outline.at(k[0])
+        if h >= 0 and outline.starts[h] != k[0] and _blank(text, outline.ends[h], k[0]):
+            want.append((outline.starts[h], outline.ends[h]))  # the heading right above: it costs no marker
+        for trial in (chosen + want, chosen + want[:1]):
+            spent = cost(trial)
+            if spent <= budget:
+                chosen, used = trial, spent
+                break
+        else:
+            if chosen:
+                continue
+            # the best block alone is too long: its start, cut on a clean boundary
+            from .window import window
+
+            piece, _, _ = window(text[want[0][0] : want[0][1]], 0, budget - 2 * len(GAP))
+            if piece:
+                chosen = [(want[0][0], want[0][0] + len(piece))]
+                used = cost(chosen)
+    return (_merged(text, chosen) if chosen else []), outline
+
+
+def _blank(text: str, start: int, end: int) -> bool:
+    """Only whitespace between ``start`` and ``end`` (a few blank lines at most: no long slice is made)."""
+    return end - start <= 16 and not text[start:end].strip()
+
+
+def _merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans in order, with spans that overlap or touch (whitespace between) made one."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and (s <= out[-1][1] or _blank(text, out[-1][1], s)):
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _passage(text: str, outline: Outline, start: int, end: int, base: int) -> dict[str, Any]:
+    """One passage's place: offset and length in the page, and the title of the section it starts in."""
+    out: dict[str, Any] = {"offset": base + start, "length": end - start}
+    h = outline.at(start)
+    if h >= 0 and outline.starts[h] < start:
+        title = _HEADING.match(text, outline.starts[h])
+        if title:
+            out["section"] = title.group().lstrip("#").strip()[:TITLE_MAX]
+    return out
+
+
+def parts(content: str, passages: list[dict[str, Any]], start_index: int) -> list[str]:
+    """The passages' texts back out of a focused ``content`` (the inverse of the join in ``focused``)."""
+    pos = len(GAP.lstrip("\n")) if passages and passages[0]["offset"] > start_index else 0
+    out = []
+    for p in passages:
+        out.append(content[pos : pos + p["length"]])
+        pos += p["length"] + len(GAP)
+    return out
+
+
+def focused(text: str, query: str, budget: int, base: int = 0) -> dict[str, Any] | None:
+    """The focused view of ``text`` (which starts at offset ``base`` of the page), or None.
+
+    ``{"content", "passages": [{"offset", "length"}], "next_start_index"}``:
+    the passages joined by GAP (also at either end when text was left out there),
+    offsets in the whole page; ``next_start_index`` is where reading on after the
+    last passage starts (None when it reaches the end).  None when no passage of
+    the text holds a term of the query: the caller shows the page's start instead.
+    """
+    spans, outline = select(text, query, budget)
+    if not spans:
+        return None
+    if outline is None:
+        outline = Outline(text)
+    parts = [text[s:e] for s, e in spans]
+    content = GAP.join(parts)
+    if spans[0][0] > 0:
+        content = GAP.lstrip("\n") + content
+    last = spans[-1][1]
+    while last < len(text) and text[last].isspace():
+        last += 1
+    if last < len(text):
+        content += GAP.rstrip("\n")
+    return {
+        "content": content,
+        "passages": [_passage(text, outline, s, e, base) for s, e in spans],
+        "next_start_index": base + last if last < len(text) else None,
+    }
