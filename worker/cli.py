@@ -72,6 +72,7 @@ def sub_examples(prog: str, command: str) -> str:
 RECENCY = ("day", "week", "month", "year")
 SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
+RENDER_MODES = ("auto", "never", "always")  # worker.pages.render.MODES: the option's choices, without importing it
 OUTPUTS = ("protocol", "text")
 VERTICALS = ("web", "news")
 
@@ -297,6 +298,12 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         action="store_true",
         default=False,
         help="read the site's /llms.txt first (the page when it has none)",
+    )
+    f.add_argument(
+        "--render",
+        choices=RENDER_MODES,
+        default=None,
+        help="render pages in Chromium: auto (default: only pages whose text is built by scripts), never, always",
     )
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False)

@@ -186,6 +186,7 @@ class FetchRequest(Request):
     concurrency: int = 8
     no_adapters: bool = False
     llms_txt: bool = False
+    render: "str | None" = None  # auto | never | always; None: the config's, else auto (worker.pages.render)
     # Exa
     highlights: bool = False
     summary: bool = False
@@ -202,6 +203,7 @@ class FetchRequest(Request):
     max_bytes: "int | None" = None
     sites: "dict[str, Any] | None" = None  # the config's "sites" settings
     github_auth: "bool | None" = None  # a GitHub token is set: private repositories answer otherwise
+    browser: "str | None" = None  # the config's "browser": the Chrome/Chromium that renders pages
 
 
 COMMANDS = {"search": SearchRequest, "fetch": FetchRequest}

@@ -29,6 +29,9 @@ class LocalFetchProvider(Provider):
         )
         concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
+        from ..pages.render.hook import complete
+
+        items, rendering = complete(items, urls, self.call, spec, request.render or "auto", request.browser)
         meta = {
             "format": spec.fmt,
             "max_chars": spec.max_chars,
@@ -36,4 +39,5 @@ class LocalFetchProvider(Provider):
             "concurrency": min(concurrency, len(urls)),
             "max_bytes": spec.max_bytes,
         }
+        meta.update(rendering)
         return {"results": items, "meta": meta}

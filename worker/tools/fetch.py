@@ -113,6 +113,11 @@ def settle(
         if request.max_chars is not None
         else settings.get("fetchMaxChars") or DEFAULT_MAX_CHARS,
         max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
+        # auto, the default, stays None: the cache keys of calls that do not choose are what they were
+        browser=settings.get("browser") or None,
+        render=None
+        if (request.render or settings.get("render") or "auto") == "auto"
+        else (request.render or settings.get("render")),
     )
     if not request.no_adapters:
         # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.
