@@ -60,7 +60,11 @@ FLAGS = (
     "--disable-extensions",
     "--disable-domain-reliability",
     "--disable-client-side-phishing-detection",
-    "--disable-features=MediaRouter,OptimizationHints,Translate,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+    # Chrome's own local-network checks are off: the gate (worker.pages.render.gate) applies the
+    # worker's guard to every request, websockets included, which those checks do not cover.
+    "--disable-features=MediaRouter,OptimizationHints,Translate,AutofillServerCommunication,"
+    "CertificateTransparencyComponentUpdater,LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,"
+    "PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults",
     "--disable-dev-shm-usage",
     "--block-new-web-contents",
     "--deny-permission-prompts",
@@ -132,7 +136,8 @@ class Browser:
         to_browser_r, to_browser_w = os.pipe()
         from_browser_r, from_browser_w = os.pipe()
         child_r, child_w = _high(to_browser_r), _high(from_browser_w)
-        env = dict(os.environ, HOME=profile)  # nothing lands in the user's ~/.config or ~/.pki
+        # Nothing lands in the user's ~/.config, ~/.cache or ~/.pki (crash reports included).
+        env = dict(os.environ, HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
         try:
             # posix_spawn, not fork: safe while other threads run; the child gets its own process group.
             self.pid = os.posix_spawn(
