@@ -141,6 +141,12 @@ PARAMS = {
             "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
             "configured name. Leave unset unless the user asked for one.",
         ),
+        Param(
+            "render",
+            "--render",
+            "Render pages in a browser: auto (default: only pages whose text is built by scripts), never, "
+            "or always. Items rendered say rendered: true.",
+        ),
         Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
         Param("summary", "--summary", "Exa only: include a short summary of each page."),
     ],

@@ -33,6 +33,7 @@ export interface FetchParams {
 	start_index?: number;
 	format?: "markdown" | "text" | "html" | "raw";
 	provider?: string;
+	render?: "auto" | "never" | "always";
 	highlights?: boolean;
 	summary?: boolean;
 }
@@ -108,6 +109,7 @@ export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	if (num(p.start_index) && p.start_index > 0) pushValue(out, "--start-index", p.start_index);
 	pushValue(out, "--format", p.format);
 	pushValue(out, "--provider", p.provider);
+	pushValue(out, "--render", p.render);
 	if (p.highlights) out.push("--highlights");
 	if (p.summary) out.push("--summary");
 	out.push("--", ...urls);

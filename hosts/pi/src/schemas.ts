@@ -77,6 +77,12 @@ export const FetchSchema = Type.Object({
 	provider: Type.Optional(
 		Type.String({ description: "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a configured name." }),
 	),
+	render: Type.Optional(
+		StringEnum(["auto", "never", "always"] as const, {
+			description:
+				"Render pages in a browser: auto (default: only pages whose text is built by scripts), never, or always. Items rendered say rendered: true.",
+		}),
+	),
 	highlights: Type.Optional(Type.Boolean({ description: "Exa only: include the most relevant passages." })),
 	summary: Type.Optional(Type.Boolean({ description: "Exa only: include a short summary of each page." })),
 });
