@@ -82,6 +82,7 @@ def test_script_built_pages_come_back_with_their_xhr_text(app, env):
         assert "Rendered %s" % name in it["content"] and ARTICLE[:60] in it["content"]
         assert "script_built" not in it
     assert r.payload["meta"]["rendered"] == 2 and r.payload["meta"]["browser_start_ms"] > 0
+    assert "rendered: in a browser" in r.payload["text"]  # what a model reads says so too
     assert app.hits["/api/article"] >= 2
 
 
@@ -197,17 +198,21 @@ def test_200_calls_ended_at_random_moments_leave_nothing(app, tmp_path):
     pending = list(range(200))
     running = []
     codes = []
+    browsers_seen = 0
     while pending or running:
         while pending and len(running) < 4:
             pending.pop()
-            running.append((_spawn(args, env), time.monotonic() + rng.uniform(0.05, 2.5)))
+            running.append((_spawn(args, env), time.monotonic() + rng.uniform(0.05, 5.0)))
         time.sleep(0.02)
         for proc, at in list(running):
             if time.monotonic() >= at:
+                browsers_seen += bool(live_browsers(base))
                 proc.send_signal(signal.SIGTERM)
                 codes.append(proc.wait(timeout=10))
                 running.remove((proc, at))
-    assert set(codes) <= {130}, codes
+    # 130: cancelled; -SIGTERM: killed while Python was still starting, before any handler (or browser)
+    assert set(codes) <= {130, -signal.SIGTERM}, codes
+    assert codes.count(130) > 150 and browsers_seen >= 50, (codes.count(130), browsers_seen)
     assert _ends_clean(base) == ([], [])
 
 
