@@ -28,6 +28,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from memory import Peak  # noqa: E402
+
 PAGE = (
     b'<html><body><div id="root"></div><script>fetch("/data").then(r=>r.json()).then(d=>{'
     b'document.getElementById("root").textContent=d.text})</script></body></html>'
@@ -90,32 +94,6 @@ def serve():
     return "http://127.0.0.1:%d/" % srv.server_port
 
 
-def tree_rss_kb(root):
-    """Proportional set size (shared pages split between sharers) of ``root`` and all its descendants."""
-    children = {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % pid) as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(pid))
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            with open("/proc/%d/smaps_rollup" % pid) as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
-
-
 def one(driver, url, browser, tmp):
     env = dict(os.environ, ROOT=ROOT)
     proc = subprocess.Popen(
@@ -126,28 +104,16 @@ def one(driver, url, browser, tmp):
         text=True,
         env=env,
     )
-    peak = 0
-    stop = threading.Event()
-
-    def sample():
-        nonlocal peak
-        while not stop.is_set():
-            peak = max(peak, tree_rss_kb(proc.pid))
-            time.sleep(0.02)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
-    assert proc.stdout.readline().strip() == "READY"
-    proc.stdin.write("\n")
-    proc.stdin.flush()
-    got = json.loads(proc.stdout.readline())
-    assert proc.stdout.readline().strip() == "DONE"
-    stop.set()
-    t.join()
+    with Peak(proc.pid) as peak:
+        assert proc.stdout.readline().strip() == "READY"
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        got = json.loads(proc.stdout.readline())
+        assert proc.stdout.readline().strip() == "DONE"
     proc.stdin.write("\n")
     proc.stdin.flush()
     proc.wait(timeout=30)
-    got["peak_mb"] = peak / 1024
+    got["peak_mb"] = peak.mb
     return got
 
 

@@ -16,6 +16,7 @@ Pages are served on 127.0.0.1 by tests/fakes/app_server.py; every call is a real
     peak memory     the most PSS (shared pages counted once) of the call's whole process tree, sampled
     static auto     a batch of 5 static pages with --render auto vs --render never, rounds interleaved:
                     median wall of each and the ratio auto / never (the check is all auto adds)
+    auto's check    that check alone, in-process (median of 2000), and the self time of importing its modules
 """
 
 import argparse
@@ -24,34 +25,14 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fakes.app_server import AppServer  # noqa: E402
-
-
-def tree_pss_kb(root):
-    children = {}
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open("/proc/%s/stat" % pid) as f:
-                    children.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(pid))
-            except (OSError, IndexError, ValueError):
-                pass
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            with open("/proc/%d/smaps_rollup" % pid) as f:
-                total += sum(int(line.split()[1]) for line in f if line.startswith("Pss:"))
-        except OSError:
-            pass
-    return total
+from memory import Peak  # noqa: E402
 
 
 def call(env, urls, *extra):
@@ -64,23 +45,44 @@ def call(env, urls, *extra):
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
     )
-    peak = 0
-    stop = threading.Event()
-
-    def sample():
-        nonlocal peak
-        while not stop.is_set():
-            peak = max(peak, tree_pss_kb(proc.pid))
-            time.sleep(0.02)
-
-    t = threading.Thread(target=sample, daemon=True)
-    t.start()
-    out, _ = proc.communicate(timeout=120)
-    stop.set()
-    t.join()
+    with Peak(proc.pid) as peak:
+        out, _ = proc.communicate(timeout=120)
     wall = (time.monotonic() - started) * 1000
     payload = json.loads(out.decode().splitlines()[1])
-    return wall, payload, peak / 1024
+    return wall, payload, peak.mb
+
+
+def in_process_check(urls):
+    """Microseconds --render auto's check takes on a batch of static items (the call's only added work)."""
+    sys.path.insert(0, ROOT)
+    from worker.pages import download
+    from worker.pages.render.hook import complete
+
+    spec = download.Spec(allow_private=True)
+    items = download.fetch_all(urls, None, spec)
+    runs = []
+    for _ in range(2000):
+        t = time.perf_counter()
+        got, info = complete(items, urls, None, spec, "auto")
+        runs.append((time.perf_counter() - t) * 1e6)
+        assert got is items and info == {}
+    return statistics.median(runs)
+
+
+def hook_import_us():
+    """-X importtime of worker.pages.render.hook (with decide) in a fresh interpreter: cumulative microseconds."""
+    out = subprocess.run(
+        [sys.executable, "-I", "-X", "importtime", "-c", "import worker.pages.render.hook"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stderr
+    own = [
+        line
+        for line in out.splitlines()
+        if line.rstrip().endswith(("worker.pages.render.hook", "worker.pages.render.decide", "worker.pages.render"))
+    ]
+    return sum(int(line.split("|")[0].split(":")[1]) for line in own)
 
 
 def p90(xs):
@@ -117,6 +119,8 @@ def main():
         assert "browser_start_ms" not in payload["meta"]
         auto.append(wall)
         never.append(call(env, statics, "--render", "never")[0])
+    check_us = in_process_check(statics)
+    import_us = hook_import_us()
     app.stop()
     later = walls[1:]
     print(
@@ -133,6 +137,10 @@ def main():
     print(
         "static auto     auto %6.0f ms   never %6.0f ms   ratio %.3f"
         % (statistics.median(auto), statistics.median(never), statistics.median(auto) / statistics.median(never))
+    )
+    print(
+        "auto's check    %.1f us per batch of 5 static items in-process; its modules import in %d us"
+        % (check_us, import_us)
     )
 
 
