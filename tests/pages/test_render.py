@@ -259,6 +259,35 @@ def test_browsers_are_shared_slots_later_calls_wait_within_their_timeout(app, tm
     assert it["rendered"] is True
 
 
+def test_the_browser_inherits_no_secret_of_the_worker(app, tmp_path):
+    env = worker_env(tmp_path, {"EXA_API_KEY": "exa-secret-123", "GITHUB_TOKEN": "ghp_secret456"})
+    base = env["WEBSEARCH_WORKER_TMPDIR"]
+    proc = _spawn(["fetch", "--no-cache", PRIV, app.url("/app/forever")], env)
+    try:
+        end = time.monotonic() + 20
+        while not live_browsers(base) and time.monotonic() < end:
+            time.sleep(0.05)
+        pids = [line.split()[0] for line in live_browsers(base)]
+        assert pids, "the browser never started"
+        for pid in pids:
+            try:
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    environ = f.read()
+            except OSError:
+                continue
+            assert b"secret" not in environ and b"EXA_API_KEY" not in environ, pid
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+def test_a_browser_that_dies_at_once_leaves_the_shell_as_it_was(app, env):
+    started = time.monotonic()
+    [it] = items(fetch(dict(env, WEBSEARCH_WORKER_BROWSER="/bin/true"), PRIV, app.url("/app/shell")))
+    assert it["error"]["code"] == "needs_javascript" and time.monotonic() - started < 10
+    assert any("did not start" in w for w in it["warnings"]), it
+
+
 # ------------------------------------------------------------------ without a browser
 
 

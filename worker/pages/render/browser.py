@@ -115,6 +115,20 @@ def arguments(executable: str, profile: str, gate: str) -> list[str]:
     ]
 
 
+# What the browser inherits of the worker's environment: never API keys or tokens (a
+# crash report could hold its environment), nor proxies (the gate is its proxy).
+PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_PATH", "FONTCONFIG_FILE")
+
+
+def browser_env(profile: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The browser's environment: a few locale and font settings, and a home inside its profile
+    (nothing lands in the user's ~/.config, ~/.cache or ~/.pki, crash reports included)."""
+    environ = os.environ if environ is None else environ
+    env = {k: environ[k] for k in PASSED_ENV if k in environ}
+    env.update(HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
+    return env
+
+
 def _high(fd: int) -> int:
     """The same pipe end above fd 4, so the dup2 to 3 and 4 in the child cannot clobber it."""
     import fcntl
@@ -136,8 +150,7 @@ class Browser:
         to_browser_r, to_browser_w = os.pipe()
         from_browser_r, from_browser_w = os.pipe()
         child_r, child_w = _high(to_browser_r), _high(from_browser_w)
-        # Nothing lands in the user's ~/.config, ~/.cache or ~/.pki (crash reports included).
-        env = dict(os.environ, HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
+        env = browser_env(profile)
         try:
             # posix_spawn, not fork: safe while other threads run; the child gets its own process group.
             self.pid = os.posix_spawn(
