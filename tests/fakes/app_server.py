@@ -58,6 +58,9 @@ PAGES = {
     # a script the page waits for that never arrives: the load event never fires
     "/app/never-loads": '<html><head><title>Never</title></head><body><div id="root"></div>%s'
     '<script src="/static/hang.js"></script></body></html>' % _builder("/api/article?id=never"),
+    # builds its text, then asks for far more than a page may
+    "/app/greedy": '<html><head><title>Greedy</title></head><body><div id="root"></div>%s</body></html>'
+    % _builder("/api/article?id=greedy", "for(var i=0;i<1000;i++){fetch('/api/tick?n='+i)}"),
     # dialogs and popups before the text is built
     "/app/dialogs": '<html><head><title>Dialogs</title></head><body><div id="root"></div><script>'
     "alert('hello');confirm('sure?');prompt('name?');window.open('/popup/opened');"

@@ -133,6 +133,14 @@ def test_a_page_that_never_settles_is_read_as_it_stands(app, env):
     assert not live_browsers(env["WEBSEARCH_WORKER_TMPDIR"])
 
 
+def test_a_page_over_its_request_limit_is_stopped_and_read(app, env):
+    before = app.hits["/api/tick"]
+    [it] = items(fetch(env, PRIV, app.url("/app/greedy")))
+    assert it["ok"] is True and "Rendered greedy" in it["content"], it
+    assert any("stopped after" in w and "requests" in w for w in it["warnings"]), it.get("warnings")
+    assert app.hits["/api/tick"] - before < 1000
+
+
 def test_dialogs_are_dismissed_and_popups_never_open(app, env):
     [it] = items(fetch(env, PRIV, app.url("/app/dialogs")))
     assert it["ok"] is True and "Rendered dialogs" in it["content"], it
