@@ -55,6 +55,9 @@ def complete(
         _render_all(items, urls, todo, call, spec, executable, info)
     except WorkerError as exc:  # no slot, the browser would not start: the static items stand
         return _unrendered(items, todo, exc.message, exc.hint), dict(info, render="failed")
+    except Exception as exc:  # no port for the gate, a broken pipe: rendering never fails the batch
+        why = "the browser failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
+        return _unrendered(items, todo, why, None), dict(info, render="failed")
     return items, info
 
 
@@ -103,7 +106,11 @@ def _render_all(
         gate = Gate(spec.allow_private, spec.max_bytes * len(todo), MAX_CONNECTIONS * len(todo))
         profile = os.path.join(_tempdir(call), "browser-%d" % time.time_ns())
         started = time.monotonic()
-        browser = Browser(executable, profile, gate.address)
+        try:
+            browser = Browser(executable, profile, gate.address)
+        except BaseException:
+            gate.close()
+            raise
         if call is not None:
             call.track(browser)
         try:
