@@ -21,7 +21,7 @@ from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from .cdp import Connection
 
@@ -141,10 +141,16 @@ def _high(fd: int) -> int:
 class Browser:
     """A running browser: ``conn`` speaks to it, ``kill()`` ends its process group."""
 
-    def __init__(self, executable: str, profile: str, gate: str) -> None:
+    def __init__(
+        self, executable: str, profile: str, gate: str, on_spawn: Callable[[Browser], object] | None = None
+    ) -> None:
+        """Start the browser; ``on_spawn(self)`` runs the moment it exists (Call.track: a signal
+        that comes while it starts up must find it to kill)."""
         from .cdp import Connection
 
         self.profile = profile
+        self._reaped = False
+        self.conn: Connection  # set once the pipe is open; kill() may come before
         self.started = time.monotonic()
         os.makedirs(profile, mode=0o700, exist_ok=True)
         to_browser_r, to_browser_w = os.pipe()
@@ -166,6 +172,8 @@ class Browser:
                 ],
                 setpgroup=0,
             )
+            if on_spawn is not None:
+                on_spawn(self)
         except OSError as exc:
             for fd in (child_r, child_w, to_browser_w, from_browser_r):
                 os.close(fd)
@@ -180,18 +188,19 @@ class Browser:
                     os.close(fd)
                 except OSError:
                     pass
-        self._reaped = False
-        self.conn: Connection = Connection(from_browser_r, to_browser_w)
+        self.conn = Connection(from_browser_r, to_browser_w)
 
     def kill(self) -> None:
-        """End every process of the browser's group now, and reap the leader; safe to call twice."""
+        """End every process of the browser's group now, reap the leader, remove the profile; safe to call twice."""
         if self._reaped:
             return
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except OSError:
             pass
-        self.conn.close()
+        conn = getattr(self, "conn", None)
+        if conn is not None:
+            conn.close()
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             try:
@@ -202,8 +211,16 @@ class Browser:
                 break
             time.sleep(0.005)
         self._reaped = True
+        self._remove_profile()
 
     def close(self) -> None:
-        """kill(), then remove the profile."""
         self.kill()
-        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def _remove_profile(self) -> None:
+        # A dying process may still be finishing a write: try again until the directory stays gone.
+        end = time.monotonic() + 2.0
+        while True:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            if not os.path.exists(self.profile) or time.monotonic() > end:
+                return
+            time.sleep(0.05)

@@ -107,12 +107,10 @@ def _render_all(
         profile = os.path.join(_tempdir(call), "browser-%d" % time.time_ns())
         started = time.monotonic()
         try:
-            browser = Browser(executable, profile, gate.address)
+            browser = Browser(executable, profile, gate.address, on_spawn=call.track if call is not None else None)
         except BaseException:
             gate.close()
             raise
-        if call is not None:
-            call.track(browser)
         try:
             try:
                 browser.conn.send("Browser.getVersion", timeout=max(0.1, min(15.0, end - time.monotonic())))
