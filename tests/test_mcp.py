@@ -189,6 +189,29 @@ def test_fetch_of_a_local_page(tmp_path, web):
     assert temp_dirs(tmp_path) == []
 
 
+def test_fetch_renders_a_script_built_page(tmp_path):
+    from fakes.app_server import ARTICLE, AppServer
+
+    from worker.pages.render import browser
+
+    if browser.find() is None and os.environ.get("CI") != "true":
+        pytest.skip("no Chrome/Chromium installed (apt-get install chromium); CI installs it and runs this")
+    app = AppServer().start()
+
+    async def body(session):
+        return await session.call_tool("web_fetch", {"urls": [app.url("/app/shell")], "render": "auto"})
+
+    try:
+        result, _ = run_session(tmp_path, body, "--allow-private")
+    finally:
+        app.stop()
+    assert not result.is_error, result.content
+    [item] = result.structured_content["results"]
+    assert item["rendered"] is True and ARTICLE[:60] in item["content"]
+    assert app.hits["/api/article"] == 1
+    assert temp_dirs(tmp_path) == []
+
+
 def test_search_against_a_fake_provider(tmp_path, config):
     async def body(session):
         return await session.call_tool("web_search", {"query": "-dash leading mcp query", "limit": 2})

@@ -73,6 +73,7 @@ def sub_examples(prog: str, command: str) -> str:
 RECENCY = ("day", "week", "month", "year")
 SAFESEARCH = ("on", "moderate", "off")
 FETCH_FORMATS = ("markdown", "text", "html", "raw")
+RENDER_MODES = ("auto", "never", "always")  # worker.pages.render.MODES: the option's choices, without importing it
 OUTPUTS = ("protocol", "text")
 VERTICALS = ("web", "news")
 VERSION_HELP = "print the version and exit"
@@ -338,6 +339,12 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         action="store_true",
         default=False,
         help='honour the sites\' robots.txt (RFC 9309): a disallowed URL is an item error (config: "robots": true)',
+    )
+    f.add_argument(
+        "--render",
+        choices=RENDER_MODES,
+        default=None,
+        help="render pages in Chromium: auto (default: only pages whose text is built by scripts), never, always",
     )
     fx = f.add_argument_group("exa options")
     fx.add_argument("--highlights", action="store_true", default=False, help="ask for the most relevant passages")

@@ -61,6 +61,8 @@ SETTINGS = {
         "breaker",
         "false, or {threshold, window, cooldown, probe}: when to skip a provider that keeps refusing",
     ),
+    "render": ("render", "auto, never or always: when fetch renders pages in Chromium (like --render)"),
+    "browser": ("str", "the Chrome/Chromium binary fetch renders pages with (default: the system's chromium)"),
     "sites": (
         "sites",
         '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)',
@@ -241,6 +243,16 @@ def _check_setting(path: str, key: str, value: Any) -> None:
         return _check_names(path, key, value)
     if kind == "breaker":
         return _check_breaker(path, value)
+    if kind == "render":
+        from .cli import RENDER_MODES
+
+        if value not in RENDER_MODES:
+            raise _error(
+                path,
+                '"render" must be one of %s, got %s' % (", ".join(RENDER_MODES), _short(value)),
+                example='{"render": "auto"}',
+            )
+        return None
     if kind == "sites":
         from .pages import sites
 

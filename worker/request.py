@@ -190,6 +190,7 @@ class FetchRequest(Request):
     no_adapters: bool = False
     llms_txt: bool = False
     respect_robots: bool = False  # --respect-robots; the config's "robots" settles it too
+    render: "str | None" = None  # auto | never | always; None: the config's, else auto (worker.pages.render)
     # Exa
     highlights: bool = False
     summary: bool = False
@@ -210,6 +211,7 @@ class FetchRequest(Request):
     user_agent: "str | None" = None  # the config's "userAgent"
     # Set by the fetch cache for the provider, never in the cache key: {url: stored validators}.
     revalidate: "dict[str, Any] | None" = None
+    browser: "str | None" = None  # the config's "browser": the Chrome/Chromium that renders pages
 
 
 COMMANDS = {"search": SearchRequest, "fetch": FetchRequest}

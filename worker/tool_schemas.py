@@ -159,6 +159,12 @@ PARAMS = {
             "character counts 4). Every page that is cut says where to continue." % HOST_MAX_TOTAL_CHARS,
             default=HOST_MAX_TOTAL_CHARS,
         ),
+        Param(
+            "render",
+            "--render",
+            "Render pages in a browser: auto (default: only pages whose text is built by scripts), never, "
+            "or always. Items rendered say rendered: true.",
+        ),
         Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
         Param("summary", "--summary", "Exa only: include a short summary of each page."),
     ],

@@ -323,6 +323,8 @@ def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
     )
     if meta.get("page_data"):
         item["page_data"] = meta["page_data"]
+    if meta.get("script_built"):  # almost no text, and scripts that may build it: --render auto renders it
+        item["script_built"] = True
     if "hidden_removed_chars" in meta:
         item["hidden_removed_chars"] = meta["hidden_removed_chars"]
     if meta.get("charset"):

@@ -1,8 +1,8 @@
 """The checks a downloaded HTML page goes through around extraction.
 
 ``before``: a bot challenge is an error, whatever the status (worker.pages.walls).
-``after``: a page with almost no text is read from its page data or reported as
-needing JavaScript (worker.pages.shells); a login wall or paywall marks the item as
+``after``: a page with almost no text is read from its page data, reported as
+needing JavaScript, or marked ``script_built`` when it runs scripts (worker.pages.shells); a login wall or paywall marks the item as
 ``blocked`` while keeping the public text (worker.pages.walls).
 """
 
@@ -60,9 +60,12 @@ def after(
                     "needs_javascript",
                     "%s is a JavaScript application shell (%s): its HTML holds no text "
                     "and no page data to read it from" % (resp.final_url, framework),
-                    hint="the text is built in a browser, which this worker does not run; try the "
-                    "site's API, feed or a markdown/plain version, or a search provider's copy",
+                    hint="the text is built in a browser: fetch with --render auto (needs Chromium), or try "
+                    "the site's API, feed or a markdown/plain version",
                 )
+            if shells.script_built(html):
+                # --render auto renders such a page (worker.pages.render.decide)
+                meta["script_built"] = True
     wall = walls.login_or_paywall(resp.url, resp.final_url, resp.status, html, text)
     if wall:
         meta["wall"] = walls.blocked_error(resp.final_url, wall, resp.status)

@@ -256,6 +256,23 @@ def _noscripts(html: str) -> list[str]:
     return out
 
 
+_SCRIPT_TAG = re.compile(r"<script\b([^<>]*)>", re.I)
+_DATA_TYPES = re.compile(r"""\btype\s*=\s*["']?(?:application/(?:ld\+)?json|text/template|importmap)""", re.I)
+
+
+def script_built(html: str) -> bool:
+    """Does the page run scripts that could build its text (not only carry data)?
+
+    For a page with almost no text that ``needs_javascript`` does not name: no
+    framework mark, no mount point it knows, yet a script (loaded, or inline code)
+    that a browser would run.
+    """
+    for m in _SCRIPT_TAG.finditer(html[:2000000]):
+        if not _DATA_TYPES.search(m.group(1)):
+            return True
+    return False
+
+
 def needs_javascript(html: str, text: str) -> str | None:
     """The framework's name (or "JavaScript") when a page with almost no text is an application shell, else None."""
     head = html[:2000000]

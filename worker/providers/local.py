@@ -32,6 +32,9 @@ class LocalFetchProvider(Provider):
         )
         concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
         items = download.fetch_all(urls, self.call, spec, concurrency)
+        from ..pages.render.hook import complete
+
+        items, rendering = complete(items, urls, self.call, spec, request.render or "auto", request.browser)
         meta = {
             "format": spec.fmt,
             "max_chars": spec.max_chars,
@@ -41,6 +44,7 @@ class LocalFetchProvider(Provider):
         }
         if spec.robots is not None:
             meta["robots_txt_fetched"] = spec.robots.fetched
+        meta.update(rendering)
         return {"results": items, "meta": meta}
 
 

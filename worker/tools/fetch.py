@@ -70,6 +70,11 @@ def settle(
         robots_agent=settings.get("robotsAgent") if (request.respect_robots or settings.get("robots")) else None,
         user_agent=settings.get("userAgent") or None,
         no_cache=bool(request.no_cache or settings.get("cache") is False),
+        # auto, the default, stays None: the cache keys of calls that do not choose are what they were
+        browser=settings.get("browser") or None,
+        render=None
+        if (request.render or settings.get("render") or "auto") == "auto"
+        else (request.render or settings.get("render")),
     )
     if not request.no_adapters:
         # In the cache key: other endpoints, or a GitHub token (private repositories), are other answers.

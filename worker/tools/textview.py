@@ -321,6 +321,8 @@ def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None 
         value = one_line(item.get(key), MAX_TITLE)
         if value:
             lines.append("%s: %s" % (label, value))
+    if item.get("rendered"):  # the text is what a browser built (worker.pages.render)
+        lines.append("rendered: in a browser, %d ms" % (item.get("render_ms") or 0))
     for w in (item.get("warnings") or [])[:5]:
         lines.append("warning: %s" % one_line(w, MAX_WARNING))
     content = item.get("content") or item.get("text") or ""

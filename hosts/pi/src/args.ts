@@ -35,6 +35,7 @@ export interface FetchParams {
 	provider?: string;
 	focus?: string;
 	max_total_chars?: number;
+	render?: "auto" | "never" | "always";
 	highlights?: boolean;
 	summary?: boolean;
 }
@@ -116,6 +117,7 @@ export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	// --focus=TEXT: a question starting with "-" is never read as an option.
 	if (str(p.focus)) out.push(`--focus=${p.focus.trim()}`);
 	pushValue(out, "--max-total-chars", num(p.max_total_chars) ? p.max_total_chars : DEFAULT_MAX_TOTAL_CHARS);
+	pushValue(out, "--render", p.render);
 	if (p.highlights) out.push("--highlights");
 	if (p.summary) out.push("--summary");
 	out.push("--", ...urls);

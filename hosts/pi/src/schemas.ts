@@ -92,6 +92,12 @@ export const FetchSchema = Type.Object({
 			description: `Characters of page text for the whole call, shared fairly by the pages (default ${DEFAULT_MAX_TOTAL_CHARS}; a CJK character counts 4). Every page that is cut says where to continue.`,
 		}),
 	),
+	render: Type.Optional(
+		StringEnum(["auto", "never", "always"] as const, {
+			description:
+				"Render pages in a browser: auto (default: only pages whose text is built by scripts), never, or always. Items rendered say rendered: true.",
+		}),
+	),
 	highlights: Type.Optional(Type.Boolean({ description: "Exa only: include the most relevant passages." })),
 	summary: Type.Optional(Type.Boolean({ description: "Exa only: include a short summary of each page." })),
 });

@@ -6,6 +6,14 @@ import { after, before, test } from "node:test";
 import { call, DEV_PYTHON, fakeBrave, httpServer, PI_DIR, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
 
 const PAGE = "# Release notes\n\nThe quick brown fox ships version 2.0 of the widget library.\n";
+// A client-rendered page: its text comes from /api/notes by XHR, so only a browser has it.
+const APP =
+	'<!DOCTYPE html><html><head><title>App</title></head><body><div id="root"></div><script>' +
+	"fetch('/api/notes').then(function(r){return r.json()}).then(function(d){var a=document.createElement('article');" +
+	"a.innerHTML='<h1>Rendered notes</h1><p>'+d.text+'</p>';document.getElementById('root').appendChild(a)});</script></body></html>";
+const APP_TEXT = "The rendered release brings the widget library to version three, with a faster parser and smaller builds.";
+// Debian's chromium, or one named for the worker: what the worker itself looks for first.
+const BROWSER = process.env.WEBSEARCH_WORKER_BROWSER || "/usr/lib/chromium/chromium";
 let web;
 let stalled = []; // requests the stall endpoint is holding: {req, res, closed: Promise}
 let waiters = [];
@@ -15,6 +23,14 @@ before(async () => {
 		if (req.url === "/notes.md") {
 			res.setHeader("content-type", "text/markdown; charset=utf-8");
 			return res.end(PAGE);
+		}
+		if (req.url === "/app") {
+			res.setHeader("content-type", "text/html; charset=utf-8");
+			return res.end(APP);
+		}
+		if (req.url === "/api/notes") {
+			res.setHeader("content-type", "application/json");
+			return res.end(JSON.stringify({ text: APP_TEXT }));
 		}
 		if (req.url === "/stall") {
 			// Never answers: the worker sits in its HTTP read until it is stopped.
@@ -66,6 +82,27 @@ test("web_fetch: a url folded into urls, fetched from a local server, text as co
 		assert.equal(d2.results[1].ok, false);
 		assert.equal(d2.results[1].error.code, "http_error");
 		assert.equal(s.toolUpdates().length, 0, "a ready venv shows no install progress");
+	} finally {
+		await s.dispose();
+	}
+});
+
+test("web_fetch: a page built by script comes back rendered, with the text its XHR loaded", {
+	skip: !existsSync(BROWSER) && process.env.CI !== "true" ? "no Chromium installed (apt-get install chromium); CI installs it" : false,
+}, async () => {
+	const venv = readyVenv("venv-render");
+	const s = await piSession({
+		flags: { "web-search-venv": venv, "web-search-allow-private": true },
+		steps: [call("web_fetch", { urls: [`${web.url}/app`], render: "auto" }), say("done")],
+	});
+	try {
+		await s.session.prompt("read the app");
+		const [end] = s.toolEnds();
+		assert.equal(end.isError, false, resultText(end));
+		assert.match(resultText(end), /faster parser and smaller builds/);
+		const item = end.result.details.results[0];
+		assert.equal(item.rendered, true);
+		assert.ok(item.render_ms > 0);
 	} finally {
 		await s.dispose();
 	}

@@ -1,0 +1,249 @@
+"""After the static fetch: render the items that need it and build them again from the DOM.
+
+``complete`` is the local fetch provider's one call into rendering.  It decides
+(decide.py), and only when some item needs the browser does it take a browser
+slot, start the gate and the browser, render those pages a few at a time, and put
+each rendered DOM through worker.pages.download.build_item, the same wall,
+hidden-text, extraction and windowing steps as any page.  Items that need nothing
+come back as they were, at no cost beyond the check.  The browser and the gate
+end before ``complete`` returns, and with the call on every other way out
+(Call.track).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ...errors import WorkerError
+from . import decide
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from ...runtime import Call
+    from ..download import Spec
+
+ENV_SLOTS = "WEBSEARCH_WORKER_BROWSERS"
+BROWSER_SLOTS = 2  # browsers at once for one user, across all worker processes
+MAX_SLOTS = 16
+TABS = 4  # pages rendered at once in one browser
+PAGE_S = 20.0  # the longest one page may take
+RESERVE_S = 1.0  # kept back from the call's deadline for extraction and the answer
+MAX_CONNECTIONS = 400  # connections one browser may open through the gate, all pages together
+
+
+def complete(
+    items: list[dict[str, Any]], urls: list[str], call: Call | None, spec: Spec, mode: str, browser: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(items with the ones that need a browser rendered, what rendering did for the answer's meta)."""
+    todo = [i for i, item in enumerate(items) if decide.wants_render(item, mode)]
+    if not todo:
+        return items, {}
+    from . import browser as browser_mod
+
+    try:
+        executable = browser_mod.find(browser)
+    except WorkerError as exc:
+        return _unrendered(items, todo, exc.message, exc.hint), {"render": "failed"}
+    if executable is None:
+        return _unrendered(items, todo, None, decide.unrendered_hint(mode, False)), {"render": "no browser"}
+    items = list(items)
+    info: dict[str, Any] = {"rendered": 0}
+    try:
+        _render_all(items, urls, todo, call, spec, executable, info)
+    except WorkerError as exc:  # no slot, the browser would not start: the static items stand
+        return _unrendered(items, todo, exc.message, exc.hint), dict(info, render="failed")
+    except Exception as exc:  # no port for the gate, a broken pipe: rendering never fails the batch
+        why = "the browser failed: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
+        return _unrendered(items, todo, why, None), dict(info, render="failed")
+    return items, info
+
+
+def _unrendered(
+    items: list[dict[str, Any]], todo: list[int], why: str | None, hint: str | None
+) -> list[dict[str, Any]]:
+    out = list(items)
+    for i in todo:
+        item = dict(out[i])
+        if not item.get("ok") and hint:
+            item["error"] = dict(item["error"], hint=hint)
+        if why:
+            item["warnings"] = list(item.get("warnings") or []) + ["not rendered: %s" % why]
+        out[i] = item
+    return out
+
+
+def _slots() -> int:
+    from ... import numbers
+
+    try:
+        value = numbers.env(ENV_SLOTS, BROWSER_SLOTS, integer=True)
+    except ValueError:
+        value = BROWSER_SLOTS
+    return max(1, min(MAX_SLOTS, int(value)))
+
+
+def _render_all(
+    items: list[dict[str, Any]],
+    urls: list[str],
+    todo: list[int],
+    call: Call | None,
+    spec: Spec,
+    executable: str,
+    info: dict[str, Any],
+) -> None:
+    from ...state import ratelimit
+
+    end = _deadline(call)
+    if end - time.monotonic() < 1.0:
+        raise WorkerError("timeout", "too little of --timeout was left to start a browser")
+    with ratelimit.slot(call, "browser", limit=_slots(), deadline=end):
+        from .browser import Browser
+        from .gate import Gate
+
+        gate = Gate(spec.allow_private, spec.max_bytes * len(todo), MAX_CONNECTIONS * len(todo))
+        profile = os.path.join(_tempdir(call), "browser-%d" % time.time_ns())
+        started = time.monotonic()
+        try:
+            browser = Browser(executable, profile, gate.address, on_spawn=call.track if call is not None else None)
+        except BaseException:
+            gate.close()
+            raise
+        try:
+            try:
+                browser.conn.send("Browser.getVersion", timeout=max(0.1, min(15.0, end - time.monotonic())))
+            except Exception as exc:
+                raise WorkerError(
+                    "network",
+                    "the browser %s did not start: %s" % (executable, exc),
+                    hint=decide.unrendered_hint("auto", False),
+                ) from None
+            info["browser_start_ms"] = int((time.monotonic() - started) * 1000)
+            _pages(items, urls, todo, call, spec, browser, end, info)
+        finally:
+            browser.close()
+            gate.close()
+            if call is not None:
+                call.children.discard(browser)
+
+
+def _deadline(call: Call | None) -> float:
+    left = call.remaining() if call is not None else None
+    now = time.monotonic()
+    return now + PAGE_S * 3 if left is None else now + max(0.0, left - RESERVE_S)
+
+
+def _tempdir(call: Call | None) -> str:
+    if call is not None and call.tempdir:
+        return call.tempdir
+    from ...runtime import temp_base
+
+    return temp_base()
+
+
+def _pages(
+    items: list[dict[str, Any]],
+    urls: list[str],
+    todo: list[int],
+    call: Call | None,
+    spec: Spec,
+    browser: Any,
+    end: float,
+    info: dict[str, Any],
+) -> None:
+    """Render ``todo`` TABS at a time; build each item here, on the calling thread (extraction is not thread-safe)."""
+    import queue
+    import threading
+
+    from . import page
+
+    done: queue.SimpleQueue[tuple[int, Any, BaseException | None]] = queue.SimpleQueue()
+    pending = list(todo)
+    lock = threading.Lock()
+
+    def tab() -> None:
+        while True:
+            with lock:
+                if not pending:
+                    return
+                i = pending.pop(0)
+            try:
+                done.put(
+                    (
+                        i,
+                        page.render(
+                            browser.conn,
+                            _page_url(items[i], urls[i]),
+                            min(end, time.monotonic() + PAGE_S),
+                            spec.max_bytes,
+                        ),
+                        None,
+                    )
+                )
+            except BaseException as exc:  # the page's own failure: its item
+                done.put((i, None, exc))
+
+    for n in range(min(TABS, len(todo))):
+        threading.Thread(target=tab, name="render-%d" % n, daemon=True).start()
+    left = set(todo)
+    while left:
+        try:
+            i, rendered, exc = done.get(timeout=max(0.01, end - time.monotonic() + 0.5))
+        except queue.Empty:
+            break
+        left.discard(i)
+        items[i] = _item(urls[i], rendered, exc, spec)
+        if rendered is not None:
+            info["rendered"] += 1
+    for i in left:
+        late = WorkerError(
+            "timeout", "rendering did not finish before the call's --timeout", hint="raise --timeout", retryable=True
+        )
+        items[i] = _item(urls[i], None, late, spec)
+
+
+def _page_url(item: dict[str, Any], url: str) -> str:
+    return item.get("final_url") or url
+
+
+def _item(url: str, rendered: Any, exc: BaseException | None, spec: Spec) -> dict[str, Any]:
+    from ..download import build_item, error_item
+
+    if exc is not None:
+        if not isinstance(exc, WorkerError):
+            exc = WorkerError("network", "rendering failed: %s" % " ".join(str(exc).split())[:200])
+        item = error_item(url, exc)
+        item["rendered"] = False
+        return item
+    from ..net.client import Response
+
+    body = rendered.html.encode("utf-8", "replace")
+    resp = Response(
+        url,
+        rendered.final_url,
+        rendered.status,
+        {"content-type": "text/html; charset=utf-8"},
+        body,
+        False,
+        len(body),
+        [rendered.final_url] if rendered.final_url != url else [],
+    )
+    try:
+        item = build_item(url, resp, spec)
+    except Exception as bad:  # build_item maps a page's own failures; anything else is this item's, not the batch's
+        item = error_item(url, bad)
+    if not item.get("ok") and item["error"]["code"] == "needs_javascript":
+        item["error"] = dict(
+            item["error"],
+            message=item["error"]["message"] + ", even once rendered in a browser",
+            hint="in a browser too the page built no text: it may need a login or user input; "
+            "try the site's API, feed or a markdown/plain version",
+        )
+    item["rendered"] = True
+    item["render_ms"] = rendered.ms
+    if rendered.warnings:
+        item["warnings"] = list(item.get("warnings") or []) + rendered.warnings
+    item.pop("script_built", None)
+    return item
