@@ -1336,3 +1336,5 @@ def test_a_region_without_landmarks_is_taken_only_for_the_prose_the_article_left
     assert E.left_out_prose(article + "\n" + teasers, article) == 0  # teasers are short lines, not prose
     missed = "\n".join("Paragraph %d the article extractor missed: %s" % (i, prose) for i in range(2))
     assert E.left_out_prose(article + "\n" + missed, article) >= E._words(article)
+    # the same prose set off from the article by a comment's author line is not the article's
+    assert E.left_out_prose(article + "\nPosted by Ann at 10:32\n" + missed, article) == 0

@@ -376,19 +376,30 @@ PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's
 
 
 def left_out_prose(r_text: str, a_text: str) -> int:
-    """Words of the region's paragraphs of PROSE_WORDS and more that the article does not hold.
+    """Words of the region's paragraphs of PROSE_WORDS and more that the article does not
+    hold, where they go on from the article (next to one of its paragraphs, or to such a
+    paragraph next to it).
 
     Where the markup names no chrome, the region is taken over the article only when it
-    holds as much prose the article left out as the article itself: then the article
-    extractor stopped at a break in the markup, and the region is the page's text.
+    holds as much of that prose as the article itself: then the article extractor
+    stopped at a break in the markup, and the region is the page's text. Prose set off
+    from the article by shorter lines (a comment's author and date, a teaser's title) is
+    not the article's.
     """
     have = {line.strip() for line in a_text.split("\n")}
-    total = 0
-    for line in r_text.split("\n"):
-        n = _words(line)
-        if n >= PROSE_WORDS and line.strip() not in have:
-            total += n
-    return total
+    lines = [line.strip() for line in r_text.split("\n") if line.strip()]
+    kinds = ["article" if line in have else "prose" if _words(line) >= PROSE_WORDS else "other" for line in lines]
+    goes_on: set[int] = set()
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):  # after the article, and before it
+        next_to_article = False
+        for i in order:
+            if kinds[i] == "article":
+                next_to_article = True
+            elif kinds[i] == "prose" and next_to_article:
+                goes_on.add(i)
+            else:
+                next_to_article = False
+    return sum(_words(lines[i]) for i in goes_on)
 
 
 def _longer_than(text: str, a_text: str) -> bool:
