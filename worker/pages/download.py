@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
     from ..runtime import Call
+    from .extractor_proc import Extractor
     from .net.client import Options, Response
     from .sites import Doc
 
@@ -284,18 +285,56 @@ def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
 
 def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> dict[str, Any]:
     """One item for one URL; never raises for the URL's own failure."""
+    from .extractor_proc import Extractor
+
+    reader = Extractor(call)
+    if spec.fmt in EXTRACTOR_FORMATS:
+        reader.start()  # its imports overlap the download
     try:
-        resp = get(url, call, spec, reserve)
-    except Exception as exc:  # one URL's failure is its item, not the batch's
-        return error_item(url, exc)
-    return _item(url, resp, spec)
+        try:
+            resp = get(url, call, spec, reserve)
+        except Exception as exc:  # one URL's failure is its item, not the batch's
+            return error_item(url, exc)
+        return _read(reader, url, resp, spec, _cutoff(call, reserve))
+    finally:
+        reader.close()
 
 
-def _item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
+def item_of(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
+    """The item for a downloaded page, read in this process; never raises for the page's own failure."""
     try:
         return build_item(url, resp, spec)
     except Exception as exc:
         return error_item(url, exc)
+
+
+def _heavy(resp: Response | Doc, spec: Spec) -> bool:
+    """Whether reading ``resp`` runs a parser that cannot be interrupted (HTML extraction, PDF)."""
+    if hasattr(resp, "document"):  # a site adapter's answer: the API's text, already bounded
+        return False
+    from . import content
+
+    kind = content.kind_of(resp.content_type) or content.kind_of(content.sniff(resp.body))
+    return kind == "pdf" or (kind == "html" and spec.fmt in EXTRACTOR_FORMATS)
+
+
+def _read(
+    reader: Extractor, url: str, resp: Response | Doc, spec: Spec, deadline: float | None, shared: bool = False
+) -> dict[str, Any]:
+    """The item for a downloaded page: heavy pages in the extraction child, until ``deadline``."""
+    if not _heavy(resp, spec):
+        return item_of(url, resp, spec)
+    try:
+        return reader.item(url, resp, spec, deadline, shared)
+    except WorkerError as exc:
+        return error_item(url, exc)
+
+
+def _cutoff(call: Call | None, reserve: float) -> float | None:
+    """When the batch stops waiting: a little before the call's deadline, so the answer still goes out."""
+    if call is None or call.deadline is None:
+        return None
+    return call.deadline - min(reserve, 0.5)
 
 
 def _reserve(call: Call | None) -> float:
@@ -336,15 +375,20 @@ def fetch_all(
     """
     import queue
 
+    from .extractor_proc import Extractor
+
     urls = list(urls)
     items: list[dict[str, Any] | None] = [None] * len(urls)
     reserve = _reserve(call)
-    if len(urls) == 1:  # no pool: everything runs on this thread, imports only if a page needs them
+    if len(urls) == 1:  # no pool: everything runs on this thread
         return [fetch_one(urls[0], call, spec, reserve)]
-    if spec.fmt in EXTRACTOR_FORMATS:
+    if _adapter_may_render(urls, spec):
         from .extract.core import prepare
 
         prepare()
+    reader = Extractor(call)
+    if spec.fmt in EXTRACTOR_FORMATS:
+        reader.start()  # its imports overlap the downloads
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
     done: queue.SimpleQueue[tuple[int, Response | Doc | None, BaseException | None]] = queue.SimpleQueue()
@@ -366,19 +410,60 @@ def fetch_all(
     ]
     for t in threads:
         t.start()
-    # Stop waiting a little before the call's deadline, so the answer still goes out.
-    cutoff = call.deadline - min(reserve, 0.5) if call is not None and call.deadline is not None else None
-    for _ in range(len(urls)):
-        wait = None if cutoff is None else cutoff - time.monotonic()
-        if wait is not None and wait <= 0:
-            break
-        try:
-            i, resp, exc = done.get(timeout=wait)
-        except queue.Empty:
-            break
-        # resp is None only when exc is not
-        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)  # type: ignore[arg-type]
+    cutoff = _cutoff(call, reserve)
+    put_off: list[tuple[int, Response | Doc, float]] = []  # pages stopped at their share: (index, page, share)
+    try:
+        for _ in range(len(urls)):
+            wait = None if cutoff is None else cutoff - time.monotonic()
+            if wait is not None and wait <= 0:
+                break
+            try:
+                i, resp, exc = done.get(timeout=wait)
+            except queue.Empty:
+                break
+            if exc is not None or resp is None:
+                items[i] = error_item(urls[i], exc or WorkerError("network", "no response"))
+                continue
+            pending = sum(1 for it in items if it is None) - len(put_off)
+            begun = time.monotonic()
+            deadline, shared = _page_deadline(cutoff, pending)
+            item = items[i] = _read(reader, urls[i], resp, spec, deadline, shared)
+            if shared and deadline is not None and not item["ok"] and item["error"]["code"] == "timeout":
+                put_off.append((i, resp, deadline - begun))
+        # Pages stopped at their share get what the others left, when that is more.
+        for i, resp, had in put_off:
+            if cutoff is not None and cutoff - time.monotonic() > SHARE_RETRY * had:
+                items[i] = _read(reader, urls[i], resp, spec, cutoff)
+    finally:
+        reader.close()
     return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
+
+
+# A page read while others wait gets at most its share of the time left (the time over
+# the number of pages not yet read), never less than MIN_SHARE_S: one slow page cannot
+# take the whole --timeout from the pages behind it, whatever their order.
+MIN_SHARE_S = 3.0
+SHARE_RETRY = 1.2  # a page stopped at its share is read again when this many times more time is left
+
+
+def _page_deadline(cutoff: float | None, pending: int) -> tuple[float | None, bool]:
+    """(deadline, shared) for the next page's reading; shared: cut to its share of the time left."""
+    if cutoff is None or pending <= 1:
+        return cutoff, False
+    now = time.monotonic()
+    share = max(MIN_SHARE_S, (cutoff - now) / pending)
+    if now + share >= cutoff:
+        return cutoff, False
+    return now + share, True
+
+
+def _adapter_may_render(urls: list[str], spec: Spec) -> bool:
+    """Whether a site adapter may extract HTML in this process (its imports must precede the threads)."""
+    if not (spec.adapters and spec.fmt in ("markdown", "text")):
+        return False
+    from . import sites
+
+    return any(sites.match(url, spec.sites) is not None for url in urls)
 
 
 def fetch_many(

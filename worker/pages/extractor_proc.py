@@ -1,0 +1,181 @@
+"""A page's reading (decode, parse, extract, render) in a child process that can be stopped.
+
+lxml and trafilatura run native code that Python cannot interrupt, and one hostile
+page can hold it for minutes or take gigabytes. The child (worker.pages.extractor_main)
+reads the pages of a call one at a time; the parent waits for each answer until the
+page's deadline and watches the child's resident memory, and kills it when either is
+passed: that page becomes a ``timeout`` or ``too_large`` item, the child is started
+again for the next page, and every item already answered is kept.
+
+The child is a fresh interpreter started with exec (never a fork of this threaded
+process) as soon as a call knows it will download pages, so its imports overlap the
+downloads; it is one of the call's children, killed on a signal or at exit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ..errors import WorkerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from subprocess import Popen
+    from typing import Any
+
+    from ..runtime import Call
+
+# Resident memory at which a page's reading is stopped (too_large), and the child's
+# hard heap limit a little above it for a spike between two looks. With the parent's
+# own ~60 MB (bodies, the answer) a call stays under 400 MB for one page, 500 MB for
+# a batch: the child reads one page at a time.
+MEMORY_MB = 280
+HEAP_LIMIT_MB = 320
+POLL_S = 0.02  # how often the child's memory is looked at while it works
+
+
+def too_large(mb: int = MEMORY_MB) -> WorkerError:
+    return WorkerError(
+        "too_large",
+        "reading this page needed more than %d MB of memory" % mb,
+        hint="the page's markup is too large or too deeply built to read; fetch it with --format raw",
+    )
+
+
+def too_slow(seconds: float, shared: bool) -> WorkerError:
+    why = "its share of --timeout beside the other URLs" if shared else "the call's --timeout"
+    return WorkerError(
+        "timeout",
+        "reading this page took over %.1f s, %s" % (seconds, why),
+        hint="raise --timeout, fetch this URL alone, or fetch it with --format raw",
+        retryable=True,
+    )
+
+
+def _resident_mb(pid: int) -> float | None:
+    """The process's resident size in MB (Linux /proc), None where it cannot be read."""
+    try:
+        with open("/proc/%d/statm" % pid, "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1048576.0
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Extractor:
+    """The call's extraction child: ``item(url, resp, spec, deadline)`` -> the item dict."""
+
+    def __init__(self, call: Call | None):
+        self.call = call
+        self.proc: Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if self.proc is not None:
+            return
+        import subprocess
+
+        from . import extractor_main
+
+        env = dict(os.environ)
+        env[extractor_main.MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
+        env[extractor_main.PARENT_ENV] = str(os.getpid())
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-m", "worker.pages.extractor_main"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # our stderr: a debug traceback from extraction reaches the user
+            env=env,
+            close_fds=True,
+        )
+        if self.call is not None:
+            self.call.track(self.proc)
+
+    def close(self) -> None:
+        """Stop the child (idle or not) and reap it."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            proc.kill()
+            proc.wait()
+        except Exception:
+            pass
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                pipe.close()  # type: ignore[union-attr]
+            except Exception:
+                pass
+        if self.call is not None:
+            self.call.children.discard(proc)
+
+    def item(self, url: str, resp: Any, spec: Any, deadline: float | None, shared: bool = False) -> dict[str, Any]:
+        """The item for a downloaded page, read in the child; raises WorkerError(timeout/too_large)."""
+        import pickle
+
+        from .extractor_main import HEADER
+
+        self.start()
+        started = time.monotonic()
+        data = pickle.dumps((url, resp, spec), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            answer = self._exchange(HEADER.pack(len(data)) + data, deadline)
+        except WorkerError as exc:
+            self.close()
+            if exc.code == "timeout":
+                raise too_slow(time.monotonic() - started, shared) from None
+            raise
+        item = pickle.loads(answer)
+        if item.get("memory"):  # the child's heap limit was hit: a fresh child for the next page
+            self.close()
+            raise too_large(HEAP_LIMIT_MB)
+        return item
+
+    def _exchange(self, request: bytes, deadline: float | None) -> bytes:
+        """Write one frame, read one back: until ``deadline``, while the child stays under MEMORY_MB."""
+        import select
+
+        from .extractor_main import HEADER
+
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        wfd, rfd = proc.stdin.fileno(), proc.stdout.fileno()
+        os.set_blocking(wfd, False)
+        view, got, need = memoryview(request), bytearray(), None
+        while True:
+            wait = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())
+            if wait <= 0:
+                raise WorkerError("timeout", "over the page's deadline")
+            readable, writable, _ = select.select([rfd], [wfd] if view else [], [], wait)
+            if writable:
+                try:
+                    view = view[os.write(wfd, view) :]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    view = view[:0]  # the child is gone: its end of file says so below
+            if readable:
+                chunk = os.read(rfd, 1 << 20)
+                if not chunk:
+                    raise self._died()
+                got += chunk
+                if need is None and len(got) >= HEADER.size:
+                    need = HEADER.size + HEADER.unpack(bytes(got[: HEADER.size]))[0]
+                if need is not None and len(got) >= need:
+                    return bytes(got[HEADER.size : need])
+            resident = _resident_mb(proc.pid)
+            if resident is not None and resident > MEMORY_MB:
+                raise too_large()
+
+    def _died(self) -> WorkerError:
+        proc = self.proc
+        code = proc.wait() if proc is not None else None
+        if code is not None and code < 0:
+            why = "the page's reader was stopped by signal %d" % -code
+        else:
+            why = "the page's reader stopped (exit %s)" % code
+        return WorkerError(
+            "unsupported_content",
+            "%s; the page could not be read" % why,
+            hint="fetch it with --format raw",
+        )
