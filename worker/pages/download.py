@@ -184,14 +184,17 @@ def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | 
     decoded, codec, source = content.decode(resp.body, ctype, kind)
     meta = {"charset": codec}
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
-        from . import pagecheck
+        from . import linear, pagecheck
         from .extract.core import extract
 
         # Invisible characters are removed from the output (build_item), not from the
         # page: over a whole page that cost a millisecond or more, and what they could
         # hide from a check (a payload spelled "ig\u200bnore") is normalised where it is read.
         pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
-        result = extract(decoded, url=resp.final_url, fmt=fmt)
+        if linear.too_many_elements(decoded):
+            result = linear.extract(decoded, fmt)
+        else:
+            result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
             if result.get(key):
                 meta[key] = result[key]
