@@ -22,6 +22,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from . import pathological
+
 BOILER_NAV = """
 <header class="site-header"><nav><ul>
 <li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li>
@@ -394,6 +396,8 @@ class FakeWeb:
             return h.send(body=gzip_bomb(int(q.get("mb", 200))), headers={"Content-Encoding": "gzip"})
         if path == "/huge":
             return self._huge(h, int(q.get("mb", 50)))
+        if path == "/pathological":  # tests/fakes/pathological.py's catalogue
+            return h.send(body=pathological.page(q.get("kind", "")))
         if path == "/heavy":  # markup that is expensive to analyse (see heavy_page)
             return h.send(body=heavy_page(q.get("kind", "links"), float(q.get("mb", 5))))
         if path == "/drip":
