@@ -3,7 +3,10 @@
 served on 127.0.0.1, fetched by the real CLI; the whole process tree is measured."""
 
 import os
+import signal
+import subprocess
 import sys
+import time
 
 import pytest
 from conftest import ROOT, Result
@@ -96,3 +99,60 @@ def test_a_batch_of_eight_pathological_pages_keeps_what_it_read(web, env):
         assert by_kind[kind]["ok"], (kind, by_kind[kind])
     assert by_kind[pathological.SLOW]["error"]["code"] == "timeout"
     assert left_behind(env) == []
+
+
+def _reader_of(pid, within=10.0):
+    """The pid of ``pid``'s page-reading child, once it runs."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    stat = f.read()
+                with open("/proc/%s/cmdline" % name, "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == pid and b"extractor_main" in cmd:
+                return int(name)
+        time.sleep(0.05)
+    raise AssertionError("no reading child under %d" % pid)
+
+
+def _gone(pid, within=3.0):
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                if f.read().split(b") ")[1][:1] == b"Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_the_reading_child_goes_with_the_worker(web, env, sig):
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker", "fetch", page(web, pathological.SLOW), PRIV, "--no-cache"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        child = _reader_of(proc.pid)
+        time.sleep(0.5)  # the page is in the child's parser by now
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=10)
+        assert _gone(child), "the reading child outlived the worker"
+        if sig == signal.SIGTERM:
+            assert proc.returncode == 130 and b'"cancelled"' in out, (proc.returncode, out[:300])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

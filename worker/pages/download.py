@@ -327,6 +327,13 @@ def _read(
     """The item for a downloaded page: heavy pages in the extraction child, until ``deadline``."""
     if not _heavy(resp, spec):
         return item_of(url, resp, spec)
+    if not reader.start():
+        item = item_of(url, resp, spec)
+        if reader.broken and item.get("ok"):
+            item.setdefault("warnings", []).append(
+                "read without a deadline: the page's reading process could not start (%s)" % reader.broken
+            )
+        return item
     try:
         return reader.item(url, resp, spec, deadline, shared)
     except WorkerError as exc:
@@ -385,13 +392,12 @@ def fetch_all(
     reserve = _reserve(call)
     if len(urls) == 1:  # no pool: everything runs on this thread
         return [fetch_one(urls[0], call, spec, reserve)]
-    if _adapter_may_render(urls, spec):
+    reader = Extractor(call)
+    isolated = spec.fmt in EXTRACTOR_FORMATS and reader.start()  # its imports overlap the downloads
+    if _adapter_may_render(urls, spec) or (spec.fmt in EXTRACTOR_FORMATS and not isolated):
         from .extract.core import prepare
 
-        prepare()
-    reader = Extractor(call)
-    if spec.fmt in EXTRACTOR_FORMATS:
-        reader.start()  # its imports overlap the downloads
+        prepare()  # extraction in this process: its imports before any pool thread exists
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
     done: queue.SimpleQueue[tuple[int, Response | Doc | None, BaseException | None]] = queue.SimpleQueue()

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import os
 import pickle
-import struct
 import sys
 
-HEADER = struct.Struct(">Q")
-# The child's own data (heap) limit in bytes, set by the parent in the environment.
-MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
-PARENT_ENV = "WEBSEARCH_WORKER_EXTRACT_PARENT"
+from .extractor_proc import HEADER, MEMORY_ENV, PARENT_ENV
 
 
 def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when the parent goes (a SIGKILLed worker leaves no child behind)."""
+    """Linux: SIGKILL this process when the parent goes (a SIGKILLed worker leaves no child behind).
+
+    The kernel sends it when the parent's thread that started us ends: the parent
+    starts and closes its child on one thread, that of the fetch it serves.
+    """
     if not sys.platform.startswith("linux"):
         return
     try:

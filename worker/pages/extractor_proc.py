@@ -15,6 +15,7 @@ downloads; it is one of the call's children, killed on a signal or at exit.
 from __future__ import annotations
 
 import os
+import struct
 import sys
 import time
 
@@ -34,6 +35,15 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 MEMORY_MB = 280
 HEAP_LIMIT_MB = 320
 POLL_S = 0.02  # how often the child's memory is looked at while it works
+
+HEADER = struct.Struct(">Q")  # a frame's length, before its pickle
+# What the parent tells the child: its heap limit in bytes, the parent's pid.
+MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
+PARENT_ENV = "WEBSEARCH_WORKER_EXTRACT_PARENT"
+# Set (to anything) to read pages in the worker's own process, as before this module:
+# no deadline or memory bound on a page's reading. For profiling and debugging
+# extraction, and the benchmark's baseline.
+INPROCESS_ENV = "WEBSEARCH_WORKER_READ_INPROCESS"
 
 
 def too_large(mb: int = MEMORY_MB) -> WorkerError:
@@ -69,27 +79,35 @@ class Extractor:
     def __init__(self, call: Call | None):
         self.call = call
         self.proc: Popen[bytes] | None = None
+        self.inprocess = bool(os.environ.get(INPROCESS_ENV))
+        self.broken: str | None = None  # why the child cannot be started, once it could not
 
-    def start(self) -> None:
+    def start(self) -> bool:
+        """Start the child unless it runs; False when pages must be read in this process."""
         if self.proc is not None:
-            return
+            return True
+        if self.inprocess or self.broken:
+            return False
         import subprocess
 
-        from . import extractor_main
-
         env = dict(os.environ)
-        env[extractor_main.MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
-        env[extractor_main.PARENT_ENV] = str(os.getpid())
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-m", "worker.pages.extractor_main"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None,  # our stderr: a debug traceback from extraction reaches the user
-            env=env,
-            close_fds=True,
-        )
+        env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
+        env[PARENT_ENV] = str(os.getpid())
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-m", "worker.pages.extractor_main"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,  # our stderr: a debug traceback from extraction reaches the user
+                env=env,
+                close_fds=True,
+            )
+        except (OSError, ValueError) as exc:  # no interpreter to run, no processes left
+            self.broken = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
+            return False
         if self.call is not None:
             self.call.track(self.proc)
+        return True
 
     def close(self) -> None:
         """Stop the child (idle or not) and reap it."""
@@ -113,9 +131,8 @@ class Extractor:
         """The item for a downloaded page, read in the child; raises WorkerError(timeout/too_large)."""
         import pickle
 
-        from .extractor_main import HEADER
-
-        self.start()
+        if not self.start():
+            raise RuntimeError("no extraction child")  # callers ask start() first
         started = time.monotonic()
         data = pickle.dumps((url, resp, spec), protocol=pickle.HIGHEST_PROTOCOL)
         try:
@@ -134,8 +151,6 @@ class Extractor:
     def _exchange(self, request: bytes, deadline: float | None) -> bytes:
         """Write one frame, read one back: until ``deadline``, while the child stays under MEMORY_MB."""
         import select
-
-        from .extractor_main import HEADER
 
         proc = self.proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
