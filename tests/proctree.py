@@ -25,7 +25,8 @@ class TreeRun:
         self.peak_mb = peak_mb
 
 
-def _parents():
+def parents():
+    """{pid: parent pid} of every process now."""
     out = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -41,12 +42,12 @@ def _parents():
 
 def tree_mb(root):
     """Resident MB of ``root`` and all its descendants now."""
-    parents = _parents()
+    ppids = parents()
     tree, todo = set(), [root]
     while todo:
         pid = todo.pop()
         tree.add(pid)
-        todo.extend(p for p, pp in parents.items() if pp == pid and p not in tree)
+        todo.extend(p for p, pp in ppids.items() if pp == pid and p not in tree)
     total = 0
     for pid in tree:
         try:

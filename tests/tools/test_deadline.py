@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, Result
 from fakes import pathological
 from fakes.http_server import FakeWeb
-from proctree import run_tree
+from proctree import parents, run_tree
 
 pytestmark = pytest.mark.slow  # multi-megabyte pages and whole deadlines
 
@@ -105,18 +105,13 @@ def _reader_of(pid, within=10.0):
     """The pid of ``pid``'s page-reading child, once it runs."""
     end = time.monotonic() + within
     while time.monotonic() < end:
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
+        for child in [p for p, pp in parents().items() if pp == pid]:
             try:
-                with open("/proc/%s/stat" % name, "rb") as f:
-                    stat = f.read()
-                with open("/proc/%s/cmdline" % name, "rb") as f:
-                    cmd = f.read()
+                with open("/proc/%d/cmdline" % child, "rb") as f:
+                    if b"extractor_main" in f.read():
+                        return child
             except OSError:
                 continue
-            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == pid and b"extractor_main" in cmd:
-                return int(name)
         time.sleep(0.05)
     raise AssertionError("no reading child under %d" % pid)
 
