@@ -304,9 +304,12 @@ def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> 
 
 
 def item_of(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
-    """The item for a downloaded page, read in this process; never raises for the page's own failure."""
+    """The item for a downloaded page, read in this process; never raises for the page's own failure
+    but MemoryError (the reading child answers it as too_large)."""
     try:
         return build_item(url, resp, spec)
+    except MemoryError:
+        raise
     except Exception as exc:
         return error_item(url, exc)
 

@@ -11,10 +11,10 @@ pickle (both ends are this code; nothing from the page is ever unpickled).
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 
-from .extractor_proc import HEADER, MEMORY_ENV, PARENT_ENV
+from . import extractor_frames as frames
+from .extractor_proc import MEMORY_ENV, PARENT_ENV
 
 
 def _die_with_parent() -> None:
@@ -59,11 +59,6 @@ def _read_exact(stream, n: int) -> bytes | None:
     return data if data is not None and len(data) == n else None
 
 
-def _frame(obj: object) -> bytes:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(data)) + data
-
-
 def serve() -> None:
     out = os.dup(1)
     os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the frames
@@ -76,20 +71,20 @@ def serve() -> None:
     prepare()
     stdin = sys.stdin.buffer
     while True:
-        head = _read_exact(stdin, HEADER.size)
+        head = _read_exact(stdin, frames.HEADER.size)
         if head is None:
             return  # the parent closed the pipe: the call is over
-        body = _read_exact(stdin, HEADER.unpack(head)[0])
-        if body is None:
+        payload = _read_exact(stdin, frames.HEADER.unpack(head)[0])
+        if payload is None:
             return
-        url, resp, spec = pickle.loads(body)
-        del body
+        url, resp, spec = frames.read_job(payload)
+        del payload
         try:
             item = item_of(url, resp, spec)
         except MemoryError:
             item = {"url": url, "ok": False, "memory": True}
         del resp
-        data = _frame(item)
+        data = frames.item(item)
         while data:
             n = os.write(out, data)
             data = data[n:]

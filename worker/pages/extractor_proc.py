@@ -15,15 +15,14 @@ downloads; it is one of the call's children, killed on a signal or at exit.
 from __future__ import annotations
 
 import os
-import struct
 import sys
 import time
 
 from ..errors import WorkerError
+from . import extractor_frames as frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from subprocess import Popen
     from typing import Any
 
     from ..runtime import Call
@@ -36,7 +35,6 @@ MEMORY_MB = 280
 HEAP_LIMIT_MB = 320
 POLL_S = 0.02  # how often the child's memory is looked at while it works
 
-HEADER = struct.Struct(">Q")  # a frame's length, before its pickle
 # What the parent tells the child: its heap limit in bytes, the parent's pid.
 MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
 PARENT_ENV = "WEBSEARCH_WORKER_EXTRACT_PARENT"
@@ -73,12 +71,64 @@ def _resident_mb(pid: int) -> float | None:
         return None
 
 
+class _Child:
+    """A spawned process and our ends of its pipes; ``kill`` for Call.cleanup."""
+
+    def __init__(self, pid: int, stdin: int, stdout: int):
+        self.pid, self.stdin, self.stdout = pid, stdin, stdout
+        self.returncode: int | None = None
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 9)
+            except OSError:
+                pass
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+                self.returncode = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                self.returncode = -9
+        return self.returncode
+
+    def close(self) -> None:
+        for fd in (self.stdin, self.stdout):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _spawn(argv: list[str], env: dict[str, str]) -> _Child:
+    """``argv`` with pipes on its stdin and stdout, stderr shared: posix_spawn, safe in a threaded
+    process (no Python runs between fork and exec) and cheaper to import than subprocess."""
+    to_child, from_parent = os.pipe()[::-1]
+    from_child, to_parent = os.pipe()
+    try:
+        pid = os.posix_spawn(
+            argv[0],
+            argv,
+            env,
+            file_actions=[(os.POSIX_SPAWN_DUP2, from_parent, 0), (os.POSIX_SPAWN_DUP2, to_parent, 1)],
+        )
+    except BaseException:
+        for fd in (to_child, from_parent, from_child, to_parent):
+            os.close(fd)
+        raise
+    os.close(from_parent)
+    os.close(to_parent)
+    return _Child(pid, to_child, from_child)
+
+
 class Extractor:
     """The call's extraction child: ``item(url, resp, spec, deadline)`` -> the item dict."""
 
     def __init__(self, call: Call | None):
         self.call = call
-        self.proc: Popen[bytes] | None = None
+        self.proc: _Child | None = None
         self.inprocess = bool(os.environ.get(INPROCESS_ENV))
         self.broken: str | None = None  # why the child cannot be started, once it could not
 
@@ -88,20 +138,11 @@ class Extractor:
             return True
         if self.inprocess or self.broken:
             return False
-        import subprocess
-
         env = dict(os.environ)
         env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
         env[PARENT_ENV] = str(os.getpid())
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-m", "worker.pages.extractor_main"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=None,  # our stderr: a debug traceback from extraction reaches the user
-                env=env,
-                close_fds=True,
-            )
+            self.proc = _spawn([sys.executable, "-I", "-m", "worker.pages.extractor_main"], env)
         except (OSError, ValueError) as exc:  # no interpreter to run, no processes left
             self.broken = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
             return False
@@ -114,35 +155,25 @@ class Extractor:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        try:
-            proc.kill()
-            proc.wait()
-        except Exception:
-            pass
-        for pipe in (proc.stdin, proc.stdout):
-            try:
-                pipe.close()  # type: ignore[union-attr]
-            except Exception:
-                pass
+        proc.kill()
+        proc.wait()
+        proc.close()
         if self.call is not None:
             self.call.children.discard(proc)
 
     def item(self, url: str, resp: Any, spec: Any, deadline: float | None, shared: bool = False) -> dict[str, Any]:
         """The item for a downloaded page, read in the child; raises WorkerError(timeout/too_large)."""
-        import pickle
-
         if not self.start():
             raise RuntimeError("no extraction child")  # callers ask start() first
         started = time.monotonic()
-        data = pickle.dumps((url, resp, spec), protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            answer = self._exchange(HEADER.pack(len(data)) + data, deadline)
+            answer = self._exchange(frames.job(url, resp, spec), deadline)
         except WorkerError as exc:
             self.close()
             if exc.code == "timeout":
                 raise too_slow(time.monotonic() - started, shared) from None
             raise
-        item = pickle.loads(answer)
+        item = frames.read_item(answer)
         if item.get("memory"):  # the child's heap limit was hit: a fresh child for the next page
             self.close()
             raise too_large(HEAP_LIMIT_MB)
@@ -153,8 +184,8 @@ class Extractor:
         import select
 
         proc = self.proc
-        assert proc is not None and proc.stdin is not None and proc.stdout is not None
-        wfd, rfd = proc.stdin.fileno(), proc.stdout.fileno()
+        assert proc is not None
+        wfd, rfd = proc.stdin, proc.stdout
         os.set_blocking(wfd, False)
         view, got, need = memoryview(request), bytearray(), None
         while True:
@@ -174,10 +205,10 @@ class Extractor:
                 if not chunk:
                     raise self._died()
                 got += chunk
-                if need is None and len(got) >= HEADER.size:
-                    need = HEADER.size + HEADER.unpack(bytes(got[: HEADER.size]))[0]
+                if need is None and len(got) >= frames.HEADER.size:
+                    need = frames.HEADER.size + frames.HEADER.unpack(bytes(got[: frames.HEADER.size]))[0]
                 if need is not None and len(got) >= need:
-                    return bytes(got[HEADER.size : need])
+                    return bytes(got[frames.HEADER.size : need])
             resident = _resident_mb(proc.pid)
             if resident is not None and resident > MEMORY_MB:
                 raise too_large()
