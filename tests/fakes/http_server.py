@@ -397,7 +397,9 @@ class FakeWeb:
         if path == "/huge":
             return self._huge(h, int(q.get("mb", 50)))
         if path == "/pathological":  # tests/fakes/pathological.py's catalogue
-            return h.send(body=pathological.page(q.get("kind", "")))
+            kind = q.get("kind", "")
+            ctype = "text/markdown" if kind in pathological.TEXT_KINDS else "text/html; charset=utf-8"
+            return h.send(body=pathological.page(kind), ctype=ctype)
         if path == "/heavy":  # markup that is expensive to analyse (see heavy_page)
             return h.send(body=heavy_page(q.get("kind", "links"), float(q.get("mb", 5))))
         if path == "/drip":

@@ -5,6 +5,7 @@ Each page is at most the worker's 5 MB body cap.
 
     KINDS                  the catalogue (issue 27's cases), each a few MB
     SLOW                   the kind no extractor reads in time: the deadline's own test
+    TEXT_KINDS             large text (not HTML) that takes seconds to clean and outline
     page(kind) -> bytes
 """
 
@@ -75,6 +76,13 @@ def br():
     return _fill("<html><body><p>Text before the breaks.</p>", "<br>", "</body></html>")
 
 
+def markdown_headings():
+    """A 4.6 MB markdown file of 200,000 headings (served as text/markdown: no HTML parser, a long outline)."""
+    return "".join("# heading %d\n\ntext\n\n" % i for i in range(200000))
+
+
+# Served as text/markdown, not HTML; not in KINDS (the HTML catalogue).
+TEXT_KINDS = {"markdown-headings": markdown_headings}
 KINDS = {
     "attrs": attrs,
     "headings": headings,
@@ -92,5 +100,5 @@ _made = {}
 def page(kind):
     """The page's bytes (made once per process)."""
     if kind not in _made:
-        _made[kind] = KINDS[kind]().encode("utf-8")
+        _made[kind] = dict(KINDS, **TEXT_KINDS)[kind]().encode("utf-8")
     return _made[kind]

@@ -73,6 +73,15 @@ def test_a_page_no_extractor_finishes_is_a_timeout_block_on_time(web, env):
     assert left_behind(env) == []
 
 
+def test_a_large_text_file_never_costs_a_fast_page_its_text(web, env):
+    r = fetch(env, [page(web, "markdown-headings"), web.url("/article", host=1)], 2)
+    assert r.seconds < 2 + GRACE, r.seconds
+    assert r.returncode == 0 and r.payload["ok"], r
+    big, fast = r.payload["results"]
+    assert fast["ok"] and "Glaciers" in fast["content"], fast
+    assert big["ok"] or big["error"]["code"] == "timeout", big  # read in time on a fast machine
+
+
 @pytest.mark.parametrize("slow_first", [True, False], ids=["heavy-first", "heavy-last"])
 def test_a_heavy_page_never_costs_a_fast_one_its_text(web, env, slow_first):
     urls = [page(web, pathological.SLOW), web.url("/article", host=1)]
