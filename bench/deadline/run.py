@@ -30,6 +30,7 @@ process, as before) in the same run.
 import argparse
 import gzip
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -119,6 +120,10 @@ class Tally:
         )
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
 def fetch(urls, timeout, e):
     argv = [PYTHON, "-I", "-m", "worker", "fetch"] + urls + ["--allow-private", "--no-cache", "--timeout", str(timeout)]
     return run_tree(argv, env=e, cwd=REPO, timeout=timeout + 60)
@@ -141,21 +146,27 @@ def main():
     everything = sorted(pages, key=lambda k: -len(pages[k]))
     try:
         print("## --timeout %g: %d rounds (limits: T + 1 s; 400 MB a page, 500 MB a batch)" % (a.timeout, a.runs))
-        for r in range(a.runs):
-            for kind in kinds:
-                tallies[kind].add(fetch([web.url("/pathological?kind=%s" % kind)], a.timeout, e))
-            batch = [web.url("/pathological?kind=%s" % k, host=i) for i, k in enumerate(kinds)]
-            tallies["batch of eight"].add(fetch(batch, a.timeout, e))
-            for name, names in order.items():
-                for j in range(a.shared):
-                    key = names[(r * a.shared + j) % len(names)]
-                    tallies[name].add(fetch([corpus.url(key)], a.timeout, e))
-            start = (r * 8) % len(everything)
-            chosen = (everything + everything)[start : start + 8]
-            tallies["shared, batches of eight"].add(
-                fetch([corpus.url(k, host=i) for i, k in enumerate(chosen)], a.timeout, e)
-            )
-            sys.stderr.write("round %d/%d\n" % (r + 1, a.runs))
+        done = 0
+        signal.signal(signal.SIGTERM, _stop)
+        try:
+            for r in range(a.runs):
+                for kind in kinds:
+                    tallies[kind].add(fetch([web.url("/pathological?kind=%s" % kind)], a.timeout, e))
+                batch = [web.url("/pathological?kind=%s" % k, host=i) for i, k in enumerate(kinds)]
+                tallies["batch of eight"].add(fetch(batch, a.timeout, e))
+                for name, names in order.items():
+                    for j in range(a.shared):
+                        key = names[(r * a.shared + j) % len(names)]
+                        tallies[name].add(fetch([corpus.url(key)], a.timeout, e))
+                start = (r * 8) % len(everything)
+                chosen = (everything + everything)[start : start + 8]
+                tallies["shared, batches of eight"].add(
+                    fetch([corpus.url(k, host=i) for i, k in enumerate(chosen)], a.timeout, e)
+                )
+                sys.stderr.write("round %d/%d\n" % (r + 1, a.runs))
+                done = r + 1
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the rounds so far are still a result
+            print("  (stopped after %d of %d rounds)" % (done, a.runs))
         for label, tally in tallies.items():
             print(tally.line(label))
         total = sum(t.calls for t in tallies.values())
