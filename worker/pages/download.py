@@ -347,7 +347,7 @@ def _read(
         return item
     try:
         return reader.item(url, resp, spec, deadline, shared)
-    except WorkerError as exc:
+    except Exception as exc:  # timeout, too_large; anything else is still this page's alone
         return error_item(url, exc)
 
 
@@ -383,14 +383,17 @@ def fetch_all(
 ) -> list[dict[str, Any]]:
     """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
 
-    Only downloads run on the pool's threads. Every page is decoded and extracted
-    here, on the calling thread, one after another: lxml and trafilatura keep
-    module-level parsers that are not safe to use from several threads at once
-    (memory corruption, not just wrong answers), and the extraction libraries are
-    imported here before any pool thread exists, so their import-time stand-ins
-    (extract/imports.py) are never visible to another thread. A batch therefore returns,
-    item for item, what one-at-a-time calls return.
+    Only downloads run on the pool's threads. Pages are read one after another, as
+    their downloads finish: HTML, PDF and large text in the call's reading child
+    (worker.pages.extractor_proc), which is stopped at the page's deadline; the rest
+    here, on the calling thread. lxml and trafilatura keep module-level parsers that
+    are not safe to use from several threads at once, so when this process extracts
+    (a site adapter's HTML, or no child) the libraries are imported before any pool
+    thread exists and their import-time stand-ins (extract/imports.py) are never
+    visible to another thread. A batch therefore returns, item for item, what
+    one-at-a-time calls return.
 
+    A page read while others wait gets its share of the time left (_page_deadline).
     When the call's deadline comes first, finished items are kept and the rest are
     ``timeout`` items.
     """
