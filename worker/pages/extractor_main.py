@@ -1,6 +1,6 @@
 """The extraction child: downloaded pages in on stdin, items out on stdout, one at a time.
 
-Started by worker.pages.extractor_proc as ``python -I -m worker.pages.extractor_main``,
+Started by worker.pages.extractor_proc as ``python [-I] -m worker.pages.extractor_main``,
 a fresh interpreter (never a fork of the threaded parent). Parsing and extraction
 run in native code (libxml2) that Python cannot interrupt, so a page that takes too
 long or too much memory is stopped by killing this process; the parent keeps every

@@ -142,7 +142,9 @@ class Extractor:
         env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
         env[PARENT_ENV] = str(os.getpid())
         try:
-            self.proc = _spawn([sys.executable, "-I", "-m", "worker.pages.extractor_main"], env)
+            # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
+            flags = ["-I"] if sys.flags.isolated else []
+            self.proc = _spawn([sys.executable] + flags + ["-m", "worker.pages.extractor_main"], env)
         except (OSError, ValueError) as exc:  # no interpreter to run, no processes left
             self.broken = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
             return False
