@@ -355,7 +355,7 @@ def _cutoff(call: Call | None, reserve: float) -> float | None:
     """When the batch stops waiting: a little before the call's deadline, so the answer still goes out."""
     if call is None or call.deadline is None:
         return None
-    return call.deadline - min(reserve, 0.5)
+    return call.deadline - min(reserve, 1.0)
 
 
 def _reserve(call: Call | None) -> float:

@@ -85,6 +85,16 @@ class _Child:
             except OSError:
                 pass
 
+    def reap(self) -> None:
+        """Collect the exit status if the process has ended, without waiting."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+
     def wait(self) -> int:
         if self.returncode is None:
             try:
@@ -153,12 +163,16 @@ class Extractor:
         return True
 
     def close(self) -> None:
-        """Stop the child (idle or not) and reap it."""
+        """Stop the child (idle or not); reaped now if it is gone already, else when this process ends.
+
+        Never waits: a killed child with a few hundred MB takes time to be torn down on a
+        busy machine, and the call's answer must not wait for that (a 50-page batch at
+        load 34 lost its items waiting here past --timeout)."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         proc.kill()
-        proc.wait()
+        proc.reap()
         proc.close()
         if self.call is not None:
             self.call.children.discard(proc)
