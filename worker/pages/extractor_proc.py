@@ -85,15 +85,20 @@ class _Child:
             except OSError:
                 pass
 
-    def reap(self) -> None:
-        """Collect the exit status if the process has ended, without waiting."""
-        if self.returncode is None:
+    def reap(self, within: float = 0.0) -> None:
+        """Collect the exit status once the process has ended, waiting at most ``within`` seconds."""
+        end = time.monotonic() + within
+        while self.returncode is None:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid:
                 self.returncode = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() >= end:
+                return
+            else:
+                time.sleep(0.005)
 
     def wait(self) -> int:
         if self.returncode is None:
@@ -162,17 +167,18 @@ class Extractor:
             self.call.track(self.proc)
         return True
 
-    def close(self) -> None:
-        """Stop the child (idle or not); reaped now if it is gone already, else when this process ends.
+    def close(self, within: float = 0.0) -> None:
+        """Stop the child (idle or not); reaped if it is gone within ``within`` seconds, else when
+        this process ends.
 
-        Never waits: a killed child with a few hundred MB takes time to be torn down on a
-        busy machine, and the call's answer must not wait for that (a 50-page batch at
-        load 34 lost its items waiting here past --timeout)."""
+        A child stopped at a deadline is not waited for: one with a few hundred MB takes
+        time to be torn down on a busy machine, and the call's answer must not wait for
+        that (a 50-page batch at load 34 lost its items waiting here past --timeout)."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         proc.kill()
-        proc.reap()
+        proc.reap(within)
         proc.close()
         if self.call is not None:
             self.call.children.discard(proc)
