@@ -189,3 +189,17 @@ def test_bad_timeout_is_usage(tmp_path):
     )
     assert r.returncode == protocol.EXIT_USAGE
     assert protocol.parse(r.stdout)["error"]["code"] == "usage"
+
+
+def test_timeout_counts_from_the_process_start():
+    """--timeout runs from the process's start (as its host counts), capped at MAX_START_S."""
+    code = (
+        "import time; time.sleep(0.4)\n"
+        "from worker.runtime import Call, process_age, MAX_START_S\n"
+        "c = Call(); before = c.started; c.count_from_process_start()\n"
+        "print(process_age(), before - c.started, MAX_START_S)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    age, moved, cap = map(float, out.stdout.split())
+    assert 0.4 <= age <= cap, out
+    assert 0.4 <= moved <= cap, out

@@ -98,6 +98,7 @@ def answer(request: SearchRequest | FetchRequest, call: Call, human: bool) -> st
 def main(argv: list[str] | None = None, prog: str = "websearch-worker", early: Sequence[int] = ()) -> None:
     argv = sys.argv[1:] if argv is None else argv
     call = Call()
+    call.count_from_process_start()
     call.install_signal_handlers(early)
     if argv == ["--version"]:  # hosts probe with this: answer before argparse and json load
         from . import __version__

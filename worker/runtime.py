@@ -81,6 +81,23 @@ def remove_tree(path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+# At most this much of the process's age counts against --timeout: the interpreter's start,
+# not a first-run install before an execv into the venv (same process, minutes old).
+MAX_START_S = 1.0
+
+
+def process_age() -> float:
+    """Seconds since this process started (Linux /proc), at most MAX_START_S; 0.0 where unknown."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+        ticks = int(stat[stat.rindex(b")") + 2 :].split()[19])  # field 22, starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return min(max(age, 0.0), MAX_START_S)
+
+
 class Call:
     """The state of one worker invocation; ``ctx`` for tools and providers."""
 
@@ -176,6 +193,11 @@ class Call:
         return path
 
     # -- time ---------------------------------------------------------------
+    def count_from_process_start(self) -> None:
+        """Let --timeout run from the process's start, as the host that spawned it counts, not
+        from this object: interpreter start-up takes a second and more on a loaded machine."""
+        self.started = time.monotonic() - process_age()
+
     def remaining(self, default: float | None = None) -> float | None:
         """Seconds left before the call's deadline (None when unbounded)."""
         deadline = self.deadline

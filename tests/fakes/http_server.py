@@ -22,6 +22,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from . import pathological
+
 BOILER_NAV = """
 <header class="site-header"><nav><ul>
 <li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li>
@@ -394,6 +396,10 @@ class FakeWeb:
             return h.send(body=gzip_bomb(int(q.get("mb", 200))), headers={"Content-Encoding": "gzip"})
         if path == "/huge":
             return self._huge(h, int(q.get("mb", 50)))
+        if path == "/pathological":  # tests/fakes/pathological.py's catalogue
+            kind = q.get("kind", "")
+            ctype = "text/markdown" if kind in pathological.TEXT_KINDS else "text/html; charset=utf-8"
+            return h.send(body=pathological.page(kind), ctype=ctype)
         if path == "/heavy":  # markup that is expensive to analyse (see heavy_page)
             return h.send(body=heavy_page(q.get("kind", "links"), float(q.get("mb", 5))))
         if path == "/drip":

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
     from ..runtime import Call
+    from .extractor_proc import Extractor
     from .net.client import Options, Response
     from .robots_check import RobotsCheck
     from .sites import Doc
@@ -241,14 +242,17 @@ def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | 
     decoded, codec, source = content.decode(resp.body, ctype, kind)
     meta = {"charset": codec}
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
-        from . import pagecheck
+        from . import linear, pagecheck
         from .extract.core import extract
 
         # Invisible characters are removed from the output (build_item), not from the
         # page: over a whole page that cost a millisecond or more, and what they could
         # hide from a check (a payload spelled "ig\u200bnore") is normalised where it is read.
         pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
-        result = extract(decoded, url=resp.final_url, fmt=fmt)
+        if linear.too_many_elements(decoded):
+            result = linear.extract(decoded, fmt)
+        else:
+            result = extract(decoded, url=resp.final_url, fmt=fmt)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
             if result.get(key):
                 meta[key] = result[key]
@@ -357,18 +361,77 @@ def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
 
 def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> dict[str, Any]:
     """One item for one URL; never raises for the URL's own failure."""
+    from .extractor_proc import Extractor
+
+    reader = Extractor(call)
+    if spec.fmt in EXTRACTOR_FORMATS:
+        reader.start()  # its imports overlap the download
     try:
-        resp = get(url, call, spec, reserve)
-    except Exception as exc:  # one URL's failure is its item, not the batch's
-        return error_item(url, exc)
-    return _item(url, resp, spec)
+        try:
+            resp = get(url, call, spec, reserve)
+        except Exception as exc:  # one URL's failure is its item, not the batch's
+            return error_item(url, exc)
+        return _read(reader, url, resp, spec, _cutoff(call, reserve))
+    finally:
+        reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
 
 
-def _item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
+def item_of(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
+    """The item for a downloaded page, read in this process; never raises for the page's own failure
+    but MemoryError (the reading child answers it as too_large)."""
     try:
         return build_item(url, resp, spec)
+    except MemoryError:
+        raise
     except Exception as exc:
         return error_item(url, exc)
+
+
+# A text body past this is read in the child too: its cleaning and outline take seconds
+# at the 5 MB cap (a markdown file of 300,000 headings: 2.3 s).
+HEAVY_TEXT_BYTES = 1 << 20
+
+
+def _heavy(resp: Response | Doc, spec: Spec) -> bool:
+    """Whether reading ``resp`` may take long: a parser that cannot be interrupted (HTML
+    extraction, PDF), or a large text to clean and outline."""
+    if hasattr(resp, "document"):  # a site adapter's answer: the API's text, already bounded
+        return False
+    from . import content
+
+    kind = content.kind_of(resp.content_type) or content.kind_of(content.sniff(resp.body))
+    if kind == "pdf" or (kind == "html" and spec.fmt in EXTRACTOR_FORMATS):
+        return True
+    return spec.fmt != "raw" and len(resp.body) > HEAVY_TEXT_BYTES  # raw: the body as it came
+
+
+def _read(
+    reader: Extractor, url: str, resp: Response | Doc, spec: Spec, deadline: float | None, shared: bool = False
+) -> dict[str, Any]:
+    """The item for a downloaded page: heavy pages in the extraction child, until ``deadline``."""
+    if not _heavy(resp, spec):
+        return item_of(url, resp, spec)
+    if not reader.start():
+        item = item_of(url, resp, spec)
+        if reader.broken and item.get("ok"):
+            item.setdefault("warnings", []).append(
+                "read without a deadline: the page's reading process could not start (%s)" % reader.broken
+            )
+        return item
+    try:
+        return reader.item(url, resp, spec, deadline, shared)
+    except Exception as exc:  # timeout, too_large; anything else is still this page's alone
+        return error_item(url, exc)
+
+
+REAP_S = 0.2  # how long the end of a fetch waits for its (idle) reading child to be gone
+
+
+def _cutoff(call: Call | None, reserve: float) -> float | None:
+    """When the batch stops waiting: a little before the call's deadline, so the answer still goes out."""
+    if call is None or call.deadline is None:
+        return None
+    return call.deadline - min(reserve, 1.0)
 
 
 def _reserve(call: Call | None) -> float:
@@ -396,28 +459,35 @@ def fetch_all(
 ) -> list[dict[str, Any]]:
     """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
 
-    Only downloads run on the pool's threads. Every page is decoded and extracted
-    here, on the calling thread, one after another: lxml and trafilatura keep
-    module-level parsers that are not safe to use from several threads at once
-    (memory corruption, not just wrong answers), and the extraction libraries are
-    imported here before any pool thread exists, so their import-time stand-ins
-    (extract/imports.py) are never visible to another thread. A batch therefore returns,
-    item for item, what one-at-a-time calls return.
+    Only downloads run on the pool's threads. Pages are read one after another, as
+    their downloads finish: HTML, PDF and large text in the call's reading child
+    (worker.pages.extractor_proc), which is stopped at the page's deadline; the rest
+    here, on the calling thread. lxml and trafilatura keep module-level parsers that
+    are not safe to use from several threads at once, so when this process extracts
+    (a site adapter's HTML, or no child) the libraries are imported before any pool
+    thread exists and their import-time stand-ins (extract/imports.py) are never
+    visible to another thread. A batch therefore returns, item for item, what
+    one-at-a-time calls return.
 
+    A page read while others wait gets its share of the time left (_page_deadline).
     When the call's deadline comes first, finished items are kept and the rest are
     ``timeout`` items.
     """
     import queue
 
+    from .extractor_proc import Extractor
+
     urls = list(urls)
     items: list[dict[str, Any] | None] = [None] * len(urls)
     reserve = _reserve(call)
-    if len(urls) == 1:  # no pool: everything runs on this thread, imports only if a page needs them
+    if len(urls) == 1:  # no pool: everything runs on this thread
         return [fetch_one(urls[0], call, spec, reserve)]
-    if spec.fmt in EXTRACTOR_FORMATS:
+    reader = Extractor(call)
+    isolated = spec.fmt in EXTRACTOR_FORMATS and reader.start()  # its imports overlap the downloads
+    if _adapter_may_render(urls, spec) or (spec.fmt in EXTRACTOR_FORMATS and not isolated):
         from .extract.core import prepare
 
-        prepare()
+        prepare()  # extraction in this process: its imports before any pool thread exists
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
     done: queue.SimpleQueue[tuple[int, Response | Doc | None, BaseException | None]] = queue.SimpleQueue()
@@ -439,19 +509,64 @@ def fetch_all(
     ]
     for t in threads:
         t.start()
-    # Stop waiting a little before the call's deadline, so the answer still goes out.
-    cutoff = call.deadline - min(reserve, 0.5) if call is not None and call.deadline is not None else None
-    for _ in range(len(urls)):
-        wait = None if cutoff is None else cutoff - time.monotonic()
-        if wait is not None and wait <= 0:
-            break
-        try:
-            i, resp, exc = done.get(timeout=wait)
-        except queue.Empty:
-            break
-        # resp is None only when exc is not
-        items[i] = error_item(urls[i], exc) if exc is not None else _item(urls[i], resp, spec)  # type: ignore[arg-type]
+    cutoff = _cutoff(call, reserve)
+    put_off: list[tuple[int, Response | Doc, float]] = []  # pages stopped at their share: (index, page, share)
+    try:
+        for _ in range(len(urls)):
+            wait = None if cutoff is None else cutoff - time.monotonic()
+            if wait is not None and wait <= 0:
+                break
+            try:
+                i, resp, exc = done.get(timeout=wait)
+            except queue.Empty:
+                break
+            if exc is not None or resp is None:
+                items[i] = error_item(urls[i], exc or WorkerError("network", "no response"))
+                continue
+            pending = sum(1 for it in items if it is None) - len(put_off)
+            begun = time.monotonic()
+            deadline, shared = _page_deadline(cutoff, pending)
+            item = items[i] = _read(reader, urls[i], resp, spec, deadline, shared)
+            if shared and deadline is not None and not item["ok"] and item["error"]["code"] == "timeout":
+                put_off.append((i, resp, deadline - begun))
+        # Pages stopped at their share get what the others left, when that is more.
+        for i, resp, had in put_off:
+            if cutoff is not None and cutoff - time.monotonic() > SHARE_RETRY * had:
+                items[i] = _read(reader, urls[i], resp, spec, cutoff)
+    finally:
+        reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
     return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
+
+
+# A page read while others wait gets at most its share of the time left: the time over
+# the number of pages not yet read, counting at most SHARE_PAGES of them, and never less
+# than MIN_SHARE_S. One slow page cannot take the whole --timeout from the pages behind
+# it, whatever their order, and an ordinary page slowed by a busy machine is not stopped
+# while there is time: with a share of left/pending, a 50-page batch at load 25 lost
+# pages that took over 3 s (tests/tools/test_batch.py).
+MIN_SHARE_S = 3.0
+SHARE_PAGES = 4
+SHARE_RETRY = 1.2  # a page stopped at its share is read again when this many times more time is left
+
+
+def _page_deadline(cutoff: float | None, pending: int) -> tuple[float | None, bool]:
+    """(deadline, shared) for the next page's reading; shared: cut to its share of the time left."""
+    if cutoff is None or pending <= 1:
+        return cutoff, False
+    now = time.monotonic()
+    share = max(MIN_SHARE_S, (cutoff - now) / min(pending, SHARE_PAGES))
+    if now + share >= cutoff:
+        return cutoff, False
+    return now + share, True
+
+
+def _adapter_may_render(urls: list[str], spec: Spec) -> bool:
+    """Whether a site adapter may extract HTML in this process (its imports must precede the threads)."""
+    if not (spec.adapters and spec.fmt in ("markdown", "text")):
+        return False
+    from . import sites
+
+    return any(sites.match(url, spec.sites) is not None for url in urls)
 
 
 def fetch_many(

@@ -218,6 +218,10 @@ def read(html: str, fmt: str = "markdown") -> tuple[str, str] | None:
     """(text, source name) from a shell's page data or <noscript>, or None when it holds no prose."""
     import lxml.html
 
+    from . import linear
+
+    if linear.too_many_elements(html):  # no tree for such a page (linear.py); an app shell is small
+        return None
     try:
         tree = lxml.html.document_fromstring(html)
     except (ValueError, TypeError, RecursionError, Exception):

@@ -1,0 +1,52 @@
+"""The frames between the worker and its page-reading child: a job (URL, page, spec) out, an item back.
+
+A frame is 8 bytes of big-endian length, then the payload. A job's payload is its
+fields as JSON (after 4 bytes of their length) followed by the page's body as it
+came; an item's is the item as JSON. JSON, not pickle: both ends already load it,
+and nothing read from a frame can run code.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from .download import Spec
+    from .net.client import Response
+
+HEADER = struct.Struct(">Q")
+_FIELDS = struct.Struct(">I")
+
+
+def job(url: str, resp: Response, spec: Spec) -> bytes:
+    fields = dict(vars(resp))
+    body = fields.pop("body")
+    head = json.dumps({"url": url, "resp": fields, "spec": vars(spec)}).encode("ascii")
+    return b"".join((HEADER.pack(_FIELDS.size + len(head) + len(body)), _FIELDS.pack(len(head)), head, body))
+
+
+def read_job(payload: bytes) -> tuple[str, Response, Spec]:
+    from .download import Spec
+    from .net.client import Response
+
+    n = _FIELDS.unpack_from(payload)[0]
+    fields = json.loads(payload[_FIELDS.size : _FIELDS.size + n])
+    resp = Response.__new__(Response)
+    resp.__dict__.update(fields["resp"])
+    resp.body = payload[_FIELDS.size + n :]
+    spec = Spec.__new__(Spec)
+    spec.__dict__.update(fields["spec"])
+    return fields["url"], resp, spec
+
+
+def item(it: dict[str, Any]) -> bytes:
+    data = json.dumps(it).encode("ascii")
+    return HEADER.pack(len(data)) + data
+
+
+def read_item(payload: bytes) -> dict[str, Any]:
+    return json.loads(payload)

@@ -1,0 +1,98 @@
+"""The extraction child: downloaded pages in on stdin, items out on stdout, one at a time.
+
+Started by worker.pages.extractor_proc as ``python [-I] -m worker.pages.extractor_main``,
+a fresh interpreter (never a fork of the threaded parent). Parsing and extraction
+run in native code (libxml2) that Python cannot interrupt, so a page that takes too
+long or too much memory is stopped by killing this process; the parent keeps every
+item already answered. Frames both ways: 8 bytes of big-endian length, then a
+pickle (both ends are this code; nothing from the page is ever unpickled).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import extractor_frames as frames
+from .extractor_proc import MEMORY_ENV, PARENT_ENV
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the parent goes (a SIGKILLed worker leaves no child behind).
+
+    The kernel sends it when the parent's thread that started us ends: the parent
+    starts and closes its child on one thread, that of the fetch it serves.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except Exception:
+        return
+    if str(os.getppid()) != os.environ.get(PARENT_ENV, str(os.getppid())):
+        os._exit(0)  # the parent left before the prctl took hold
+
+
+def _limit_memory() -> None:
+    """A hard heap limit: an allocation past it fails (MemoryError) instead of the machine swapping.
+
+    RLIMIT_DATA counts the heap and private anonymous mappings, what malloc and
+    Python's allocator use, not the shared libraries; the parent's watch of the
+    resident size stops the page sooner, this catches a spike between two looks.
+    """
+    try:
+        import resource
+
+        limit = int(os.environ.get(MEMORY_ENV) or 0)
+        if limit > 0:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _read_exact(stream, n: int) -> bytes | None:
+    data = stream.read(n)
+    return data if data is not None and len(data) == n else None
+
+
+def serve() -> None:
+    out = os.dup(1)
+    os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the frames
+    sys.stdout = sys.stderr
+    _die_with_parent()
+    _limit_memory()
+    from .download import item_of
+    from .extract.core import prepare
+
+    prepare()
+    stdin = sys.stdin.buffer
+    while True:
+        head = _read_exact(stdin, frames.HEADER.size)
+        if head is None:
+            return  # the parent closed the pipe: the call is over
+        payload = _read_exact(stdin, frames.HEADER.unpack(head)[0])
+        if payload is None:
+            return
+        url, resp, spec = frames.read_job(payload)
+        del payload
+        try:
+            item = item_of(url, resp, spec)
+        except MemoryError:
+            item = {"url": url, "ok": False, "memory": True}
+        del resp
+        data = frames.item(item)
+        while data:
+            n = os.write(out, data)
+            data = data[n:]
+
+
+if __name__ == "__main__":
+    try:
+        serve()
+    except KeyboardInterrupt:
+        pass
+    os._exit(0)
