@@ -447,11 +447,31 @@ def test_ending_the_server_stops_every_call_in_flight(tmp_path, web, how):
             proc.wait()
 
 
+def test_lines_that_are_not_json_rpc_get_an_error_and_serving_goes_on(tmp_path):
+    proc = start_raw(tmp_path)
+    try:
+        raw_initialize(proc)
+        proc.stdin.write(b'this is not json\n\n[1, 2\n{"hello": 1}\n')
+        send(proc, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+        answers = [json.loads(proc.stdout.readline()) for _ in range(4)]
+        assert [a.get("error", {}).get("code") for a in answers[:3]] == [-32700, -32700, -32600]
+        assert all(a["id"] is None and a["jsonrpc"] == "2.0" for a in answers[:3])  # the blank line is no request
+        assert answers[3]["id"] == 5 and len(answers[3]["result"]["tools"]) == 2
+        proc.stdin.close()
+        assert proc.wait(10) == 0
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_bad_server_flags_are_one_line_not_a_traceback(tmp_path):
     for flags, needle in (
-        (["--colour"], "unknown argument"),
+        (["--colour"], "unrecognized arguments: --colour"),
         (["--config", str(tmp_path / "nope.json")], "no such file"),
-        (["--venv"], "needs a value"),
+        (["--venv"], "expected one argument"),
+        (["--venv", " "], "--venv needs a value"),
     ):
         proc = subprocess.run(
             [PY, "-I", "-m", "worker", "mcp"] + flags,
@@ -463,6 +483,11 @@ def test_bad_server_flags_are_one_line_not_a_traceback(tmp_path):
         )
         assert proc.returncode == 2 and proc.stdout == b""
         assert needle in proc.stderr.decode() and b"Traceback" not in proc.stderr
+    shown = subprocess.run(
+        [PY, "-I", "-m", "worker", "mcp", "--help"], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=30
+    )
+    assert shown.returncode == 0 and shown.stdout == b""  # stdout is the JSON-RPC channel
+    assert b"--allow-private" in shown.stderr and b"--venv DIR" in shown.stderr
 
 
 def test_search_and_fetch_never_import_the_sdk(tmp_path, web):
