@@ -21,8 +21,17 @@ Bootstrap-only flags (before the command):
 from __future__ import annotations
 
 import _signal  # the C module: no enum import on the fast path
-import os
-import sys
+
+SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+if __name__ == "__main__":
+    # Before anything else: hold SIGTERM/SIGINT/SIGHUP.  The mask survives execv, and the
+    # worker unblocks them once its handlers are in (worker/runtime.py), so a cancel that
+    # arrives while either interpreter starts gets a cancelled block instead of a silent
+    # death.  The slow path delivers them to on_signal only while it installs (main()).
+    _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
+
+import os  # noqa: E402
+import sys  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -182,6 +191,12 @@ def log(msg: str) -> None:
     sys.stderr.flush()
 
 
+# False for `mcp`: its stdout is the JSON-RPC channel, so a block would break the client's
+# parser; the error goes to stderr, which MCP clients keep as the server's log.
+_STDOUT_IS_PROTOCOL = [True]
+_BLOCK_WRITTEN: list[bool] = []  # one block per call: a cancel after an error block goes to stderr
+
+
 def emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """Write the one block (never raises: the caller exits right after)."""
     try:
@@ -199,8 +214,10 @@ def _emit_error(code: str, message: str, hint: str, detail: str | None = None, r
         error["detail"] = detail
     line = json.dumps({"ok": False, "v": 1, "error": error}, ensure_ascii=True, separators=(",", ":"))
     line = line.replace("SEARCH_", "SEARCH\\u005f")
-    sys.stdout.write("SEARCH_ERROR\n%s\nSEARCH_DONE\n" % line)
-    sys.stdout.flush()
+    out = sys.stdout if _STDOUT_IS_PROTOCOL[0] and not _BLOCK_WRITTEN else sys.stderr
+    _BLOCK_WRITTEN.append(True)
+    out.write("SEARCH_ERROR\n%s\nSEARCH_DONE\n" % line)
+    out.flush()
 
 
 class InstallError(Exception):
@@ -572,6 +589,20 @@ def parse_flags(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
     return opts, rest
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The worker command after the bootstrap's flags, or --check / --python-path when one of those is given."""
+    rest = list(argv)
+    while rest:
+        token = rest.pop(0)
+        if token in ("--check", "--python-path"):
+            return token
+        if token == "--venv":
+            rest = rest[1:]
+        elif token not in FLAGS and not token.startswith("--venv="):
+            return token
+    return None
+
+
 def mcp_venv_first(args: list[str]) -> list[str]:
     """``mcp ... --venv DIR``: the MCP server's --venv names the venv it runs from as well as its
     workers', so it becomes the bootstrap's own --venv (one venv, installed before the server starts)."""
@@ -584,11 +615,11 @@ def mcp_venv_first(args: list[str]) -> list[str]:
     return list(args)
 
 
-SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+_INSTALLING: list[bool] = []
 
 
 def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
-    """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
+    """Cancelled (mid-install, or before the worker started): stop the installer, leave no stamp, exit 130."""
     import signal
 
     for sig in SIGNALS:
@@ -602,23 +633,34 @@ def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
             proc.wait(5)
         except Exception:
             pass
-    emit_error(
-        "cancelled",
-        "cancelled during the first-run install",
-        "run the command again to resume the install",
-        retryable=False,
-    )
+    if _INSTALLING:
+        emit_error(
+            "cancelled",
+            "cancelled during the first-run install",
+            "run the command again to resume the install",
+            retryable=False,
+        )
+    else:
+        emit_error("cancelled", "cancelled before the worker started", "run the command again", retryable=False)
     os._exit(130)
+
+
+def deliver_signals(deliver: bool) -> None:
+    """Let held signals reach on_signal (while installing), or hold them again (before exec)."""
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK if deliver else _signal.SIG_BLOCK, SIGNALS)
 
 
 def main(argv: list[str]) -> int:
     for sig in SIGNALS:
         _signal.signal(sig, on_signal)
-    # Signals held since start-up (see the bottom of this file) are delivered now, to on_signal.
-    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, SIGNALS)
+    # Signals stay held (see the top of this file) except while installing: one that
+    # arrives before the exec is passed on, still pending, to the worker, which answers
+    # it with a cancelled block; one that arrives when no exec follows is delivered below.
+    _STDOUT_IS_PROTOCOL[0] = command_of(argv) not in ("mcp", "--check", "--python-path")
     try:
-        return _main(argv)
+        rc = _main(argv)  # returns only when no exec follows
     except SystemExit:
+        deliver_signals(True)
         raise
     except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
         emit_error(
@@ -627,7 +669,9 @@ def main(argv: list[str]) -> int:
             "run again with --reinstall; if it persists, report it",
             retryable=False,
         )
-        return 1
+        rc = 1
+    deliver_signals(True)  # a cancel held until now ends the process with 130 (on_signal)
+    return rc
 
 
 def _main(argv: list[str]) -> int:
@@ -647,7 +691,11 @@ def _main(argv: list[str]) -> int:
         return 0 if problem is None else 1
     try:
         if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
+            _INSTALLING[:] = [True]
+            deliver_signals(True)
             ensure_ready(venv, reinstall=bool(opts.get("reinstall")))
+            deliver_signals(False)
+            _INSTALLING[:] = []
     except InstallError as exc:
         tail = "\n".join(exc.output.strip().splitlines()[-15:])
         if tail:
@@ -666,6 +714,7 @@ def _main(argv: list[str]) -> int:
         return 1
     if opts.get("python_path"):
         sys.stdout.write(venv_python(venv) + "\n")
+        sys.stdout.flush()
         return 0
     if not rest and opts.get("reinstall"):
         return 0
@@ -673,11 +722,6 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    # Hold SIGTERM/SIGINT/SIGHUP from here on: the mask survives execv, and the
-    # worker unblocks them once its handlers are in (worker/runtime.py), so a
-    # cancel that arrives while either interpreter starts gets a cancelled
-    # block instead of a silent death.  The slow path unblocks in main().
-    _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
     args = sys.argv[1:]
     if args[:1] == ["mcp"]:
         args = mcp_venv_first(args)

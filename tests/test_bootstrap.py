@@ -645,3 +645,68 @@ def test_bad_install_settings_and_venv_file_are_blocks_not_tracebacks(tmp_path, 
     rc, out, err = boot(repo, ["--venv", str(venv_file), "search", "x"], boot_env(tmp_path, wheeldir))
     assert rc == 2 and "Traceback" not in err
     assert protocol.parse(out)["error"]["code"] == "usage"
+
+
+# A worker that keeps the real one's start-up contract (worker/__main__.py, worker/runtime.py):
+# handlers first, then it unblocks what the bootstrap held, and a signal becomes a cancelled block.
+SIGNAL_AWARE_MAIN = """\
+import _signal, sys, time
+got = []
+for s in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+    _signal.signal(s, lambda n, f: got.append(n))
+_signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+end = time.monotonic() + 5
+while not got and time.monotonic() < end:
+    time.sleep(0.005)
+if got:
+    sys.stdout.write('SEARCH_ERROR\\n{"ok": false, "v": 1, "error": {"code": "cancelled", "message": "m", '
+                     '"retryable": false}}\\nSEARCH_DONE\\n')
+    sys.exit(130)
+sys.stdout.write('SEARCH_OK\\n{"ok": true, "v": 1}\\nSEARCH_DONE\\n')
+"""
+
+
+def _signals_held(pid):
+    """True once the process has run the bootstrap's first instruction (it blocks the three signals)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("SigBlk:"):
+                    return int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)) != 0
+    except OSError:
+        return None
+    return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the signal mask from /proc")
+def test_a_signal_in_the_first_milliseconds_is_a_cancelled_block_with_and_without_venv(tmp_path, wheeldir):
+    """From the bootstrap's first instruction on, SIGTERM/SIGINT/SIGHUP give exit 130 and one
+    cancelled block, on the fast path and through --venv DIR (the slow path's checks, then exec)."""
+    repo = make_repo(tmp_path / "repo", wheeldir)
+    write(os.path.join(repo, "worker", "__main__.py"), SIGNAL_AWARE_MAIN)
+    venv = str(tmp_path / "v")
+    env = boot_env(tmp_path, wheeldir, uv=UV is not None)
+    rc, out, err = boot(repo, ["--venv", venv, "search", "warm"], env)
+    assert rc == 0 and protocol.parse(out)["ok"], err
+    outcomes = []
+    for args in (["--venv", venv, "search", "q"], ["search", "q"]):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for delay in (0, 0.001, 0.004, 0.015, 0.04):
+                proc = subprocess.Popen(
+                    [sys.executable, os.path.join(repo, "bootstrap", "run.py")] + args,
+                    env=dict(env, WEBSEARCH_WORKER_VENV=venv),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+                deadline = time.monotonic() + 10
+                while not _signals_held(proc.pid) and time.monotonic() < deadline:
+                    pass
+                time.sleep(delay)
+                proc.send_signal(sig)
+                out, err = proc.communicate(timeout=30)
+                payload = protocol.parse(out.decode("ascii")) if out else None
+                outcomes.append((args[0], sig.name, delay, proc.returncode, payload and payload["ok"]))
+                assert proc.returncode == 130, (outcomes[-1], err.decode(errors="replace")[-1000:])
+                assert payload["error"]["code"] == "cancelled", out
+    assert len(outcomes) == 30
