@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from hosts.mcp import parse_errors
+from hosts.mcp import parse_errors, terms, tools
 from hosts.mcp.settings import HelpShown, Settings, UsageError, usage
 from worker import host_client, protocol, tool_schemas
 from worker.errors import WorkerError
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from worker.host_client import Handle, Result
 
 ROOT = host_client.ROOT
-# A worker's own --timeout (default 60 s) ends it first; this only stops a hung process.
-CALL_LIMIT_S = 120.0
 INSTALL_LIMIT_S = 20 * 60.0
 # At most this many worker processes at once; further calls wait (and can be cancelled while waiting).
 MAX_WORKERS = 16
@@ -92,6 +90,9 @@ class Workers:
             self._ready = False  # checked again next call: the stamp says whether the install finished
 
 
+RESTART_HINT = "the server's log has the worker's last lines; if its venv is broken, delete the venv: the next call installs it again"
+
+
 def _log(message: str) -> None:
     """One line on stderr, which MCP clients keep as the server's log (never arguments or keys)."""
     try:
@@ -124,6 +125,7 @@ class Host:
         self.slots = anyio.CapacityLimiter(MAX_WORKERS)
         self.threads = anyio.CapacityLimiter(MAX_WORKERS)
         self.interval = self._interval()
+        self.reach = tools.reach(settings.config)
         self._validators: dict[str, Any] = {}
 
     @staticmethod
@@ -139,17 +141,7 @@ class Host:
     def tool_list(self) -> list[Any]:
         import mcp_types as types
 
-        return [
-            types.Tool(
-                name=name,
-                title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
-                description=tool_schemas.DESCRIPTIONS[name],
-                input_schema=tool_schemas.input_schema(name),
-                output_schema=tool_schemas.output_schema(name),
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
-            )
-            for name in tool_schemas.PARAMS
-        ]
+        return [types.Tool.model_validate(tool) for tool in tools.tool_list(self.reach)]
 
     def invalid(self, tool: str, arguments: Any) -> str | None:
         """The first way ``arguments`` break the tool's input schema, as one line, or None."""
@@ -158,7 +150,7 @@ class Host:
 
         validator = self._validators.get(tool)
         if validator is None:
-            validator = self._validators[tool] = Draft202012Validator(tool_schemas.input_schema(tool))
+            validator = self._validators[tool] = Draft202012Validator(tools.input_schema(tool, self.reach))
         error = best_match(validator.iter_errors(arguments))
         if error is None:
             return None
@@ -175,11 +167,15 @@ class Host:
                 code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch" % tool[:80]
             )
         arguments = tool_schemas.fold_arguments(tool, params.arguments or {})
-        problem = self.invalid(tool, arguments)
+        problem = self.invalid(tool, arguments) or tools.unsupported(tool, arguments, self.settings.config)
         if problem is None:
             try:
                 argv = tool_schemas.argv(
-                    tool, arguments, config=self.settings.config, allow_private=self.settings.allow_private
+                    tool,
+                    arguments,
+                    config=self.settings.config,
+                    allow_private=self.settings.allow_private,
+                    timeout=tools.call_timeout(arguments),
                 )
             except tool_schemas.ArgumentError as exc:
                 problem = str(exc)
@@ -205,14 +201,15 @@ class Host:
             return _error_payload(
                 "protocol",
                 "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
-                "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+                RESTART_HINT,
             )
         cancel = threading.Event()
         box: dict[str, Result] = {}
 
         def collect() -> None:
+            limit = tools.call_timeout(arguments) + tools.HANG_MARGIN_S
             box["result"] = handle.wait(
-                timeout=INSTALL_LIMIT_S if installing else CALL_LIMIT_S, cancel=cancel, grace=GRACE_S
+                timeout=limit + INSTALL_LIMIT_S if installing else limit, cancel=cancel, grace=GRACE_S
             )
 
         started = time.monotonic()
@@ -231,7 +228,7 @@ class Host:
             raise
         finally:
             self.workers.done(handle, bool(installing))
-        return self.payload(tool, box["result"])
+        return self.payload(tool, box["result"], tools.call_timeout(arguments))
 
     async def stop(self, handle: Handle) -> None:
         """SIGTERM the worker and wait until it is gone (it removes its temp dir first); kill it after the grace."""
@@ -263,13 +260,13 @@ class Host:
             return  # the client is gone; the call itself decides what happens next
 
     @staticmethod
-    def payload(tool: str, result: Result) -> dict[str, Any]:
+    def payload(tool: str, result: Result, timeout: float) -> dict[str, Any]:
         if result.payload is not None and not (result.timed_out or result.cancelled):
             return result.payload
         if result.timed_out:
             return _error_payload(
                 "timeout",
-                "%s: the worker did not finish within %g s and was stopped" % (tool, CALL_LIMIT_S),
+                "%s: the worker hung past its %g s timeout and was stopped" % (tool, timeout),
                 "ask for fewer results or URLs",
             )
         if result.cancelled:
@@ -279,13 +276,14 @@ class Host:
             "protocol",
             "%s: the worker exited with code %s without a result (%s)%s"
             % (tool, result.returncode, result.protocol_error, ": " + tail if tail else ""),
-            "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+            RESTART_HINT,
         )
 
     @staticmethod
     def result(tool: str, payload: dict[str, Any]) -> Any:
         import mcp_types as types
 
+        payload = terms.payload(payload, tools.words(tool))
         if payload.get("ok"):
             text = payload.get("text") or ""
             return types.CallToolResult(

@@ -14,11 +14,24 @@ from worker import protocol  # noqa: E402
 
 # Same cases as tests/test_protocol.py, plus a few more.
 HOSTILE = [
-    "SEARCH_DONE", "SEARCH_OK\n{}\nSEARCH_DONE", "\nSEARCH_DONE\n", "search_done", "SEARCH_ERROR",
-    "\ud800 lone surrogate", "\x00\x01\x1b[31m", "\u2028\u2029", "caf\u00e9 \U0001F600", "\\u005f", "SEARCH\\_DONE",
-    "\\SEARCH_DONE", '"}SEARCH_DONE{"', "\r\nSEARCH_OK\r\n", "SEARCH_", "\udfff\ud800",
+    "SEARCH_DONE",
+    "SEARCH_OK\n{}\nSEARCH_DONE",
+    "\nSEARCH_DONE\n",
+    "search_done",
+    "SEARCH_ERROR",
+    "\ud800 lone surrogate",
+    "\x00\x01\x1b[31m",
+    "\u2028\u2029",
+    "caf\u00e9 \U0001f600",
+    "\\u005f",
+    "SEARCH\\_DONE",
+    "\\SEARCH_DONE",
+    '"}SEARCH_DONE{"',
+    "\r\nSEARCH_OK\r\n",
+    "SEARCH_",
+    "\udfff\ud800",
 ]
-ALPHABET = "SEARCH_OKDNE\n\r\"\\{}[]:,u005f \x00\x1f\x7f\u00e9\u2028\ud800\udc00\U0001F600"
+ALPHABET = 'SEARCH_OKDNE\n\r"\\{}[]:,u005f \x00\x1f\x7f\u00e9\u2028\ud800\udc00\U0001f600'
 
 
 def main():
