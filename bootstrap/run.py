@@ -616,6 +616,7 @@ def mcp_venv_first(args: list[str]) -> list[str]:
 
 
 _INSTALLING: list[bool] = []
+_ON_SIGNAL: list[Callable[[], None]] = []  # run first by on_signal (the MCP first run stops its server)
 
 
 def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
@@ -624,6 +625,11 @@ def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
 
     for sig in SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
+    for hook in _ON_SIGNAL:
+        try:
+            hook()
+        except Exception:
+            pass
     for proc in _CHILD:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -643,6 +649,42 @@ def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     else:
         emit_error("cancelled", "cancelled before the worker started", "run the command again", retryable=False)
     os._exit(130)
+
+
+def serve_first_run(venv: str, server_args: list[str], reinstall: bool) -> int:
+    """`mcp` with no ready venv: hosts/mcp/firstrun.py answers the client while the venv installs."""
+    sys.path.insert(0, ROOT)
+    from hosts.mcp import firstrun, settings
+
+    try:
+        parsed = settings.Settings(server_args)
+    except settings.HelpShown:
+        return 0
+    except settings.UsageError as exc:
+        sys.stderr.write("websearch-worker mcp: %s\n%s" % (exc, settings.usage()))
+        return 2
+    rebuild = [reinstall]
+
+    def install() -> None:
+        _INSTALLING[:] = [True]
+        try:
+            ensure_ready(venv, reinstall=rebuild[0])
+            rebuild[0] = False
+        finally:
+            _INSTALLING[:] = []
+
+    log("first run: installing the worker into %s while the MCP server answers" % venv)
+    server = [venv_python(venv), "-I", "-m", "worker", "mcp"] + server_args
+    front = firstrun.FirstRun(server, install, parsed.config)
+    _ON_SIGNAL.append(front.stop)
+    deliver_signals(True)  # before any thread starts: threads inherit the mask
+    code = front.serve()
+    for proc in _CHILD:  # stdin closed mid-install: the installer goes too, and the next start resumes
+        try:
+            os.killpg(proc.pid, 9)
+        except OSError:
+            pass
+    return code
 
 
 def deliver_signals(deliver: bool) -> None:
@@ -689,6 +731,9 @@ def _main(argv: list[str]) -> int:
         problem = stamp_problem(venv, read_inputs())
         sys.stdout.write("ready %s\n" % venv_python(venv) if problem is None else "not ready: %s\n" % problem)
         return 0 if problem is None else 1
+    if rest[:1] == ["mcp"] and not opts.get("python_path"):
+        if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
+            return serve_first_run(venv, rest[1:], bool(opts.get("reinstall")))
     try:
         if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
             _INSTALLING[:] = [True]

@@ -284,17 +284,10 @@ class Host:
         import mcp_types as types
 
         payload = terms.payload(payload, tools.words(tool))
-        if payload.get("ok"):
-            text = payload.get("text") or ""
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=False
-            )
-        error = payload.get("error") or {}
-        text = "%s failed (%s): %s" % (tool, error.get("code", "internal"), error.get("message", ""))
-        if error.get("hint"):
-            text += "\nhint: %s" % error["hint"]
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=True
+            content=[types.TextContent(type="text", text=tools.result_text(tool, payload))],
+            structured_content=payload,
+            is_error=not payload.get("ok"),
         )
 
     async def stop_all(self) -> None:
@@ -305,12 +298,6 @@ class Host:
         async with anyio.create_task_group() as tg:
             for handle in live:
                 tg.start_soon(self.stop, handle)
-
-
-INSTRUCTIONS = (
-    "web_search finds pages (titles, URLs, snippets); web_fetch reads up to 20 pages at once as clean markdown. "
-    "Search first, then fetch the most promising URLs before relying on their details; cite the URLs you used."
-)
 
 
 async def serve(settings: Settings, early: list[int] | tuple[int, ...]) -> int:
@@ -333,7 +320,7 @@ async def serve(settings: Settings, early: list[int] | tuple[int, ...]) -> int:
         "websearch-worker",
         version=__version__,
         title="websearch-worker",
-        instructions=INSTRUCTIONS,
+        instructions=tools.INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

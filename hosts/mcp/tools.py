@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 TITLES = {tool_schemas.SEARCH: "Web search", tool_schemas.FETCH: "Web fetch"}
+INSTRUCTIONS = (
+    "web_search finds pages (titles, URLs, snippets); web_fetch reads up to 20 pages at once as clean markdown. "
+    "Search first, then fetch the most promising URLs before relying on their details; cite the URLs you used."
+)
 # A worker deadline this far past the tool's timeout means the worker hung: the host stops it.
 HANG_MARGIN_S = 15.0
 
@@ -111,3 +115,14 @@ def unsupported(tool: str, arguments: dict[str, Any], config_path: str | None) -
     except (WorkerError, OSError, ValueError):
         return None
     return tool_schemas.unsupported(tool, arguments, spec.type)
+
+
+def result_text(tool: str, payload: dict[str, Any]) -> str:
+    """A result's text content: the worker's text view, or for an error its code, message and hint."""
+    if payload.get("ok"):
+        return str(payload.get("text") or "")
+    error = payload.get("error") or {}
+    text = "%s failed (%s): %s" % (tool, error.get("code", "internal"), error.get("message", ""))
+    if error.get("hint"):
+        text += "\nhint: %s" % error["hint"]
+    return text
