@@ -391,11 +391,18 @@ def install(venv: str, lock_file: str, fresh: bool) -> None:
             pip = [python, "-m", "pip"]
         # The bundled pip (23.2.1 on Python 3.11) trips over extras that a locked
         # install hands it (lxml[html_clean]) and is slower: a current pip first.
-        run(pip + quiet + ["--no-compile", "--upgrade", "pip"], env)
-        # pip compiles one file at a time; compileall below uses every core.  The
-        # lock already holds every dependency (bootstrap/lock.py resolves them for
-        # all platforms; tests/test_lock.py checks), so pip's resolver is skipped.
-        run([python, "-m", "pip"] + quiet + ["--no-compile", "--no-deps", "--require-hashes", "-r", lock_file], env)
+        kept = ["--cache-dir", downloads_path(venv)]
+        run(pip + quiet + kept + ["--no-compile", "--upgrade", "pip"], env)
+        # pip's cache in a folder beside the venv, which outlives a cut-short install: the
+        # next try takes every file downloaded so far from it and fetches only the rest,
+        # whatever the user's own cache settings.  pip compiles one file at a time;
+        # compileall below uses every core.  The lock already holds every dependency
+        # (bootstrap/lock.py resolves them for all platforms; tests/test_lock.py checks),
+        # so pip's resolver is skipped.
+        run(
+            [python, "-m", "pip"] + quiet + kept + ["--no-compile", "--no-deps", "--require-hashes", "-r", lock_file],
+            env,
+        )
     purelib = site_packages(python)
     # The worker runs from this checkout: a .pth file puts it on the venv's path.
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
@@ -411,6 +418,11 @@ def install(venv: str, lock_file: str, fresh: bool) -> None:
         run([python, "-m", "compileall", "-q", os.path.join(ROOT, "worker")], env)
     except InstallError as exc:  # a read-only checkout still works, just slower
         log("could not byte-compile the worker package (%s); continuing" % exc)
+
+
+def downloads_path(venv: str) -> str:
+    """pip's cache for this venv's install, beside it until the install completes (a rebuilt venv keeps it)."""
+    return os.path.abspath(venv).rstrip("/") + ".downloads"
 
 
 def _write_whole(path: str, data: bytes) -> None:
@@ -558,6 +570,9 @@ def ensure_ready(
                 install(venv, lock_file, fresh=not incremental or attempt > 1)
                 write_stamp(venv, inputs)
                 log("installed in %.1fs" % (time.monotonic() - started))
+                import shutil
+
+                shutil.rmtree(downloads_path(venv), ignore_errors=True)  # installed: nothing left to resume
                 return
             except (InstallError, OSError) as exc:
                 last = exc

@@ -710,3 +710,72 @@ def test_a_signal_in_the_first_milliseconds_is_a_cancelled_block_with_and_withou
                 assert proc.returncode == 130, (outcomes[-1], err.decode(errors="replace")[-1000:])
                 assert payload["error"]["code"] == "cancelled", out
     assert len(outcomes) == 30
+
+
+def test_an_install_cut_short_resumes_with_what_it_had_downloaded(tmp_path):
+    """pip's downloads are kept beside the venv: the next try fetches only the files still missing,
+    and completes faster than an install from nothing.  Each run has a cache home of its own, so
+    the user's pip cache cannot be what resumes."""
+    from fakes.index_server import SimpleIndex
+
+    wheels = tmp_path / "index"
+    wheels.mkdir()
+    names = ["wsw_dummy"] + ["wsw_part%d" % i for i in range(5)]  # the stand-in worker imports wsw_dummy
+    for name in names:
+        build_wheel(wheels, name, "1.0", name)
+    if bundled_pip():
+        shutil.copy(bundled_pip(), str(wheels))
+    repo = make_repo(tmp_path / "repo", wheels, "".join("%s==1.0\n" % n for n in names))
+    index = SimpleIndex(wheels, delay=4.0).start()  # the files' time outweighs a loaded machine's noise
+    env = boot_env(tmp_path, wheels)  # the pip path: uv keeps its own cache
+    for key in ("PIP_NO_INDEX", "PIP_FIND_LINKS"):
+        env.pop(key)
+    # pip caches only what an https or trusted host sends: 127.0.0.1 stands in for the https index
+    env.update({"PIP_INDEX_URL": index.url, "PIP_TRUSTED_HOST": "127.0.0.1", "WEBSEARCH_WORKER_INSTALL_ATTEMPTS": "1"})
+
+    def fresh_cache_home(name):
+        return dict(env, XDG_CACHE_HOME=str(tmp_path / name), HOME=str(tmp_path / name))
+
+    run_py = os.path.join(repo, "bootstrap", "run.py")
+
+    def ours(served):
+        return [n for n in served if n.startswith("wsw_")]
+
+    try:
+        started = time.monotonic()
+        rc, out, err = boot(repo, ["--venv", str(tmp_path / "whole"), "search", "x"], fresh_cache_home("h1"))
+        from_nothing = time.monotonic() - started
+        assert rc == 0, err
+        assert len(ours(index.served)) == 6
+        assert not os.path.exists(str(tmp_path / "whole") + ".downloads")  # removed once installed
+
+        del index.served[:]
+        venv = str(tmp_path / "cut")
+        proc = subprocess.Popen(
+            [sys.executable, run_py, "--venv", venv, "search", "x"],
+            env=fresh_cache_home("h2"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 120
+        while len(ours(index.served)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)  # while the 4th file is on its way
+        assert proc.wait(60) == 130
+        fetched_before = set(ours(index.served))
+
+        del index.served[:]
+        started = time.monotonic()
+        rc, out, err = boot(repo, ["--venv", venv, "search", "x"], fresh_cache_home("h3"))
+        resumed = time.monotonic() - started
+        assert rc == 0 and protocol.parse(out)["ok"], err
+    finally:
+        index.close()
+    fetched_again = set(ours(index.served))
+    everything = {n + "-1.0-py3-none-any.whl" for n in names}
+    assert len(fetched_before) >= 4 and len(fetched_again) <= 3, (fetched_before, fetched_again)
+    assert fetched_again | fetched_before == everything
+    assert not os.path.exists(venv + ".downloads")
+    assert resumed < from_nothing, (resumed, from_nothing)
+    sys.stderr.write("install from nothing %.1f s, resumed %.1f s\n" % (from_nothing, resumed))
