@@ -48,14 +48,18 @@ sys.stdout.write("SEARCH_OK\\n%s\\nSEARCH_DONE\\n" % json.dumps(payload))
 """
 
 
-def build_wheel(wheeldir, name, version, value):
-    """A minimal pure-Python wheel: one module, METADATA, WHEEL, RECORD."""
+def build_wheel(wheeldir, name, version, value=None, extra=None):
+    """A minimal pure-Python wheel: one module (when ``value`` is given), ``extra`` {path: text}, METADATA, WHEEL, RECORD."""
     dist = "%s-%s" % (name, version)
-    files = {
-        "%s/__init__.py" % name: "VALUE = %r\n" % value,
-        "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version),
-        "%s.dist-info/WHEEL" % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
+    files = {} if value is None else {"%s/__init__.py" % name: "VALUE = %r\n" % value}
+    files.update(extra or {})
+    files.update(
+        {
+            "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version),
+            "%s.dist-info/WHEEL"
+            % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        }
+    )
     record = []
     for path, text in files.items():
         data = text.encode()

@@ -672,7 +672,7 @@ def first_run_repo(tmp_path, broken=False):
     import shutil
     import sysconfig
 
-    from test_bootstrap import bundled_pip, lock_text, write
+    from test_bootstrap import build_wheel, bundled_pip, lock_text, write
 
     repo = tmp_path / "repo"
     for part in ("bootstrap", "worker", "hosts/mcp"):
@@ -680,7 +680,7 @@ def first_run_repo(tmp_path, broken=False):
     shutil.copy(os.path.join(ROOT, "hosts", "__init__.py"), repo / "hosts" / "__init__.py")
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    pth_wheel(wheels, "wsw_devsite", sysconfig.get_paths()["purelib"])
+    build_wheel(wheels, "wsw_devsite", "1.0", extra={"wsw_devsite.pth": sysconfig.get_paths()["purelib"] + "\n"})
     if bundled_pip():  # the pip path upgrades pip first, from this directory too
         shutil.copy(bundled_pip(), str(wheels))
     requirements = "wsw_devsite==1.0\n"
@@ -690,27 +690,6 @@ def first_run_repo(tmp_path, broken=False):
         lock = re.sub(r"sha256:[0-9a-f]{64}", "sha256:" + "0" * 64, lock)
     write(str(repo / "requirements.lock"), lock)
     return repo, wheels
-
-
-def pth_wheel(wheeldir, name, path):
-    import base64
-    import hashlib
-    import zipfile
-
-    dist = "%s-1.0" % name
-    files = {
-        "%s.pth" % name: path + "\n",
-        "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % name,
-        "%s.dist-info/WHEEL" % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for p, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append("%s,sha256=%s,%d" % (p, digest, len(text.encode())))
-    files["%s.dist-info/RECORD" % dist] = "\n".join(record + ["%s.dist-info/RECORD,," % dist]) + "\n"
-    with zipfile.ZipFile(os.path.join(str(wheeldir), "%s-py3-none-any.whl" % dist), "w") as z:
-        for p, text in files.items():
-            z.writestr(p, text)
 
 
 def start_first_run(tmp_path, repo, wheels, *flags, uv=True):
