@@ -786,3 +786,25 @@ def test_a_failed_first_run_install_is_a_tool_error_and_stdout_stays_json_rpc(tm
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_first_run_call_out_of_time_says_the_install_is_still_running_and_a_later_call_gets_its_answer(tmp_path, web):
+    repo, wheels = first_run_repo(tmp_path)
+    proc = start_first_run(tmp_path, repo, wheels, "--allow-private", uv=False)  # pip: seconds of install
+    try:
+        raw_initialize(proc)
+        started = time.monotonic()
+        # timeout 6: less than 5 s of it would be left for the work after a second of waiting
+        _progress, early = call_and_collect(proc, 2, "web_fetch", {"urls": [web.url + "/page/5"], "timeout": 6})
+        assert time.monotonic() - started < 6
+        assert early["isError"] is True
+        error = early["structuredContent"]["error"]
+        assert error["code"] == "timeout" and "still running" in error["message"] and error["retryable"] is True
+        _progress, later = call_and_collect(proc, 3, "web_fetch", {"urls": [web.url + "/page/5"]})
+        assert later["isError"] is False and "page number 5" in later["content"][0]["text"]
+        proc.stdin.close()
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
