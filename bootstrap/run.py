@@ -713,7 +713,8 @@ def main(argv: list[str]) -> int:
     # Signals stay held (see the top of this file) except while installing: one that
     # arrives before the exec is passed on, still pending, to the worker, which answers
     # it with a cancelled block; one that arrives when no exec follows is delivered below.
-    _STDOUT_IS_PROTOCOL[0] = command_of(argv) not in ("mcp", "--check", "--python-path")
+    # --python-path and --check answer on stdout too: hosts (hosts/pi) read a failed install's block there
+    _STDOUT_IS_PROTOCOL[0] = command_of(argv) != "mcp"
     try:
         rc = _main(argv)  # returns only when no exec follows
     except SystemExit:

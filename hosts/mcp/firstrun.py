@@ -257,9 +257,10 @@ class FirstRun:
     # -- requests before the handover ------------------------------------------------
     def handle(self, raw: bytes) -> None:
         with self.lock:
-            if self.child is not None:
-                self._to_child(raw if raw.endswith(b"\n") else raw + b"\n")
-                return
+            relaying = self.child is not None
+        if relaying:  # written outside the lock: the relay thread needs it to drain the child's stdout
+            self._to_child(raw if raw.endswith(b"\n") else raw + b"\n")
+            return
         if not raw.strip():
             return
         try:
