@@ -21,8 +21,17 @@ Bootstrap-only flags (before the command):
 from __future__ import annotations
 
 import _signal  # the C module: no enum import on the fast path
-import os
-import sys
+
+SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+if __name__ == "__main__":
+    # Before anything else: hold SIGTERM/SIGINT/SIGHUP.  The mask survives execv, and the
+    # worker unblocks them once its handlers are in (worker/runtime.py), so a cancel that
+    # arrives while either interpreter starts gets a cancelled block instead of a silent
+    # death.  The slow path delivers them to on_signal only while it installs (main()).
+    _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
+
+import os  # noqa: E402
+import sys  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -182,6 +191,12 @@ def log(msg: str) -> None:
     sys.stderr.flush()
 
 
+# False for `mcp`: its stdout is the JSON-RPC channel, so a block would break the client's
+# parser; the error goes to stderr, which MCP clients keep as the server's log.
+_STDOUT_IS_PROTOCOL = [True]
+_BLOCK_WRITTEN: list[bool] = []  # one block per call: a cancel after an error block goes to stderr
+
+
 def emit_error(code: str, message: str, hint: str, detail: str | None = None, retryable: bool = True) -> None:
     """Write the one block (never raises: the caller exits right after)."""
     try:
@@ -199,8 +214,10 @@ def _emit_error(code: str, message: str, hint: str, detail: str | None = None, r
         error["detail"] = detail
     line = json.dumps({"ok": False, "v": 1, "error": error}, ensure_ascii=True, separators=(",", ":"))
     line = line.replace("SEARCH_", "SEARCH\\u005f")
-    sys.stdout.write("SEARCH_ERROR\n%s\nSEARCH_DONE\n" % line)
-    sys.stdout.flush()
+    out = sys.stdout if _STDOUT_IS_PROTOCOL[0] and not _BLOCK_WRITTEN else sys.stderr
+    _BLOCK_WRITTEN.append(True)
+    out.write("SEARCH_ERROR\n%s\nSEARCH_DONE\n" % line)
+    out.flush()
 
 
 class InstallError(Exception):
@@ -374,11 +391,18 @@ def install(venv: str, lock_file: str, fresh: bool) -> None:
             pip = [python, "-m", "pip"]
         # The bundled pip (23.2.1 on Python 3.11) trips over extras that a locked
         # install hands it (lxml[html_clean]) and is slower: a current pip first.
-        run(pip + quiet + ["--no-compile", "--upgrade", "pip"], env)
-        # pip compiles one file at a time; compileall below uses every core.  The
-        # lock already holds every dependency (bootstrap/lock.py resolves them for
-        # all platforms; tests/test_lock.py checks), so pip's resolver is skipped.
-        run([python, "-m", "pip"] + quiet + ["--no-compile", "--no-deps", "--require-hashes", "-r", lock_file], env)
+        kept = ["--cache-dir", downloads_path(venv)]
+        run(pip + quiet + kept + ["--no-compile", "--upgrade", "pip"], env)
+        # pip's cache in a folder beside the venv, which outlives a cut-short install: the
+        # next try takes every file downloaded so far from it and fetches only the rest,
+        # whatever the user's own cache settings.  pip compiles one file at a time;
+        # compileall below uses every core.  The lock already holds every dependency
+        # (bootstrap/lock.py resolves them for all platforms; tests/test_lock.py checks),
+        # so pip's resolver is skipped.
+        run(
+            [python, "-m", "pip"] + quiet + kept + ["--no-compile", "--no-deps", "--require-hashes", "-r", lock_file],
+            env,
+        )
     purelib = site_packages(python)
     # The worker runs from this checkout: a .pth file puts it on the venv's path.
     with open(os.path.join(purelib, "websearch_worker.pth"), "w") as f:
@@ -394,6 +418,11 @@ def install(venv: str, lock_file: str, fresh: bool) -> None:
         run([python, "-m", "compileall", "-q", os.path.join(ROOT, "worker")], env)
     except InstallError as exc:  # a read-only checkout still works, just slower
         log("could not byte-compile the worker package (%s); continuing" % exc)
+
+
+def downloads_path(venv: str) -> str:
+    """pip's cache for this venv's install, beside it until the install completes (a rebuilt venv keeps it)."""
+    return os.path.abspath(venv).rstrip("/") + ".downloads"
 
 
 def _write_whole(path: str, data: bytes) -> None:
@@ -541,6 +570,9 @@ def ensure_ready(
                 install(venv, lock_file, fresh=not incremental or attempt > 1)
                 write_stamp(venv, inputs)
                 log("installed in %.1fs" % (time.monotonic() - started))
+                import shutil
+
+                shutil.rmtree(downloads_path(venv), ignore_errors=True)  # installed: nothing left to resume
                 return
             except (InstallError, OSError) as exc:
                 last = exc
@@ -572,6 +604,20 @@ def parse_flags(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
     return opts, rest
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The worker command after the bootstrap's flags, or --check / --python-path when one of those is given."""
+    rest = list(argv)
+    while rest:
+        token = rest.pop(0)
+        if token in ("--check", "--python-path"):
+            return token
+        if token == "--venv":
+            rest = rest[1:]
+        elif token not in FLAGS and not token.startswith("--venv="):
+            return token
+    return None
+
+
 def mcp_venv_first(args: list[str]) -> list[str]:
     """``mcp ... --venv DIR``: the MCP server's --venv names the venv it runs from as well as its
     workers', so it becomes the bootstrap's own --venv (one venv, installed before the server starts)."""
@@ -584,15 +630,21 @@ def mcp_venv_first(args: list[str]) -> list[str]:
     return list(args)
 
 
-SIGNALS = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
+_INSTALLING: list[bool] = []
+_ON_SIGNAL: list[Callable[[], None]] = []  # run first by on_signal (the MCP first run stops its server)
 
 
 def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
-    """Cancelled mid-install: stop the installer, leave no stamp, exit 130."""
+    """Cancelled (mid-install, or before the worker started): stop the installer, leave no stamp, exit 130."""
     import signal
 
     for sig in SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
+    for hook in _ON_SIGNAL:
+        try:
+            hook()
+        except Exception:
+            pass
     for proc in _CHILD:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -602,23 +654,71 @@ def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
             proc.wait(5)
         except Exception:
             pass
-    emit_error(
-        "cancelled",
-        "cancelled during the first-run install",
-        "run the command again to resume the install",
-        retryable=False,
-    )
+    if _INSTALLING:
+        emit_error(
+            "cancelled",
+            "cancelled during the first-run install",
+            "run the command again to resume the install",
+            retryable=False,
+        )
+    else:
+        emit_error("cancelled", "cancelled before the worker started", "run the command again", retryable=False)
     os._exit(130)
+
+
+def serve_first_run(venv: str, server_args: list[str], reinstall: bool) -> int:
+    """`mcp` with no ready venv: hosts/mcp/firstrun.py answers the client while the venv installs."""
+    sys.path.insert(0, ROOT)
+    from hosts.mcp import firstrun, settings
+
+    try:
+        parsed = settings.Settings(server_args)
+    except settings.HelpShown:
+        return 0
+    except settings.UsageError as exc:
+        sys.stderr.write("websearch-worker mcp: %s\n%s" % (exc, settings.usage()))
+        return 2
+    rebuild = [reinstall]
+
+    def install() -> None:
+        _INSTALLING[:] = [True]
+        try:
+            ensure_ready(venv, reinstall=rebuild[0])
+            rebuild[0] = False
+        finally:
+            _INSTALLING[:] = []
+
+    log("first run: installing the worker into %s while the MCP server answers" % venv)
+    server = [venv_python(venv), "-I", "-m", "worker", "mcp"] + server_args
+    front = firstrun.FirstRun(server, install, parsed.config)
+    _ON_SIGNAL.append(front.stop)
+    deliver_signals(True)  # before any thread starts: threads inherit the mask
+    code = front.serve()
+    for proc in _CHILD:  # stdin closed mid-install: the installer goes too, and the next start resumes
+        try:
+            os.killpg(proc.pid, 9)
+        except OSError:
+            pass
+    return code
+
+
+def deliver_signals(deliver: bool) -> None:
+    """Let held signals reach on_signal (while installing), or hold them again (before exec)."""
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK if deliver else _signal.SIG_BLOCK, SIGNALS)
 
 
 def main(argv: list[str]) -> int:
     for sig in SIGNALS:
         _signal.signal(sig, on_signal)
-    # Signals held since start-up (see the bottom of this file) are delivered now, to on_signal.
-    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, SIGNALS)
+    # Signals stay held (see the top of this file) except while installing: one that
+    # arrives before the exec is passed on, still pending, to the worker, which answers
+    # it with a cancelled block; one that arrives when no exec follows is delivered below.
+    # --python-path and --check answer on stdout too: hosts (hosts/pi) read a failed install's block there
+    _STDOUT_IS_PROTOCOL[0] = command_of(argv) != "mcp"
     try:
-        return _main(argv)
+        rc = _main(argv)  # returns only when no exec follows
     except SystemExit:
+        deliver_signals(True)
         raise
     except BaseException as exc:  # a bug or an environment we did not foresee: still one block, no traceback
         emit_error(
@@ -627,7 +727,9 @@ def main(argv: list[str]) -> int:
             "run again with --reinstall; if it persists, report it",
             retryable=False,
         )
-        return 1
+        rc = 1
+    deliver_signals(True)  # a cancel held until now ends the process with 130 (on_signal)
+    return rc
 
 
 def _main(argv: list[str]) -> int:
@@ -645,9 +747,16 @@ def _main(argv: list[str]) -> int:
         problem = stamp_problem(venv, read_inputs())
         sys.stdout.write("ready %s\n" % venv_python(venv) if problem is None else "not ready: %s\n" % problem)
         return 0 if problem is None else 1
+    if rest[:1] == ["mcp"] and not opts.get("python_path"):
+        if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
+            return serve_first_run(venv, rest[1:], bool(opts.get("reinstall")))
     try:
         if opts.get("reinstall") or stamp_problem(venv, read_inputs()) is not None:
+            _INSTALLING[:] = [True]
+            deliver_signals(True)
             ensure_ready(venv, reinstall=bool(opts.get("reinstall")))
+            deliver_signals(False)
+            _INSTALLING[:] = []
     except InstallError as exc:
         tail = "\n".join(exc.output.strip().splitlines()[-15:])
         if tail:
@@ -666,6 +775,7 @@ def _main(argv: list[str]) -> int:
         return 1
     if opts.get("python_path"):
         sys.stdout.write(venv_python(venv) + "\n")
+        sys.stdout.flush()
         return 0
     if not rest and opts.get("reinstall"):
         return 0
@@ -673,11 +783,6 @@ def _main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    # Hold SIGTERM/SIGINT/SIGHUP from here on: the mask survives execv, and the
-    # worker unblocks them once its handlers are in (worker/runtime.py), so a
-    # cancel that arrives while either interpreter starts gets a cancelled
-    # block instead of a silent death.  The slow path unblocks in main().
-    _signal.pthread_sigmask(_signal.SIG_BLOCK, SIGNALS)
     args = sys.argv[1:]
     if args[:1] == ["mcp"]:
         args = mcp_venv_first(args)

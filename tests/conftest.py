@@ -25,6 +25,18 @@ def pytest_runtest_call(item):
                     pytest.fail(problem, pytrace=False)
 
 
+def shared_data_missing():
+    """None when the team's shared data sets (../shared beside the repo) are there; else one line saying
+    what is missing, for the caller to skip with.  Under CI=true it fails instead: CI runs with the
+    data beside the clone, so there a missing set is a broken setup, never a quiet pass."""
+    from fakes import corpus_server
+
+    why = corpus_server.missing()
+    if why and os.environ.get("CI", "").lower() == "true":
+        pytest.fail("%s (CI=true: the tests that read them must run)" % why, pytrace=False)
+    return why
+
+
 class Result:
     def __init__(self, proc, stdout, stderr):
         self.returncode = proc.returncode

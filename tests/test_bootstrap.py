@@ -48,14 +48,18 @@ sys.stdout.write("SEARCH_OK\\n%s\\nSEARCH_DONE\\n" % json.dumps(payload))
 """
 
 
-def build_wheel(wheeldir, name, version, value):
-    """A minimal pure-Python wheel: one module, METADATA, WHEEL, RECORD."""
+def build_wheel(wheeldir, name, version, value=None, extra=None):
+    """A minimal pure-Python wheel: one module (when ``value`` is given), ``extra`` {path: text}, METADATA, WHEEL, RECORD."""
     dist = "%s-%s" % (name, version)
-    files = {
-        "%s/__init__.py" % name: "VALUE = %r\n" % value,
-        "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version),
-        "%s.dist-info/WHEEL" % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
+    files = {} if value is None else {"%s/__init__.py" % name: "VALUE = %r\n" % value}
+    files.update(extra or {})
+    files.update(
+        {
+            "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (name, version),
+            "%s.dist-info/WHEEL"
+            % dist: "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        }
+    )
     record = []
     for path, text in files.items():
         data = text.encode()
@@ -355,6 +359,10 @@ def test_failing_install_retries_then_reports_bootstrap_failed(tmp_path, wheeldi
     # The next call tries again (and, with the requirement fixed, succeeds).
     rc, out, err = boot(repo, ["search", "x"], dict(env, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1"))
     assert rc == 1 and installs(err) == 1 and protocol.parse(out)["error"]["code"] == "bootstrap_failed"
+    # --python-path answers on stdout too (hosts/pi reads the block there); only `mcp` keeps stdout for JSON-RPC
+    for args in (["--python-path"],):
+        rc, out, err = boot(repo, args, dict(env, WEBSEARCH_WORKER_INSTALL_ATTEMPTS="1"))
+        assert rc == 1 and protocol.parse(out)["error"]["code"] == "bootstrap_failed", (args, out, err)
     write_requirements(repo, wheeldir, "wsw_dummy==1.0\n")
     rc, out, err = boot(repo, ["search", "x"], env)
     assert rc == 0 and protocol.parse(out)["dummy"] == "dummy-ok", err
@@ -645,3 +653,137 @@ def test_bad_install_settings_and_venv_file_are_blocks_not_tracebacks(tmp_path, 
     rc, out, err = boot(repo, ["--venv", str(venv_file), "search", "x"], boot_env(tmp_path, wheeldir))
     assert rc == 2 and "Traceback" not in err
     assert protocol.parse(out)["error"]["code"] == "usage"
+
+
+# A worker that keeps the real one's start-up contract (worker/__main__.py, worker/runtime.py):
+# handlers first, then it unblocks what the bootstrap held, and a signal becomes a cancelled block.
+SIGNAL_AWARE_MAIN = """\
+import _signal, sys, time
+got = []
+for s in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+    _signal.signal(s, lambda n, f: got.append(n))
+_signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+end = time.monotonic() + 30  # past the test's 10 s watch for the held mask: a late signal still lands here
+while not got and time.monotonic() < end:
+    time.sleep(0.005)
+if got:
+    sys.stdout.write('SEARCH_ERROR\\n{"ok": false, "v": 1, "error": {"code": "cancelled", "message": "m", '
+                     '"retryable": false}}\\nSEARCH_DONE\\n')
+    sys.exit(130)
+sys.stdout.write('SEARCH_OK\\n{"ok": true, "v": 1}\\nSEARCH_DONE\\n')
+"""
+
+
+def _signals_held(pid):
+    """True once the process has run the bootstrap's first instruction (it blocks the three signals)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("SigBlk:"):
+                    return int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)) != 0
+    except OSError:
+        return None
+    return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the signal mask from /proc")
+def test_a_signal_in_the_first_milliseconds_is_a_cancelled_block_with_and_without_venv(tmp_path, wheeldir):
+    """From the bootstrap's first instruction on, SIGTERM/SIGINT/SIGHUP give exit 130 and one
+    cancelled block, on the fast path and through --venv DIR (the slow path's checks, then exec)."""
+    repo = make_repo(tmp_path / "repo", wheeldir)
+    write(os.path.join(repo, "worker", "__main__.py"), SIGNAL_AWARE_MAIN)
+    venv = str(tmp_path / "v")
+    env = boot_env(tmp_path, wheeldir, uv=UV is not None)
+    rc, out, err = boot(repo, ["--venv", venv, "search", "warm"], env)
+    assert rc == 0 and protocol.parse(out)["ok"], err
+    outcomes = []
+    for args in (["--venv", venv, "search", "q"], ["search", "q"]):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for delay in (0, 0.001, 0.004, 0.015, 0.04):
+                proc = subprocess.Popen(
+                    [sys.executable, os.path.join(repo, "bootstrap", "run.py")] + args,
+                    env=dict(env, WEBSEARCH_WORKER_VENV=venv),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+                deadline = time.monotonic() + 10
+                while not _signals_held(proc.pid) and time.monotonic() < deadline:
+                    pass
+                time.sleep(delay)
+                proc.send_signal(sig)
+                out, err = proc.communicate(timeout=30)
+                payload = protocol.parse(out.decode("ascii")) if out else None
+                outcomes.append((args[0], sig.name, delay, proc.returncode, payload and payload["ok"]))
+                assert proc.returncode == 130, (outcomes[-1], err.decode(errors="replace")[-1000:])
+                assert payload["error"]["code"] == "cancelled", out
+    assert len(outcomes) == 30
+
+
+def test_an_install_cut_short_resumes_with_what_it_had_downloaded(tmp_path):
+    """pip's downloads are kept beside the venv: the next try fetches only the files still missing,
+    and completes faster than an install from nothing.  Each run has a cache home of its own, so
+    the user's pip cache cannot be what resumes."""
+    from fakes.index_server import SimpleIndex
+
+    wheels = tmp_path / "index"
+    wheels.mkdir()
+    names = ["wsw_dummy"] + ["wsw_part%d" % i for i in range(5)]  # the stand-in worker imports wsw_dummy
+    for name in names:
+        build_wheel(wheels, name, "1.0", name)
+    if bundled_pip():
+        shutil.copy(bundled_pip(), str(wheels))
+    repo = make_repo(tmp_path / "repo", wheels, "".join("%s==1.0\n" % n for n in names))
+    index = SimpleIndex(wheels, delay=4.0).start()  # the files' time outweighs a loaded machine's noise
+    env = boot_env(tmp_path, wheels)  # the pip path: uv keeps its own cache
+    for key in ("PIP_NO_INDEX", "PIP_FIND_LINKS"):
+        env.pop(key)
+    # pip caches only what an https or trusted host sends: 127.0.0.1 stands in for the https index
+    env.update({"PIP_INDEX_URL": index.url, "PIP_TRUSTED_HOST": "127.0.0.1", "WEBSEARCH_WORKER_INSTALL_ATTEMPTS": "1"})
+
+    def fresh_cache_home(name):
+        return dict(env, XDG_CACHE_HOME=str(tmp_path / name), HOME=str(tmp_path / name))
+
+    run_py = os.path.join(repo, "bootstrap", "run.py")
+
+    def ours(served):
+        return [n for n in served if n.startswith("wsw_")]
+
+    try:
+        started = time.monotonic()
+        rc, out, err = boot(repo, ["--venv", str(tmp_path / "whole"), "search", "x"], fresh_cache_home("h1"))
+        from_nothing = time.monotonic() - started
+        assert rc == 0, err
+        assert len(ours(index.served)) == 6
+        assert not os.path.exists(str(tmp_path / "whole") + ".downloads")  # removed once installed
+
+        del index.served[:]
+        venv = str(tmp_path / "cut")
+        proc = subprocess.Popen(
+            [sys.executable, run_py, "--venv", venv, "search", "x"],
+            env=fresh_cache_home("h2"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 120
+        while len(ours(index.served)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)  # while the 4th file is on its way
+        assert proc.wait(60) == 130
+        fetched_before = set(ours(index.served))
+
+        del index.served[:]
+        started = time.monotonic()
+        rc, out, err = boot(repo, ["--venv", venv, "search", "x"], fresh_cache_home("h3"))
+        resumed = time.monotonic() - started
+        assert rc == 0 and protocol.parse(out)["ok"], err
+    finally:
+        index.close()
+    fetched_again = set(ours(index.served))
+    everything = {n + "-1.0-py3-none-any.whl" for n in names}
+    assert len(fetched_before) >= 4 and len(fetched_again) <= 3, (fetched_before, fetched_again)
+    assert fetched_again | fetched_before == everything
+    assert not os.path.exists(venv + ".downloads")
+    assert resumed < from_nothing, (resumed, from_nothing)
+    sys.stderr.write("install from nothing %.1f s, resumed %.1f s\n" % (from_nothing, resumed))

@@ -30,7 +30,13 @@ def test_the_package_metadata_declares_it():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         project = tomllib.load(f)["project"]
     assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE", "NOTICE"]
-    assert project["version"] == worker.__version__
+    assert "version" in project["dynamic"]  # read from worker.__version__ by bootstrap/build_backend.py
+    sys.path.insert(0, os.path.join(ROOT, "bootstrap"))
+    import build_backend
+
+    assert build_backend.version() == worker.__version__
+    assert build_backend.LICENSE == project["license"] and list(build_backend.LICENSE_FILES) == project["license-files"]
+    assert "License-Expression: Apache-2.0" in build_backend.metadata()
     for name in project["license-files"]:
         assert os.path.isfile(os.path.join(ROOT, name)), name
 

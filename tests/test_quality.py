@@ -1,6 +1,6 @@
 """Quality gates, run by the test command like any test: ruff (lint and format) over
-the code, mypy over worker/ and bootstrap/ (settings in pyproject.toml), and every
-public function of worker/ and bootstrap/ annotated."""
+the code, mypy over worker/, bootstrap/ and hosts/mcp (settings in pyproject.toml), and every
+public function of those annotated."""
 
 import ast
 import os
@@ -11,7 +11,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINTED = ["worker", "bootstrap", "tests", "bench", "hosts/mcp"]
-TYPED = ["worker", "bootstrap"]
+TYPED = ["worker", "bootstrap", "hosts/mcp"]
 
 
 def _run(*args, timeout=300):

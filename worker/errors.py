@@ -37,6 +37,8 @@ CODES = {
     "provider": True,
     "cancelled": False,
     "bootstrap_failed": True,
+    # Hosts only (hosts/mcp, worker.host_client): the worker could not be started or gave no block.
+    "protocol": True,
     "internal": False,
 }
 

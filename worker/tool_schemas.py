@@ -18,7 +18,7 @@ from .request import MAX_QUERY_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from typing import Any
+    from typing import Any, Iterable
 
 # Far below the kernel's 128 KiB per argument and the argv + environment total.
 ARGV_BUDGET_BYTES = 64 * 1024
@@ -42,6 +42,7 @@ class Param:
         maximum: int | None = None,
         max_items: int | None = None,
         default: Any = None,
+        only: str | None = None,
     ):
         self.name = name
         self.flag = flag  # None: the command's positional argument (query / urls)
@@ -50,6 +51,7 @@ class Param:
         self.maximum = maximum
         self.max_items = max_items
         self.default = default
+        self.only = only  # the provider type this parameter belongs to (exa, brave); None: every provider
 
 
 SEARCH = "web_search"
@@ -61,112 +63,48 @@ PARAMS = {
         Param(
             "query",
             None,
-            "What to search for, as you would type it into a search engine. Put exact phrases in double quotes.",
+            "The search query; put exact phrases in double quotes.",
         ),
         Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
-        Param(
-            "provider",
-            "--provider",
-            "Search provider: 'auto' (default), 'ddgs' (no key), 'exa', 'brave', or a "
-            "provider name from the user's web-search config. Leave unset unless the user asked for one.",
-        ),
-        Param(
-            "recency",
-            "--recency",
-            "Only results published within the last day/week/month/year. Use for news, releases, changelogs.",
-        ),
-        Param(
-            "news",
-            "--news",
-            "Search news articles instead of the web: results carry published and source. "
-            "Combine with recency for the latest coverage.",
-        ),
+        Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
+        Param("recency", "--recency", "Only results from the last day/week/month/year."),
+        Param("news", "--news", "Search news instead of the web; combine with recency."),
         Param(
             "include_domains",
             "--include-domain",
-            'Only return results from these domains, e.g. ["docs.python.org"].',
+            'Only these domains, e.g. ["docs.python.org"].',
             max_items=MAX_DOMAINS,
         ),
-        Param(
-            "exclude_domains",
-            "--exclude-domain",
-            'Never return results from these domains, e.g. ["pinterest.com"].',
-            max_items=MAX_DOMAINS,
-        ),
-        Param(
-            "fetch_top",
-            "--fetch-top",
-            "Also fetch the top N result pages (0-5) and include an excerpt of each; saves a web_fetch round trip.",
-            default=0,
-        ),
-        Param("region", "--region", "Region such as us-en or de-de (ddgs)."),
-        Param("type", "--type", "Exa only: search type, e.g. auto, neural, keyword, fast, deep."),
-        Param(
-            "category", "--category", "Exa only: result category, e.g. 'research paper', news, company, pdf, github."
-        ),
-        Param("start_published", "--start-published", "Exa only: earliest publication date, YYYY-MM-DD."),
-        Param("end_published", "--end-published", "Exa only: latest publication date, YYYY-MM-DD."),
-        Param("include_text", "--include-text", "Exa only: a phrase (at most 5 words) every result page must contain."),
-        Param("exclude_text", "--exclude-text", "Exa only: a phrase (at most 5 words) no result page may contain."),
-        Param("highlights", "--highlights", "Exa only: include the most relevant passages of each page."),
-        Param("summary", "--summary", "Exa only: include a short summary of each page."),
-        Param("country", "--country", "Brave only: two-letter country code, e.g. US, DE."),
-        Param("search_lang", "--search-lang", "Brave only: result language, e.g. en, de."),
+        Param("exclude_domains", "--exclude-domain", "Never these domains.", max_items=MAX_DOMAINS),
+        Param("fetch_top", "--fetch-top", "Also read the top N pages for excerpts.", default=0),
+        Param("region", "--region", "Region such as us-en or de-de."),
+        Param("type", "--type", "Exa search type: auto, neural, keyword, fast, deep.", only="exa"),
+        Param("category", "--category", "Exa category, e.g. 'research paper', news, company, pdf.", only="exa"),
+        Param("start_published", "--start-published", "Exa: earliest publication date, YYYY-MM-DD.", only="exa"),
+        Param("end_published", "--end-published", "Exa: latest publication date, YYYY-MM-DD.", only="exa"),
+        Param("include_text", "--include-text", "Exa: a phrase (up to 5 words) every page must contain.", only="exa"),
+        Param("exclude_text", "--exclude-text", "Exa: a phrase (up to 5 words) no page may contain.", only="exa"),
+        Param("highlights", "--highlights", "Exa: add each page's most relevant passages.", only="exa"),
+        Param("summary", "--summary", "Exa: add a short summary of each page.", only="exa"),
+        Param("country", "--country", "Brave: two-letter country code, e.g. US.", only="brave"),
+        Param("search_lang", "--search-lang", "Brave: result language, e.g. en.", only="brave"),
     ],
     FETCH: [
-        Param(
-            "urls",
-            None,
-            "The pages to read (1-%d http(s) URLs), fetched in parallel; results come back in the "
-            "same order." % MAX_URLS,
-            max_items=MAX_URLS,
-        ),
-        Param(
-            "max_chars",
-            "--max-chars",
-            "Characters of content per page (default 20000). Lower it when fetching many pages.",
-        ),
-        Param(
-            "start_index",
-            "--start-index",
-            "Continue a long page from this character offset (the previous result "
-            "says where it stopped: next_start_index, or an outline offset).",
-            default=0,
-        ),
-        Param(
-            "format",
-            "--format",
-            "Content format: markdown (default, main content only), text, html (cleaned), raw (the body as sent).",
-            default="markdown",
-        ),
-        Param(
-            "provider",
-            "--provider",
-            "Fetch provider: 'auto' (default), 'local' (direct HTTP), 'exa', or a "
-            "configured name. Leave unset unless the user asked for one.",
-        ),
-        Param(
-            "focus",
-            "--focus",
-            "A question or the words you are looking for: each page gives its passages most relevant to it "
-            "(verbatim, in page order, each with its character offset: start_index reads on from there) "
-            "instead of its first characters. Use it on long pages.",
-        ),
+        Param("urls", None, "1-%d http(s) URLs, read in parallel, answered in order." % MAX_URLS, max_items=MAX_URLS),
+        Param("max_chars", "--max-chars", "Characters per page (default 20000)."),
+        Param("start_index", "--start-index", "Continue a page from this offset (next_start_index).", default=0),
+        Param("format", "--format", "Content format.", default="markdown"),
+        Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
+        Param("focus", "--focus", "A question: each page gives its passages that answer it, with their offsets."),
         Param(
             "max_total_chars",
             "--max-total-chars",
-            "Characters of page text for the whole call, shared fairly by the pages (default %d; a CJK "
-            "character counts 4). Every page that is cut says where to continue." % HOST_MAX_TOTAL_CHARS,
+            "Characters for the whole call, shared by the pages (default %d)." % HOST_MAX_TOTAL_CHARS,
             default=HOST_MAX_TOTAL_CHARS,
         ),
-        Param(
-            "render",
-            "--render",
-            "Render pages in a browser: auto (default: only pages whose text is built by scripts), never, "
-            "or always. Items rendered say rendered: true.",
-        ),
-        Param("highlights", "--highlights", "Exa only: include the most relevant passages."),
-        Param("summary", "--summary", "Exa only: include a short summary of each page."),
+        Param("render", "--render", "Render script-built pages in a browser: auto (default), never, always."),
+        Param("highlights", "--highlights", "Exa: add the most relevant passages (provider exa).", only="exa"),
+        Param("summary", "--summary", "Exa: add a short summary of the page (provider exa).", only="exa"),
     ],
 }
 
@@ -181,25 +119,32 @@ def with_host_defaults(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 DESCRIPTIONS = {
     SEARCH: (
-        "Search the web and get a numbered list of results (title, URL, snippet, date when known). Use it for anything "
-        "outside the repository: current documentation, error messages, library versions, news; then call web_fetch on "
-        "the most promising URLs to read them. No API key is needed (DuckDuckGo and other engines through ddgs; Exa or "
-        "Brave when the user configured keys). Limits: 1-50 results per call (default 5), a query of at most %d "
-        "characters, fetch_top at most 5 pages, 60 s per call. Results are cached for 5 minutes. An error result names "
-        "a code (rate_limited, blocked, timeout, ...) and a hint; blocked and rate_limited are worth one retry later."
-        % MAX_QUERY_CHARS
+        "Search the web: numbered results with title, URL, snippet and date. Use it for anything outside the "
+        "repository (docs, errors, versions, news), then web_fetch the best URLs. Limits: 1-50 results (default 5), "
+        "a query of at most %d characters. On blocked or rate_limited, retry once later." % MAX_QUERY_CHARS
     ),
     FETCH: (
-        "Read web pages: 1-%d http(s) URLs per call, fetched in parallel, each returned as its main content (markdown "
-        "by default; navigation, cookie banners and ads removed) with title, date and an outline. HTML, PDF, plain "
-        "text, JSON and XML are read; images and other binaries are refused. Limits: max_chars characters per page "
-        "(default 20000) and max_total_chars for the whole call (default %d, shared by the pages); a page cut short "
-        "says truncated and gives next_start_index: call again with start_index to continue. With focus, each page "
-        "gives the passages that answer it, each with its offset. Pages are cut at 5 MB, each call takes at most 60 s, private and loopback addresses are refused "
-        "unless the server was started with --allow-private. One URL's failure is that item's error; the call fails "
-        "only when every URL does." % (MAX_URLS, HOST_MAX_TOTAL_CHARS)
+        "Read 1-%d web pages (HTML, PDF, text, JSON, XML) in parallel, each as its main content in markdown with "
+        "title, date and outline. A page longer than max_chars, or than its share of max_total_chars, is truncated "
+        "with next_start_index: call again with start_index. Private addresses need the server's --allow-private "
+        "flag. One URL's failure is that item's error." % MAX_URLS
     ),
 }
+
+# What a host with a request timeout of its own (an MCP client: 60 s is common) offers as ``timeout``:
+# the worker's deadline stays well inside it, so the answer, not the client's timeout, arrives first.
+TIMEOUT_DEFAULT = 45
+TIMEOUT_MAX = 50
+
+
+def timeout_schema(default: int = TIMEOUT_DEFAULT, maximum: int = TIMEOUT_MAX) -> dict[str, Any]:
+    return {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": maximum,
+        "default": default,
+        "description": "Seconds for the whole call.",
+    }
 
 
 def _declaration(command: str, flag: str) -> tuple[str, dict[str, Any]]:
@@ -231,7 +176,7 @@ def param_schema(tool: str, param: Param) -> dict[str, Any]:
             "minItems": 1,
             "maxItems": param.max_items,
             "description": param.description,
-            "items": {"type": "string", "minLength": 1, "description": "an http(s) URL"},
+            "items": {"type": "string", "minLength": 1},
         }
     _dest, kw = _declaration(command, param.flag)
     schema: dict[str, Any]
@@ -262,10 +207,33 @@ def param_schema(tool: str, param: Param) -> dict[str, Any]:
     return schema
 
 
-def input_schema(tool: str) -> dict[str, Any]:
-    props = {p.name: param_schema(tool, p) for p in PARAMS[tool]}
-    required = [p.name for p in PARAMS[tool] if p.flag is None]
+def input_schema(tool: str, hide: Iterable[str] = (), timeout: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The tool's JSON Schema without the parameters named in ``hide`` (a host leaves out the options of
+    providers that are not configured); ``timeout``: a host's own timeout parameter."""
+    hidden = set(hide)
+    chosen = [p for p in PARAMS[tool] if p.name not in hidden or p.flag is None]
+    props = {p.name: param_schema(tool, p) for p in chosen}
+    if timeout is not None:
+        props["timeout"] = timeout
+    required = [p.name for p in chosen if p.flag is None]
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def unsupported(tool: str, arguments: dict[str, Any], provider_type: str) -> str | None:
+    """Why these arguments cannot be honoured by the provider that will answer (one line), or None:
+    a provider's own option given to another provider is said, never silently dropped."""
+    for p in PARAMS[tool]:
+        value = arguments.get(p.name)
+        if p.only is None or p.only == provider_type or value in (None, False, [], ""):
+            continue
+        return "%s is an option of the %s provider; this call goes to %s: leave %s out or set provider to %s" % (
+            p.name,
+            p.only,
+            provider_type,
+            p.name,
+            p.only,
+        )
+    return None
 
 
 _ERROR = {
@@ -278,6 +246,12 @@ _ERROR = {
         "retryable": {"type": "boolean"},
     },
 }
+
+
+def brief_output_schema(tool: str) -> dict[str, Any]:
+    """The payload's outline, for hosts that pay for every character of the tool list (MCP):
+    the full shape is output_schema() and docs/PROTOCOL.md."""
+    return {"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}
 
 
 def output_schema(tool: str) -> dict[str, Any]:

@@ -15,72 +15,39 @@ same, exit 130.  Only this entry point imports the MCP SDK: worker/__main__.py
 hands ``mcp`` over before loading anything of the worker's own.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import threading
 import time
 
-from worker import host_client, tool_schemas
+from hosts.mcp import parse_errors, terms, tools
+from hosts.mcp.settings import HelpShown, Settings, UsageError, usage
+from worker import host_client, protocol, tool_schemas
+from worker.errors import WorkerError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+    from worker.host_client import Handle, Result
 
 ROOT = host_client.ROOT
-# A worker's own --timeout (default 60 s) ends it first; this only stops a hung process.
-CALL_LIMIT_S = 120.0
 INSTALL_LIMIT_S = 20 * 60.0
 # At most this many worker processes at once; further calls wait (and can be cancelled while waiting).
 MAX_WORKERS = 16
 GRACE_S = 5.0
 PROGRESS_INTERVAL_ENV = "WEBSEARCH_MCP_PROGRESS_INTERVAL"
 
-USAGE = """\
-usage: bootstrap/run.py mcp [--allow-private] [--config PATH] [--venv DIR]
 
-Serve web_search and web_fetch to an MCP client over stdio (newline-delimited JSON-RPC).
-
-  --allow-private   let web_fetch read loopback, private and link-local addresses
-  --config PATH     the worker's config file (default $WEBSEARCH_CONFIG, else
-                    $XDG_CONFIG_HOME/websearch-worker/config.json, else ~/.pi/agent/web-search.json)
-  --venv DIR        the worker's venv (bootstrap/run.py runs the server from it too; installed on first use)
-"""
-
-
-class UsageError(Exception):
-    pass
-
-
-class Settings:
-    def __init__(self, argv):
-        self.allow_private = False
-        self.config = None
-        self.venv = None
-        rest = list(argv)
-        while rest:
-            token = rest.pop(0)
-            flag, eq, value = token.partition("=")
-            if token in ("-h", "--help"):
-                raise SystemExit(0)
-            if flag == "--allow-private" and not eq:
-                self.allow_private = True
-            elif flag in ("--config", "--venv"):
-                if not eq:
-                    if not rest:
-                        raise UsageError("%s needs a value" % flag)
-                    value = rest.pop(0)
-                if not value.strip():
-                    raise UsageError("%s needs a value" % flag)
-                setattr(self, flag[2:], os.path.abspath(os.path.expanduser(value)))
-            else:
-                raise UsageError("unknown argument %r" % token[:80])
-        if self.config and not os.path.isfile(self.config):
-            raise UsageError("--config %s: no such file" % self.config)
-        if self.venv and os.path.lexists(self.venv) and not os.path.isdir(self.venv):
-            raise UsageError("--venv %s is not a directory" % self.venv)
-
-
-def _bootstrap_module():
+def _bootstrap_module() -> ModuleType:
     """bootstrap/run.py as a module: its own stamp check says whether a venv is ready."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("websearch_bootstrap", os.path.join(ROOT, "bootstrap", "run.py"))
+    assert spec is not None and spec.loader is not None  # a .py path always has a spec and a loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -89,13 +56,13 @@ def _bootstrap_module():
 class Workers:
     """How calls reach the worker, and the processes in flight."""
 
-    def __init__(self, settings):
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.live = set()
+        self.live: set[Handle] = set()
         self.lock = threading.Lock()
         self._ready = settings.venv is None  # no --venv: this interpreter's venv, ready by construction
 
-    def interpreter(self):
+    def interpreter(self) -> tuple[str | None, str | None]:
         """(python, why): a ready interpreter to run directly, else (None, why the bootstrap must install)."""
         if self.settings.venv is None:
             return sys.executable, None
@@ -110,20 +77,23 @@ class Workers:
             return python, None
         return None, problem
 
-    def spawn(self, argv, python):
+    def spawn(self, argv: list[str], python: str | None) -> Handle:
         handle = host_client.spawn(argv, python=python, venv=self.settings.venv)
         with self.lock:
             self.live.add(handle)
         return handle
 
-    def done(self, handle, installed):
+    def done(self, handle: Handle, installed: bool) -> None:
         with self.lock:
             self.live.discard(handle)
         if installed:
             self._ready = False  # checked again next call: the stamp says whether the install finished
 
 
-def _log(message):
+RESTART_HINT = "the server's log has the worker's last lines; if its venv is broken, delete the venv: the next call installs it again"
+
+
+def _log(message: str) -> None:
     """One line on stderr, which MCP clients keep as the server's log (never arguments or keys)."""
     try:
         sys.stderr.write("websearch-worker mcp: %s\n" % message)
@@ -132,14 +102,12 @@ def _log(message):
         pass
 
 
-def _error_payload(code, message, hint=None):
-    error = {"code": code, "message": message, "retryable": code in ("timeout", "protocol")}
-    if hint:
-        error["hint"] = hint
-    return {"ok": False, "v": 1, "error": error}
+def _error_payload(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
+    """The SEARCH_ERROR payload a worker would print: the code from worker/errors.py's one list."""
+    return {"ok": False, "v": protocol.VERSION, "error": WorkerError(code, message, hint=hint).to_dict()}
 
 
-def _progress_message(tool, arguments, installing):
+def _progress_message(tool: str, arguments: dict[str, Any], installing: tuple[str, str] | None) -> str:
     if installing:
         return "installing the worker's dependencies into %s (%s); the first call takes up to a minute" % installing
     if tool == tool_schemas.FETCH:
@@ -149,7 +117,7 @@ def _progress_message(tool, arguments, installing):
 
 
 class Host:
-    def __init__(self, settings):
+    def __init__(self, settings: Settings) -> None:
         import anyio
 
         self.settings = settings
@@ -157,10 +125,11 @@ class Host:
         self.slots = anyio.CapacityLimiter(MAX_WORKERS)
         self.threads = anyio.CapacityLimiter(MAX_WORKERS)
         self.interval = self._interval()
-        self._validators = {}
+        self.reach = tools.reach(settings.config)
+        self._validators: dict[str, Any] = {}
 
     @staticmethod
-    def _interval():
+    def _interval() -> float:
         raw = os.environ.get(PROGRESS_INTERVAL_ENV)
         try:
             value = float(raw) if raw else 2.0
@@ -169,39 +138,28 @@ class Host:
         return value if 0.05 <= value <= 3600 else 2.0
 
     # -- tools ------------------------------------------------------------
-    def tool_list(self):
+    def tool_list(self) -> list[Any]:
         import mcp_types as types
 
-        return [
-            types.Tool(
-                name=name,
-                title={"web_search": "Web search", "web_fetch": "Web fetch"}[name],
-                description=tool_schemas.DESCRIPTIONS[name],
-                input_schema=tool_schemas.input_schema(name),
-                output_schema=tool_schemas.output_schema(name),
-                annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
-            )
-            for name in tool_schemas.PARAMS
-        ]
+        return [types.Tool.model_validate(tool) for tool in tools.tool_list(self.reach)]
 
-    def invalid(self, tool, arguments):
+    def invalid(self, tool: str, arguments: Any) -> str | None:
         """The first way ``arguments`` break the tool's input schema, as one line, or None."""
         from jsonschema import Draft202012Validator
         from jsonschema.exceptions import best_match
 
         validator = self._validators.get(tool)
         if validator is None:
-            validator = self._validators[tool] = Draft202012Validator(tool_schemas.input_schema(tool))
+            validator = self._validators[tool] = Draft202012Validator(tools.input_schema(tool, self.reach))
         error = best_match(validator.iter_errors(arguments))
         if error is None:
             return None
         where = ".".join(str(p) for p in error.absolute_path) or "arguments"
         return "%s: %s" % (where, " ".join(error.message.split())[:300])
 
-    async def call_tool(self, ctx, params):
-        from mcp_types import INVALID_PARAMS
-
+    async def call_tool(self, ctx: Any, params: Any) -> Any:
         from mcp.shared.exceptions import MCPError
+        from mcp_types import INVALID_PARAMS
 
         tool = params.name
         if tool not in tool_schemas.PARAMS:
@@ -209,13 +167,17 @@ class Host:
                 code=INVALID_PARAMS, message="unknown tool %r: this server has web_search and web_fetch" % tool[:80]
             )
         arguments = tool_schemas.fold_arguments(tool, params.arguments or {})
-        problem = self.invalid(tool, arguments)
+        problem = self.invalid(tool, arguments) or tools.unsupported(tool, arguments, self.settings.config)
         if problem is None:
             arguments = tool_schemas.with_host_defaults(tool, arguments)
         if problem is None:
             try:
                 argv = tool_schemas.argv(
-                    tool, arguments, config=self.settings.config, allow_private=self.settings.allow_private
+                    tool,
+                    arguments,
+                    config=self.settings.config,
+                    allow_private=self.settings.allow_private,
+                    timeout=tools.call_timeout(arguments),
                 )
             except tool_schemas.ArgumentError as exc:
                 problem = str(exc)
@@ -229,26 +191,27 @@ class Host:
         async with self.slots:
             return self.result(tool, await self.run(ctx, tool, arguments, argv))
 
-    async def run(self, ctx, tool, arguments, argv):
+    async def run(self, ctx: Any, tool: str, arguments: dict[str, Any], argv: list[str]) -> dict[str, Any]:
         """One worker process for one call: its payload (ok or error); cancellation stops the process."""
         import anyio
 
         python, why = self.workers.interpreter()
-        installing = (self.settings.venv, why) if python is None else None
+        installing = (self.settings.venv or "", why or "") if python is None else None
         try:
             handle = self.workers.spawn(argv, python)
         except OSError as exc:  # the venv's interpreter vanished, or no processes left: one clear error
             return _error_payload(
                 "protocol",
                 "%s: could not start the worker: %s" % (tool, exc.strerror or exc),
-                "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+                RESTART_HINT,
             )
         cancel = threading.Event()
-        box = {}
+        box: dict[str, Result] = {}
 
-        def collect():
+        def collect() -> None:
+            limit = tools.call_timeout(arguments) + tools.HANG_MARGIN_S
             box["result"] = handle.wait(
-                timeout=INSTALL_LIMIT_S if installing else CALL_LIMIT_S, cancel=cancel, grace=GRACE_S
+                timeout=limit + INSTALL_LIMIT_S if installing else limit, cancel=cancel, grace=GRACE_S
             )
 
         started = time.monotonic()
@@ -267,9 +230,9 @@ class Host:
             raise
         finally:
             self.workers.done(handle, bool(installing))
-        return self.payload(tool, box["result"])
+        return self.payload(tool, box["result"], tools.call_timeout(arguments))
 
-    async def stop(self, handle):
+    async def stop(self, handle: Handle) -> None:
         """SIGTERM the worker and wait until it is gone (it removes its temp dir first); kill it after the grace."""
         import anyio
 
@@ -281,7 +244,7 @@ class Host:
                 deadline = float("inf")
             await anyio.sleep(0.01)
 
-    async def heartbeat(self, ctx, message, started, installing):
+    async def heartbeat(self, ctx: Any, message: str, started: float, installing: bool) -> None:
         """Progress notifications (when the client sent a progressToken) while a call runs long.
 
         The worker prints nothing until it is done, so this reports elapsed seconds, which
@@ -299,13 +262,13 @@ class Host:
             return  # the client is gone; the call itself decides what happens next
 
     @staticmethod
-    def payload(tool, result):
+    def payload(tool: str, result: Result, timeout: float) -> dict[str, Any]:
         if result.payload is not None and not (result.timed_out or result.cancelled):
             return result.payload
         if result.timed_out:
             return _error_payload(
                 "timeout",
-                "%s: the worker did not finish within %g s and was stopped" % (tool, CALL_LIMIT_S),
+                "%s: the worker hung past its %g s timeout and was stopped" % (tool, timeout),
                 "ask for fewer results or URLs",
             )
         if result.cancelled:
@@ -315,27 +278,21 @@ class Host:
             "protocol",
             "%s: the worker exited with code %s without a result (%s)%s"
             % (tool, result.returncode, result.protocol_error, ": " + tail if tail else ""),
-            "run `python3 bootstrap/run.py --check`; bootstrap/run.py --reinstall rebuilds the venv",
+            RESTART_HINT,
         )
 
     @staticmethod
-    def result(tool, payload):
+    def result(tool: str, payload: dict[str, Any]) -> Any:
         import mcp_types as types
 
-        if payload.get("ok"):
-            text = payload.get("text") or ""
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=False
-            )
-        error = payload.get("error") or {}
-        text = "%s failed (%s): %s" % (tool, error.get("code", "internal"), error.get("message", ""))
-        if error.get("hint"):
-            text += "\nhint: %s" % error["hint"]
+        payload = terms.payload(payload, tools.words(tool))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=payload, is_error=True
+            content=[types.TextContent(type="text", text=tools.result_text(tool, payload))],
+            structured_content=payload,
+            is_error=not payload.get("ok"),
         )
 
-    async def stop_all(self):
+    async def stop_all(self) -> None:
         import anyio
 
         with self.workers.lock:
@@ -345,39 +302,35 @@ class Host:
                 tg.start_soon(self.stop, handle)
 
 
-INSTRUCTIONS = (
-    "web_search finds pages (titles, URLs, snippets); web_fetch reads up to 20 pages at once as clean markdown. "
-    "Search first, then fetch the most promising URLs before relying on their details; cite the URLs you used."
-)
-
-
-async def serve(settings, early):
+async def serve(settings: Settings, early: list[int] | tuple[int, ...]) -> int:
     import anyio
     import mcp_types as types
-
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
+
     from worker import __version__
 
     host = Host(settings)
 
-    async def list_tools(ctx, params):
+    async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=host.tool_list())
 
-    async def call_tool(ctx, params):
+    async def call_tool(ctx: Any, params: Any) -> Any:
         return await host.call_tool(ctx, params)
 
     server = Server(
         "websearch-worker",
         version=__version__,
         title="websearch-worker",
-        instructions=INSTRUCTIONS,
+        instructions=tools.INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
 
-    async def on_signals(scope):
-        with anyio.open_signal_receiver(*SIGNALS) as received:
+    async def on_signals(scope: Any) -> None:
+        import signal
+
+        with anyio.open_signal_receiver(*(signal.Signals(s) for s in SIGNALS)) as received:
             _unblock()
             if not early:
                 async for _sig in received:
@@ -391,14 +344,16 @@ async def serve(settings, early):
     async with anyio.create_task_group() as tg:
         tg.start_soon(on_signals, tg.cancel_scope)
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(
+                parse_errors.Answering(read_stream, write_stream), write_stream, server.create_initialization_options()
+            )
         # stdin closed: the dispatcher has cancelled every call (each handler stopped its worker).
         await host.stop_all()
         tg.cancel_scope.cancel()
     return 0
 
 
-def _signals():
+def _signals() -> tuple[int, int, int]:
     import _signal
 
     return (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP)
@@ -407,21 +362,20 @@ def _signals():
 SIGNALS = _signals()
 
 
-def _unblock():
+def _unblock() -> None:
     import _signal
 
     # bootstrap/run.py holds these blocked across exec until a handler is in (see its end).
     _signal.pthread_sigmask(_signal.SIG_UNBLOCK, SIGNALS)
 
 
-def main(argv, early=()):
+def main(argv: list[str], early: list[int] | tuple[int, ...] = ()) -> int:
     try:
         settings = Settings(argv)
-    except SystemExit:
-        sys.stderr.write(USAGE)
+    except HelpShown:
         return 0
     except UsageError as exc:
-        sys.stderr.write("websearch-worker mcp: %s\n\n%s" % (exc, USAGE))
+        sys.stderr.write("websearch-worker mcp: %s\n%s" % (exc, usage()))
         return 2
     try:
         import anyio

@@ -133,10 +133,12 @@ def test_fixture_pages_read_the_same_in_markdown_and_text(html):
 
 
 def _shared_pages():
+    from conftest import shared_data_missing
     from fakes import corpus_server as cs
 
-    if cs.missing():
-        pytest.fail(cs.missing(), pytrace=False)
+    why = shared_data_missing()  # a fresh clone has no ../shared: one line says what is skipped (CI fails)
+    if why:
+        return [pytest.param(None, None, id="shared-pages", marks=pytest.mark.skip(reason="real pages: %s" % why))]
     rows = cs.wcxb_rows()
     picked = []
     for kind in sorted({r["page_type"] for r in rows}):
