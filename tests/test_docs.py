@@ -41,8 +41,10 @@ NOT_OFFLINE = {
     "python3 bootstrap/lock.py": "writes the lock files again: needs uv and a package index",
     "python3 bootstrap/run.py --check": "inspects the worker's own venv (tests/test_bootstrap.py runs it)",
     "python3 bootstrap/run.py --python-path": "installs the worker's venv (tests/test_bootstrap.py runs it)",
-    "python3 /path/to/websearch-worker/bootstrap/run.py --python-path": "the same, in the reader's own checkout",
     "python -m worker.docs_options --write": "rewrites docs/usage.md; test_usage_tables_are_the_clis checks it",
+    "python3 bootstrap/run.py fetch --render always": "the browser trusts no local stand-in for a public HTTPS site; "
+    "tests/pages/test_render.py renders local pages through the CLI",
+    "apt-get install chromium": "installs a system package (.ci/run does, for the rendering tests)",
     "mkdir -p ~/.config/websearch-worker": "moves the user's own config file (tests/test_config_path.py reads both places)",
     "mv ~/.pi/agent/web-search.json": "moves the user's own config file (tests/test_config_path.py reads both places)",
     "chmod 600 ~/.config/websearch-worker/config.json": "changes the user's own config file's mode",
@@ -125,9 +127,12 @@ def snippets(language):
 
 
 def mcp_flags():
-    with open(os.path.join(ROOT, "hosts", "mcp", "server.py"), encoding="utf-8") as f:
-        usage = re.search(r'USAGE = """(.*?)"""', f.read(), re.S).group(1)
-    return set(re.findall(r"^  (--[a-z-]+)", usage, re.M))
+    """The MCP server's flags, from its own argparse declaration."""
+    from hosts.mcp.settings import parser
+
+    return {flag for action in parser()._actions for flag in action.option_strings if flag.startswith("--")} - {
+        "--help"
+    }
 
 
 def option_problem(args):
