@@ -22,10 +22,16 @@ HEADER = struct.Struct(">Q")
 _FIELDS = struct.Struct(">I")
 
 
+# What only the download asks (robots.txt is checked before a page is fetched): not the
+# reading's, and no JSON value.
+DOWNLOAD_ONLY = ("robots",)
+
+
 def job(url: str, resp: Response, spec: Spec) -> bytes:
     fields = dict(vars(resp))
     body = fields.pop("body")
-    head = json.dumps({"url": url, "resp": fields, "spec": vars(spec)}).encode("ascii")
+    reading = {k: v for k, v in vars(spec).items() if k not in DOWNLOAD_ONLY}
+    head = json.dumps({"url": url, "resp": fields, "spec": reading}).encode("ascii")
     return b"".join((HEADER.pack(_FIELDS.size + len(head) + len(body)), _FIELDS.pack(len(head)), head, body))
 
 
@@ -39,7 +45,7 @@ def read_job(payload: bytes) -> tuple[str, Response, Spec]:
     resp.__dict__.update(fields["resp"])
     resp.body = payload[_FIELDS.size + n :]
     spec = Spec.__new__(Spec)
-    spec.__dict__.update(fields["spec"])
+    spec.__dict__.update(dict.fromkeys(DOWNLOAD_ONLY), **fields["spec"])
     return fields["url"], resp, spec
 
 
