@@ -67,12 +67,12 @@ PARAMS = {
         ),
         Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
         Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
-        Param("recency", "--recency", "Only results from the last day/week/month/year."),
-        Param("news", "--news", "Search news instead of the web; combine with recency."),
+        Param("recency", "--recency", "Only recent results."),
+        Param("news", "--news", "News instead of the web."),
         Param(
             "include_domains",
             "--include-domain",
-            'Only these domains, e.g. ["docs.python.org"].',
+            "Only these domains.",
             max_items=MAX_DOMAINS,
         ),
         Param("exclude_domains", "--exclude-domain", "Never these domains.", max_items=MAX_DOMAINS),
@@ -90,19 +90,19 @@ PARAMS = {
         Param("search_lang", "--search-lang", "Brave: result language, e.g. en.", only="brave"),
     ],
     FETCH: [
-        Param("urls", None, "1-%d http(s) URLs, read in parallel, answered in order." % MAX_URLS, max_items=MAX_URLS),
+        Param("urls", None, "http(s) URLs, answered in order.", max_items=MAX_URLS),
         Param("max_chars", "--max-chars", "Characters per page (default 20000)."),
         Param("start_index", "--start-index", "Continue a page from this offset (next_start_index).", default=0),
         Param("format", "--format", "Content format.", default="markdown"),
         Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
-        Param("focus", "--focus", "A question: each page gives its passages that answer it, with their offsets."),
+        Param("focus", "--focus", "Passages answering this question, with offsets."),
         Param(
             "max_total_chars",
             "--max-total-chars",
-            "Characters for the whole call, shared by the pages (default %d)." % HOST_MAX_TOTAL_CHARS,
+            "Characters for the whole call, shared by the pages.",
             default=HOST_MAX_TOTAL_CHARS,
         ),
-        Param("render", "--render", "Render script-built pages in a browser: auto (default), never, always."),
+        Param("render", "--render", "Browser rendering of script-built pages (default auto)."),
         Param("highlights", "--highlights", "Exa: add the most relevant passages (provider exa).", only="exa"),
         Param("summary", "--summary", "Exa: add a short summary of the page (provider exa).", only="exa"),
     ],
@@ -119,15 +119,12 @@ def with_host_defaults(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 DESCRIPTIONS = {
     SEARCH: (
-        "Search the web: numbered results with title, URL, snippet and date. Use it for anything outside the "
-        "repository (docs, errors, versions, news), then web_fetch the best URLs. Limits: 1-50 results (default 5), "
-        "a query of at most %d characters. On blocked or rate_limited, retry once later." % MAX_QUERY_CHARS
+        "Search the web: results with title, URL, snippet and date; then web_fetch the best URLs. On blocked or "
+        "rate_limited, retry once later."
     ),
     FETCH: (
-        "Read 1-%d web pages (HTML, PDF, text, JSON, XML) in parallel, each as its main content in markdown with "
-        "title, date and outline. A page longer than max_chars, or than its share of max_total_chars, is truncated "
-        "with next_start_index: call again with start_index. Private addresses need the server's --allow-private "
-        "flag. One URL's failure is that item's error." % MAX_URLS
+        "Read web pages in parallel, each as its main content in markdown with title and outline. A page cut short gives next_start_index: call again with start_index. Private addresses need "
+        "the server's --allow-private flag."
     ),
 }
 
