@@ -164,7 +164,9 @@ def test_initialize_and_list_tools_with_valid_schemas(tmp_path):
     for tool in by_name.values():
         Draft202012Validator.check_schema(tool.input_schema)
         Draft202012Validator.check_schema(tool.output_schema)
-        assert "Limits" in tool.description
+    # the descriptions are short (tools/list under 3,000 characters) but say what a model must act on
+    assert "start_index" in by_name["web_fetch"].description and "--allow-private" in by_name["web_fetch"].description
+    assert "rate_limited" in by_name["web_search"].description and "web_fetch" in by_name["web_search"].description
     search = by_name["web_search"].input_schema
     assert search["required"] == ["query"] and search["additionalProperties"] is False
     assert search["properties"]["recency"]["enum"] == list(cli.RECENCY)
@@ -206,7 +208,16 @@ def test_the_tool_list_is_lean_and_shows_a_providers_options_only_when_it_is_con
         "region",
         "timeout",
     ]
-    assert names["web_fetch"] == ["format", "max_chars", "start_index", "timeout", "urls"]
+    assert names["web_fetch"] == [
+        "focus",
+        "format",
+        "max_chars",
+        "max_total_chars",
+        "render",
+        "start_index",
+        "timeout",
+        "urls",
+    ]
     _size, with_exa = raw_tools_list(tmp_path, extra={"EXA_API_KEY": "test-key-not-real"})
     assert {"summary", "highlights", "category", "provider"} <= set(with_exa["web_search"])
     assert {"summary", "highlights", "provider"} <= set(with_exa["web_fetch"])

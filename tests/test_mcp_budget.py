@@ -65,7 +65,8 @@ def test_twenty_long_pages_fit_one_tool_result_and_say_where_to_continue(tmp_pat
     assert len(cut) >= 15  # long pages: the budget cut nearly all of them
     for it in cut:
         assert isinstance(it["next_start_index"], int) and 0 < it["next_start_index"] < it["total_chars"]
-        assert "continue with --start-index %d" % it["next_start_index"] in result.content[0].text
+        # in the tool's own terms (hosts/mcp/terms.py), never the CLI's flag
+        assert "continue with start_index %d" % it["next_start_index"] in result.content[0].text
     assert result.structured_content["meta"]["budget"]["max_total_chars"] == 12000
 
 

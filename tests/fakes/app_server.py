@@ -33,12 +33,14 @@ STATIC = (
 )
 
 
-def _builder(article_path, extra=""):
-    """A script that fetches the article JSON and builds the page from it."""
+def _builder(article_path, then=""):
+    """A script that fetches the article JSON, builds the page from it, then runs ``then``
+    (after the text is in place: a page that goes on requesting once it has shown its text
+    is read as it stood, whatever the machine's load)."""
     return (
         "<script>fetch(%s).then(function(r){return r.json()}).then(function(d){"
         "var a=document.createElement('article');a.innerHTML='<h1>'+d.title+'</h1><p>'+d.text+'</p>';"
-        "document.getElementById('root').appendChild(a);});%s</script>" % (json.dumps(article_path), extra)
+        "document.getElementById('root').appendChild(a);%s});</script>" % (json.dumps(article_path), then)
     )
 
 
