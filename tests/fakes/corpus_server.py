@@ -29,14 +29,22 @@ def missing():
     return None
 
 
-def wcxb_rows():
-    with open(os.path.join(WCXB, "ground-truth.jsonl"), encoding="utf-8") as f:
+def _rows(folder):
+    with open(os.path.join(folder, "ground-truth.jsonl"), encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def wcxb_page(page_id):
-    with gzip.open(os.path.join(WCXB, "html", page_id + ".html.gz"), "rb") as f:
+def _page(folder, page_id):
+    with gzip.open(os.path.join(folder, "html", page_id + ".html.gz"), "rb") as f:
         return f.read()
+
+
+def wcxb_rows():
+    return _rows(WCXB)
+
+
+def wcxb_page(page_id):
+    return _page(WCXB, page_id)
 
 
 def classic_missing():
@@ -46,14 +54,12 @@ def classic_missing():
 
 
 def classic_rows():
-    with open(os.path.join(CLASSIC, "ground-truth.jsonl"), encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return _rows(CLASSIC)
 
 
 def classic_page(page_id):
     """The page's bytes as captured: served as bare text/html (its charset is the page's to declare)."""
-    with gzip.open(os.path.join(CLASSIC, "html", page_id + ".html.gz"), "rb") as f:
-        return f.read()
+    return _page(CLASSIC, page_id)
 
 
 def zyte_ids():
