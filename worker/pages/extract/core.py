@@ -230,6 +230,7 @@ def _extract(html, url, fmt, result):
         meta.get("canonical_url"),
     ) or ("article", "none", {})
     result["page_type"] = kind
+    _stage(result, "scripts", "scripts are kept", _drop_code, tree)
     if kind in REGION_KINDS:
         root = _stage(
             result,
@@ -286,18 +287,26 @@ def _extract(html, url, fmt, result):
         root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
+        landmarks = marks_landmarks(tree)
         if _words(r_text) > _ask_again_ratio(sure) * _words(a_text):
             # The page holds far more text than the article read: precision mode may
             # have stopped at a break in the markup. trafilatura's own fallbacks
-            # (its readability and jusText comparison) are asked; their text is kept
-            # when it is longer and holds the article.
-            longer = _stage(result, "trafilatura-fallbacks", "the article is kept", _longer_article, tree, url, a_text)
+            # (balanced mode, its readability and jusText) are asked; their text is
+            # kept when it is longer and holds the article. Not on a page that does
+            # not mark its chrome: there the region is long with menus, teasers and
+            # comments, which says nothing of the article being cut, and the
+            # fallbacks' longer text is those (docs/PERFORMANCE.md, "Fallbacks").
+            longer = None
+            if landmarks:
+                longer = _stage(
+                    result, "trafilatura-fallbacks", "the article is kept", _longer_article, tree, url, a_text
+                )
             if longer is not None:
                 doc, a_text = longer
                 _use_trafilatura(result, doc, tree, url, fmt, a_text)
             elif result["extractor"] == "trafilatura" and not result.get("_asked_readability"):
-                # trafilatura's fallbacks found no more: readability, which reads a page's
-                # main container whole, is asked too (not asked yet: the text did not look short)
+                # no longer text from trafilatura: readability, which reads a page's main
+                # container whole, is asked too (not asked yet: the text did not look short)
                 r_root = _stage(result, "readability", "the article is kept", _readability, tree, url)
                 if r_root is not None:
                     from .render import render
@@ -307,7 +316,7 @@ def _extract(html, url, fmt, result):
                         a_text = rb_text
                         _use_readability(result, r_root, fmt, rb_text)
         if _region_is_the_page(sure, facts, r_text, a_text) and (
-            marks_landmarks(tree) or left_out_prose(r_text, a_text) >= _words(a_text)
+            landmarks or left_out_prose(r_text, a_text) >= _words(a_text)
         ):
             _use_root(result, root, fmt, r_text, "region")
 
@@ -432,6 +441,26 @@ def _hidden(tree, result):
         result["warnings"].append(
             "the page hides text that reads like instructions to an AI model; it was removed and is not in the content"
         )
+
+
+def _drop_code(tree):
+    """Drop scripts and stylesheets once the stages that read them (hidden text, metadata,
+    page type) are done. Every extractor drops them too, but only after copying the
+    tree: on a page of many scripts, each copy and each count of the body's words cost
+    more for them. JSON-LD stays: the product rules read its description."""
+    for el in list(tree.iter("script", "style")):
+        if el.tag == "script" and (el.get("type") or "").strip().lower() == "application/ld+json":
+            continue
+        parent = el.getparent()
+        if parent is None:
+            continue
+        if el.tail:  # the text after the element is the page's: keep it
+            prev = el.getprevious()
+            if prev is not None:
+                prev.tail = (prev.tail or "") + el.tail
+            else:
+                parent.text = (parent.text or "") + el.tail
+        parent.remove(el)
 
 
 def _status_messages(tree):
