@@ -412,10 +412,16 @@ def left_out_prose(r_text: str, a_text: str) -> int:
 
 
 def _longer_than(text: str, a_text: str) -> bool:
-    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of it, and is not
-    a list of excerpts (TEASERS paragraphs cut off with an ellipsis)."""
+    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of a_text's prose
+    (its lines of PROSE_WORDS and more, or all of it when it has none), and is not a
+    list of excerpts (TEASERS paragraphs cut off with an ellipsis).
+
+    Prose, not every line: where precision mode stopped early on an old page, what it
+    kept besides a paragraph is the menus, breadcrumbs and link lists around it, which
+    readability rightly leaves out."""
     cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
-    return cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, a_text) >= REGION_COVER
+    prose = "\n".join(line for line in a_text.split("\n") if _words(line) >= PROSE_WORDS) or a_text
+    return cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, prose) >= REGION_COVER
 
 
 def _longer_article(tree, url, a_text):
