@@ -391,10 +391,10 @@ def ld_description(tree: HtmlElement) -> str | None:
     import html
     import re
 
-    from .meta import _ld_type, json_ld_objects
+    from .meta import json_ld_objects, ld_type
 
     for obj in json_ld_objects(tree):
-        if not any(t in PRODUCT_TYPES for t in _ld_type(obj)):
+        if not any(t in PRODUCT_TYPES for t in ld_type(obj)):
             continue
         desc = obj.get("description")
         if isinstance(desc, str) and desc.strip():
