@@ -57,8 +57,9 @@ def in_process_check(urls):
     sys.path.insert(0, ROOT)
     from worker.pages import download
     from worker.pages.render.hook import complete
+    from worker.pages.spec import Spec
 
-    spec = download.Spec(allow_private=True)
+    spec = Spec(allow_private=True)
     items = download.fetch_all(urls, None, spec)
     runs = []
     for _ in range(2000):

@@ -907,7 +907,7 @@ def test_words_over_counts_as_word_count_does():
 
     import lxml.html
 
-    from worker.pages.extract.region import word_count, words_over
+    from worker.pages.extract.tree import word_count, words_over
 
     rnd = random.Random(7)
     bits = ["a", "b c", " ", "  d ", "e ", " f", "\n", "x\ty", ""]

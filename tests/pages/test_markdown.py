@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from worker.pages.extract.core import extract
-from worker.pages.extract.render import escape_line_start, md_escape
+from worker.pages.extract.render import escape_line_start, md_escape, render_fragment
 
 PAGES = os.path.join(ROOT, "tests", "fixtures", "pages")
 WORD = re.compile(r"\w+")
@@ -230,3 +230,26 @@ def page(draw):
 @given(page())
 def test_generated_pages_read_the_same_in_markdown_and_text(html):
     assert_same_words(html)
+
+
+def test_an_api_post_body_keeps_what_its_author_wrote():
+    """render_fragment, as the Stack Exchange adapter reads a post (authored): images, line
+    breaks, list numbers and quote marks kept, in text too; a link loose beside the
+    paragraphs still a link; a control character dropped."""
+    body = (
+        '<a href="https://x.example/">A link</a> before <p>one<br>two</p>'
+        '<p><a href="https://i.example/s.png"><img src="https://i.example/s.png" alt="shot [1]"></a></p>'
+        '<pre class="lang-py s-code-block"><code>x = 1\n</code></pre>'
+        "<ol><li>first</li><li>second</li></ol><blockquote><p>quoted</p></blockquote>\x01"
+    )
+    assert render_fragment(body, True, authored=True) == (
+        "[A link](https://x.example/) before\n\none  \ntwo\n\n"
+        "[![shot \\[1\\]](https://i.example/s.png)](https://i.example/s.png)\n\n```py\nx = 1\n```\n\n"
+        "1. first\n2. second\n\n> quoted"
+    )
+    assert render_fragment(body, False, authored=True) == (
+        "A link before\n\none\ntwo\n\n[shot [1]]\n\nx = 1\n\n1. first\n2. second\n\n> quoted"
+    )
+    # on a page they are layout: the image left out, the <br> a space, the list and quote bare lines
+    assert render_fragment(body, False) == "A link before\n\none two\n\nx = 1\n\nfirst\nsecond\n\nquoted"
+    assert render_fragment(" \x00 ", True) == ""

@@ -306,10 +306,11 @@ def test_a_browser_that_dies_at_once_leaves_the_shell_as_it_was(app, env):
 def test_without_a_browser_the_shell_says_what_to_install(app, env, monkeypatch):
     from worker.pages import download
     from worker.pages.render import hook
+    from worker.pages.spec import Spec
 
     monkeypatch.setattr(browser_mod, "CANDIDATES", ())
     monkeypatch.delenv(browser_mod.ENV_BROWSER, raising=False)
-    spec = download.Spec(allow_private=True)
+    spec = Spec(allow_private=True)
     url = app.url("/app/shell")
     got, info = hook.complete(download.fetch_all([url], None, spec), [url], None, spec, "auto")
     assert got[0]["error"]["code"] == "needs_javascript" and "apt-get install chromium" in got[0]["error"]["hint"]

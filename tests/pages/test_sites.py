@@ -341,8 +341,8 @@ def test_stackexchange_question_with_answers_accepted_first_then_by_score(tmp_pa
         "### Answer (score 90) by answerer301 on 2020-09-13T12:28:20Z",
         "### Answer (score -2) by answerer303 on 2020-09-13T12:31:40Z",
     ]
-    # Code blocks verbatim, blank lines inside them included.
-    assert "```\nflat = [x for xs in xss for x in xs]\n\n# two blank lines above\n```" in c
+    # Code blocks verbatim, blank lines inside them included; a block's language from its class.
+    assert "```py\nflat = [x for xs in xss for x in xs]\n\n# two blank lines above\n```" in c
     assert "```\nimport itertools\n\nflat = list(itertools.chain.from_iterable(xss))\n```" in c
     assert "`sum(xss, [])`" in c and it["meta"]["answers"] == 3 and it["meta"]["site"] == "stackoverflow"
     pages = [p for p, _ in srv.seen("/se-api/questions/123/answers")]

@@ -1,10 +1,10 @@
 """Pages in: URLs to items, one per URL in input order, with the fetch tool's rules.
 
-The local fetch provider, the site adapters and search enrichment use it; the
-fetch command (worker.tools.fetch) adds the cache and the answer around it.
-``fetch_all`` is the batch, ``fetch_one`` one URL; ``download`` is the one
-per-URL network step, kept alone so a cache or per-host politeness slot can wrap
-it in one place.
+The local fetch provider and search enrichment use it; the fetch command
+(worker.tools.fetch) adds the cache and the answer around it. ``fetch_all`` is the
+batch, ``fetch_one`` one URL; each URL is a site adapter's answer (sites/) or the
+guarded download (guarded.py), read into text (reading.py) here or in the reading
+child (extractor_proc.py), with what to do with it in a Spec (spec.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ import threading
 import time
 
 from ..errors import WorkerError, error_object
+from .guarded import download
 from .net import DEFAULT_MAX_BYTES
+from .reading import EXTRACTOR_FORMATS, document
+from .spec import Spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from typing import Any
 
     from ..runtime import Call
@@ -30,119 +33,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 # imported where a download is handled, so a call answered wholly from the
 # cache never pays for them.
 
-DEFAULT_MAX_CHARS = 20000  # characters of text per URL unless --max-chars says
-
 DEFAULT_CONCURRENCY = 8
-EXTRACTOR_FORMATS = ("markdown", "text", "html")
-
-
-class Spec:
-    """What to do with each URL (everything but the URL)."""
-
-    def __init__(
-        self,
-        fmt: str = "markdown",
-        max_chars: int = DEFAULT_MAX_CHARS,
-        start_index: int = 0,
-        per_url_timeout: float | None = None,
-        allow_private: bool = False,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        sites: dict[str, Any] | None = None,
-        adapters: bool = False,
-        llms_txt: bool = False,
-        revalidate: dict[str, dict[str, Any]] | None = None,
-        robots: RobotsCheck | None = None,
-        user_agent: str | None = None,
-    ) -> None:
-        self.llms_txt = llms_txt
-        self.fmt = fmt
-        self.max_chars = max_chars
-        self.start_index = start_index
-        self.per_url_timeout = per_url_timeout
-        self.allow_private = allow_private
-        self.max_bytes = max_bytes
-        self.sites = sites  # the config's "sites" settings
-        self.adapters = adapters  # read GitHub, Stack Exchange... through their APIs (worker.pages.sites)
-        # The fetch cache's stored validators by URL (worker.tools.fetch_cache): those URLs are asked
-        # conditionally, and every item keeps what its response said of reuse ("_http").  None: neither.
-        self.revalidate = revalidate
-        self.robots = robots  # worker.pages.robots_check.RobotsCheck when robots.txt is respected
-        self.user_agent = user_agent
-
-
-def download(url: str, call: Call | None, opts: Options) -> Response:
-    """GET one URL with every safety rule (``worker.pages.net.client``); the seam for cache/politeness wrappers."""
-    from urllib.parse import urlsplit
-
-    # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
-    from ..state import ratelimit
-    from . import negotiate
-    from .net import client
-
-    robots = getattr(opts, "robots", None)
-    conditional = getattr(opts, "conditional", None)
-
-    def get(target: str, accept: str | None) -> Response:
-        try:
-            hop = urlsplit(target).hostname
-        except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
-            hop = None
-        one = opts if accept is None else _with_accept(opts, accept)
-        if robots is not None:
-            robots.check(target, opts)
-            one = _with_redirect_check(one, lambda hop_url: robots.check(hop_url, opts))
-        if conditional and target == url:  # a revalidation: on every hop of the page's own request
-            one = _with_headers(one, conditional)
-        with ratelimit.host_slot(call, hop, deadline=opts.deadline):
-            try:
-                return client.download(target, one)
-            except WorkerError as exc:
-                raise _wall_or(exc, target) from None
-
-    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
-
-
-def _with_accept(opts: Options, accept: str) -> Options:
-    import copy
-
-    one = copy.copy(opts)
-    one.accept = accept
-    return one
-
-
-def _with_redirect_check(opts: Options, check: Callable[[str], None]) -> Options:
-    import copy
-
-    one = copy.copy(opts)
-    one.redirect_check = check
-    return one
-
-
-def _with_headers(opts: Options, headers: dict[str, str]) -> Options:
-    import copy
-
-    one = copy.copy(opts)
-    one.headers = lambda hop: dict(headers)
-    return one
-
-
-def _wall_or(exc: WorkerError, url: str) -> WorkerError:
-    """A ``blocked`` error when an HTTP error's page is a bot challenge or a login wall, else exc."""
-    page = getattr(exc, "response", None)
-    if exc.code != "http_error" or page is None or not page.body:
-        return exc
-    from . import content, walls
-
-    try:
-        html, _, _ = content.decode(page.body, page.content_type, "html")
-        wall = walls.challenge(page.status, page.headers, html) or walls.login_or_paywall(
-            url, page.final_url, page.status, html, " ".join(walls.visible_text(html).split())
-        )
-    except Exception:  # a page we cannot read leaves the HTTP error as it was
-        return exc
-    if not wall or wall["reason"] == "paywall":
-        return exc
-    return walls.blocked_error(page.final_url, wall, page.status)
 
 
 def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | Doc:
@@ -217,66 +108,6 @@ def error_item(url: str, exc: BaseException) -> dict[str, Any]:
             fields=ITEM_ERROR_FIELDS,
         )
     return {"url": url, "ok": False, "error": err}
-
-
-def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | None, list[str]]:
-    """(text, out_format, metadata dict, extractor name, warnings) for a downloaded body."""
-    from . import content
-
-    ctype = resp.content_type
-    kind = content.kind_of(ctype) or content.kind_of(content.sniff(resp.body))
-    if kind == "binary":
-        raise content.unsupported(ctype or content.sniff(resp.body))
-    warnings = []
-    if kind == "pdf":
-        if resp.truncated:
-            raise WorkerError(
-                "too_large",
-                "the PDF is larger than the %d-byte cap" % len(resp.body),
-                hint="a PDF cannot be read in part; download it another way",
-            )
-        text, meta = content.pdf_text(resp.body)
-        if not text.strip():
-            warnings.append("the PDF has no text layer (scanned images?)")
-        return text, "text", meta, "pypdf", warnings
-    decoded, codec, source = content.decode(resp.body, ctype, kind)
-    meta = {"charset": codec}
-    if kind == "html" and fmt in EXTRACTOR_FORMATS:
-        from . import linear, pagecheck
-        from .extract.core import extract
-
-        # Invisible characters are removed from the output (build_item), not from the
-        # page: over a whole page that cost a millisecond or more, and what they could
-        # hide from a check (a payload spelled "ig\u200bnore") is normalised where it is read.
-        pagecheck.before(resp, decoded)  # a bot challenge raises here, whatever the status
-        if linear.too_many_elements(decoded):
-            result = linear.extract(decoded, fmt)
-        else:
-            result = extract(decoded, url=resp.final_url, fmt=fmt)
-        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
-            if result.get(key):
-                meta[key] = result[key]
-        text = result.get("text") or ""
-        meta["page_type"] = result.get("page_type")
-        meta["hidden_removed_chars"] = result.get("hidden_removed_chars") or 0
-        warnings.extend(result.get("warnings") or [])
-        text, extractor = pagecheck.after(resp, decoded, fmt, text, result.get("extractor"), meta, warnings)
-        if not text.strip():
-            warnings.append("no main text found (the page may need JavaScript, or be empty)")
-        return text, fmt, meta, extractor, warnings
-    if fmt == "raw":
-        return decoded, "raw", meta, None, warnings
-    mt = content.media_type(ctype)
-    out = "markdown" if mt in ("text/markdown", "text/x-markdown") else "text"
-    if kind == "html":  # --format raw handled above; nothing else reaches here
-        out = "raw"
-    title = content.text_title(decoded, kind) if out == "markdown" else None
-    if title:
-        meta["title"] = title
-    extractor = "source-markdown" if getattr(resp, "source_markdown", False) else None
-    if extractor and getattr(resp, "page_url", None):
-        warnings.append("read from the markdown version the page names: %s" % resp.final_url)
-    return decoded, out, meta, extractor, warnings
 
 
 def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import re
 
 from .. import checked
 from ..errors import WorkerError
-from ..pages.download import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
+from ..pages.spec import DEFAULT_MAX_CHARS as DEFAULT_FETCH_CHARS  # the fetch tool's default
 from .keyed import KeyedApi
 
 TYPE_CHECKING = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..pages import download
 from ..pages.net import DEFAULT_MAX_BYTES
+from ..pages.spec import DEFAULT_MAX_CHARS, Spec
 from .base import Provider
 
 TYPE_CHECKING = False
@@ -17,9 +18,9 @@ class LocalFetchProvider(Provider):
     tools = frozenset({"fetch"})
 
     def fetch(self, urls: list[str], request: FetchRequest) -> dict[str, Any]:
-        spec = download.Spec(
+        spec = Spec(
             fmt=request.fetch_format or "markdown",
-            max_chars=request.max_chars or download.DEFAULT_MAX_CHARS,
+            max_chars=request.max_chars or DEFAULT_MAX_CHARS,
             start_index=request.start_index or 0,
             allow_private=bool(request.allow_private),
             max_bytes=request.max_bytes or DEFAULT_MAX_BYTES,

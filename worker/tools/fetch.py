@@ -11,8 +11,8 @@ import os
 import time
 
 from ..errors import WorkerError
-from ..pages.download import DEFAULT_MAX_CHARS
 from ..pages.net import DEFAULT_MAX_BYTES
+from ..pages.spec import DEFAULT_MAX_CHARS
 from . import textview
 from .fetch_cache import cached_fetch
 

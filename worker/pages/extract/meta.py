@@ -127,7 +127,7 @@ def json_ld_objects(tree: HtmlElement) -> list[dict[str, Any]]:
     return out
 
 
-def _ld_type(obj: dict[str, Any]) -> list[str]:
+def ld_type(obj: dict[str, Any]) -> list[str]:
     t = obj.get("@type")
     if isinstance(t, list):
         return [str(x).lower() for x in t]
@@ -160,7 +160,7 @@ def page_metadata(tree: HtmlElement, url: str | None = None) -> dict[str, Any]:
         ld = json_ld_objects(tree)
     except Exception:
         ld = []
-    articles = [o for o in ld if any(t in _ARTICLE_TYPES for t in _ld_type(o))]
+    articles = [o for o in ld if any(t in _ARTICLE_TYPES for t in ld_type(o))]
 
     def first_ld(field: str, objs: list[dict[str, Any]] | None = None) -> Any:
         for o in objs if objs is not None else articles:
@@ -214,7 +214,7 @@ def page_metadata(tree: HtmlElement, url: str | None = None) -> dict[str, Any]:
     site = _clean(meta.get("og:site_name")) or _clean(meta.get("application-name"))
     if not site:
         for o in ld:
-            if any(t in ("website", "organization", "newsmediaorganization") for t in _ld_type(o)):
+            if any(t in ("website", "organization", "newsmediaorganization") for t in ld_type(o)):
                 site = _ld_name(o.get("name"))
                 if site:
                     break
@@ -269,7 +269,7 @@ def product_facts(tree: HtmlElement) -> tuple[str | None, str | None, str | None
     """(name, price, availability) of the page's schema.org Product, from JSON-LD, as
     strings ("129.00 USD", "in stock") or None each; None when the page states none."""
     for obj in json_ld_objects(tree):
-        if not any(t in ("product", "productgroup", "individualproduct") for t in _ld_type(obj)):
+        if not any(t in ("product", "productgroup", "individualproduct") for t in ld_type(obj)):
             continue
         name = _ld_name(obj.get("name"))
         if name:

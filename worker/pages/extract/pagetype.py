@@ -205,7 +205,7 @@ def _signature(el: HtmlElement) -> tuple[Any, str]:
 
 
 def _words(el: HtmlElement) -> int:
-    from .region import word_count
+    from .tree import word_count
 
     return word_count(el)
 

@@ -114,7 +114,7 @@ def is_extra(el: HtmlElement) -> bool:
 def extras_text(tree: HtmlElement) -> str:
     """The text of the blocks of a product page that are not the product (see
     EXTRA_PARTS), whitespace-normalised and joined; never a block holding the page's <h1>."""
-    from .region import word_count
+    from .tree import word_count
 
     found: list[HtmlElement] = []
     for el in tree.iter(*EXTRA_TAGS):
@@ -141,7 +141,8 @@ def forms_text(tree: HtmlElement) -> str:
     holding the page's <h1> or KEEP_SHARE of its words (a form that wraps the page, as
     ASP.NET's and some checkouts' do), and not one whose only field is a number (the
     quantity of the product's own "add to cart")."""
-    from .region import KEEP_SHARE, word_count
+    from .region import KEEP_SHARE
+    from .tree import word_count
 
     body = tree.find(".//body")
     limit = KEEP_SHARE * word_count(body if body is not None else tree)
@@ -193,7 +194,7 @@ def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str 
     ``most`` of body's text (then the page is not the product page it seemed). With
     ``page`` (the page's whole text), a block the page says more often than text does
     stands outside text too, and stays: a menu that repeats the content's lines."""
-    from .region import _drop
+    from .tree import drop
 
     if not text:
         return
@@ -204,7 +205,7 @@ def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str 
     if not doomed or gone > most * len(_own(body)):
         return
     for el in doomed:
-        _drop(el)
+        drop(el)
 
 
 def drop_repeats(body: HtmlElement) -> None:
@@ -238,7 +239,7 @@ def drop_other_products(body: HtmlElement) -> None:
     """Remove the top-level headings of body that head other products ("You may also
     like", "Similar items", "Frequently bought together") and the lists and tables
     that follow them; the text after those (a paragraph) is the product's again."""
-    from .region import _drop
+    from .tree import drop
 
     doomed: list[HtmlElement] = []
     under = False
@@ -253,7 +254,7 @@ def drop_other_products(body: HtmlElement) -> None:
         if under:
             doomed.append(el)
     for el in doomed:
-        _drop(el)
+        drop(el)
 
 
 def _name_heading(tree: HtmlElement) -> HtmlElement | None:
@@ -305,7 +306,7 @@ def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
     short: a shop's banner, its "people also viewed" strip and gallery labels ("Picture
     1 of 4") stand above the name, and a product's text starts with it. More words
     before it are kept: they may be the description, placed above the name."""
-    from .region import _drop
+    from .tree import drop
 
     h1 = _name_heading(tree)
     name = " ".join("".join(h1.itertext()).split()).lower() if h1 is not None else ""
@@ -317,7 +318,7 @@ def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
         text = " ".join("".join(el.itertext()).split()).lower()
         if name in text and len(text) < 2 * len(name):  # the name's own line, not a sentence naming it
             for before in blocks[:k]:
-                _drop(before)
+                drop(before)
             return
         words += len(text.split())
         if words > BEFORE_NAME_WORDS:
@@ -348,7 +349,8 @@ def chrome_text(tree: HtmlElement) -> str:
     """The text of the page's chrome (CHROME_TAGS, CHROME_ROLES, CHROME_PARTS), joined by
     newlines; never of a block holding the page's <h1> or KEEP_SHARE of its words (a
     template that wraps the content in its "footer" is no footer)."""
-    from .region import KEEP_SHARE, word_count
+    from .region import KEEP_SHARE
+    from .tree import word_count
 
     body = tree.find(".//body")
     limit = KEEP_SHARE * word_count(body if body is not None else tree)
@@ -389,10 +391,10 @@ def ld_description(tree: HtmlElement) -> str | None:
     import html
     import re
 
-    from .meta import _ld_type, json_ld_objects
+    from .meta import json_ld_objects, ld_type
 
     for obj in json_ld_objects(tree):
-        if not any(t in PRODUCT_TYPES for t in _ld_type(obj)):
+        if not any(t in PRODUCT_TYPES for t in ld_type(obj)):
             continue
         desc = obj.get("description")
         if isinstance(desc, str) and desc.strip():
@@ -484,17 +486,17 @@ def _identifiers(own: str) -> bool:
 def drop_initials(body: HtmlElement) -> None:
     """Remove the lines of body (LINE_TAGS) that are one letter alone: the initial a shop
     shows for a seller or a reviewer without a picture, never a product's text."""
-    from .region import _drop
+    from .tree import drop
 
     for el in [el for el in body.iter(*LINE_TAGS) if len("".join(el.itertext()).strip()) == 1]:
         if "".join(el.itertext()).strip().isalpha():
-            _drop(el)
+            drop(el)
 
 
 def drop_identifiers(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that are mostly identifiers: leaked markup,
     never the product's text (a part number stands among words)."""
-    from .region import _drop
+    from .tree import drop
 
     # tables are left alone: a table of part numbers or sizes is a specification
     for el in [
@@ -502,7 +504,7 @@ def drop_identifiers(body: HtmlElement) -> None:
         for el in body
         if isinstance(el.tag, str) and el.tag not in ("table", "list") and _identifiers(" ".join(el.itertext()))
     ]:
-        _drop(el)
+        drop(el)
 
 
 def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
@@ -583,7 +585,7 @@ def drop_consent(body: HtmlElement) -> None:
     """Remove the top-level blocks of body that speak of the site's cookies and consent,
     privacy or browsers: a cookie notice is never a product's text (a biscuit's
     description speaks of cookies, not of consent to them)."""
-    from .region import _drop
+    from .tree import drop
 
     for el in [el for el in body if isinstance(el.tag, str) and _consent(" ".join(el.itertext()))]:
-        _drop(el)
+        drop(el)

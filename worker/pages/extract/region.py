@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 import re
 
+from .tree import drop, word_count, words_over
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Callable, Iterable
-    from typing import Any
 
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
@@ -95,39 +96,6 @@ MENU_LINK_WORDS = 4
 LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
 
 
-_STRING: Any = None  # lxml XPath "string()", compiled on first use (extraction runs on one thread)
-
-
-def word_count(el: HtmlElement) -> int:
-    """Whitespace-separated words of all the text below el."""
-    try:
-        # libxml2 joins the text nodes: 2.5 times faster than "".join(el.itertext()), the same words
-        return len(_text_of(el).split())
-    except ValueError:
-        return 0
-
-
-def words_over(el: HtmlElement, limit: int) -> bool:
-    """Whether el holds more than limit words (as word_count counts them); splits no
-    further than that (cheap on big elements)."""
-    try:
-        text = _text_of(el)
-    except ValueError:
-        return False
-    if limit < 0:
-        return bool(text)
-    return len(text.split(None, limit)) > limit
-
-
-def _text_of(el: HtmlElement) -> str:
-    global _STRING
-    if _STRING is None:
-        from lxml import etree
-
-        _STRING = etree.XPath("string()")
-    return str(_STRING(el))
-
-
 def class_parts(name: str, camel: bool = False) -> list[str]:
     """The lower-case words of one class name or id, split at "-" and "_" and, with
     camel, at camelCase humps ("newsletterSignup" -> [newsletter, signup])."""
@@ -159,23 +127,6 @@ def _named_by_heading(el: HtmlElement, parts: list[str]) -> bool:
     return False
 
 
-def _drop(el: HtmlElement) -> None:
-    """Remove el and its content, keeping the text that followed it."""
-    if el.getparent() is None:
-        return
-    if hasattr(el, "drop_tree"):  # lxml.html elements join the tail to what came before
-        el.drop_tree()
-        return
-    parent, prev = el.getparent(), el.getprevious()
-    tail = el.tail or ""
-    parent.remove(el)
-    if tail:
-        if prev is not None:
-            prev.tail = (prev.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-
-
 def hidden(el: HtmlElement) -> bool:
     """Whether el's own inline style hides it from a reader.
 
@@ -205,13 +156,13 @@ def strip_never_text(root: HtmlElement) -> None:
     limit = KEEP_SHARE * total
     for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
         if el.getparent() is not None and word_count(el) < limit:
-            _drop(el)
+            drop(el)
     # A modal dialog (aria-modal) shows only when opened, over the page: a privacy
     # policy, a size guide, a newsletter form. Shops put whole legal texts in them, inside
     # the footer, so they may outweigh the page; only one holding most of it is kept.
     for el in root.xpath(".//*[@aria-modal='true']"):
         if el.getparent() is not None and word_count(el) < MODAL_SHARE * total:
-            _drop(el)
+            drop(el)
 
 
 # Text for screen readers only, by the class names sites give it: "sr-only",
@@ -246,7 +197,7 @@ def drop_screen_reader_copies(root: HtmlElement) -> None:
             rest.append(child.tail or "")
         shown = " ".join("".join(rest).split())
         if shown and (own in shown or shown in own):
-            _drop(el)
+            drop(el)
 
 
 def _is_menu(el: HtmlElement) -> bool:
@@ -305,7 +256,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
             doomed.append(el)
     for el in doomed:
-        _drop(el)
+        drop(el)
 
 
 # A landmark (nav, header, footer, aside, or their roles) this much link text is the
@@ -369,7 +320,7 @@ def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
                 break
             box = parent
         if box is not h:
-            _drop(box)
+            drop(box)
             continue
         doomed = [h]
         for sib in h.itersiblings():
@@ -378,7 +329,7 @@ def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
             doomed.append(sib)
         if sum(word_count(d) for d in doomed) < limit:
             for d in doomed:
-                _drop(d)
+                drop(d)
 
 
 # A paragraph of this many words or more that says word for word what an earlier one
@@ -404,7 +355,7 @@ def drop_repeated(elements: Iterable[HtmlElement], key: Callable[[HtmlElement], 
             doomed.append(el)
         seen.add(k)
     for el in doomed:
-        _drop(el)
+        drop(el)
 
 
 def drop_repeated_paragraphs(
@@ -517,7 +468,7 @@ def drop_page_footer(root: HtmlElement) -> None:
             continue
         if len(text.split()) > PAGE_FOOTER_WORDS or not PAGE_FOOTER_LINE.match(text):
             break
-        _drop(el)
+        drop(el)
 
 
 def absolute_links(root: HtmlElement, url: str | None) -> None:
@@ -758,7 +709,7 @@ def compact_entries(root: HtmlElement) -> None:
                 line = None
             parent = m.getparent()
             if line is None:
-                _drop(m)
+                drop(m)
             else:
                 line.tail = m.tail
                 parent.replace(m, line)

@@ -2,8 +2,9 @@
 
 Pure functions over lxml elements; used for the readability branch and the
 fallback of worker.pages.extract.core (the trafilatura branch renders with trafilatura's
-own converters). Iterative where depth could be hostile: deeply nested pages
-must not blow the recursion limit.
+own converters), and by the site adapters for the HTML an API sends (render_fragment)
+and their code blocks (fence). Iterative where depth could be hostile: deeply nested
+pages must not blow the recursion limit.
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def escape_line_start(line: str) -> str:
 _md_escape = md_escape
 
 
-def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int) -> None:
+def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int, authored: bool = False) -> None:
     """Inline rendering of el's content (not el's own tail), into out."""
     # explicit stack of (kind, payload): "node" elements to open, "str" literal strings
     stack = [("children", el, depth)]
@@ -230,6 +231,8 @@ def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int) ->
             out.append("\n")
             continue
         if t == "img":
+            if authored:
+                out.append(_image(n, markdown))
             continue
         if markdown:
             href = n.get("href") if t == "a" else None
@@ -274,14 +277,24 @@ def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int) ->
         stack.append(("children", n, d))
 
 
-def _inline(el: HtmlElement, markdown: bool) -> str:
+def _image(el: HtmlElement, markdown: bool) -> str:
+    """An <img> as markdown's image (its alt text and address), or its alt text in brackets."""
+    alt = _squash(el.get("alt") or "").strip() or "image"
+    if not markdown:
+        return "[%s]" % alt
+    # only brackets and backslashes can end or break an image's description
+    alt = alt.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return "![%s](%s)" % (alt, _md_url(el.get("src")))
+
+
+def _inline(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     out: list[str] = []
-    _walk_inline(el, markdown, out, 0)
+    _walk_inline(el, markdown, out, 0, authored)
     s = "".join(out)
     if markdown:
         # keep explicit line breaks as markdown hard breaks
         return "  \n".join(_squash(part).strip() for part in s.split("\n") if part.strip())
-    return " ".join(_squash(part).strip() for part in s.split("\n") if part.strip())
+    return ("\n" if authored else " ").join(_squash(part).strip() for part in s.split("\n") if part.strip())
 
 
 def _has_block_child(el: HtmlElement) -> bool:
@@ -360,13 +373,19 @@ def _pre(el: HtmlElement, markdown: bool) -> str:
         if m:
             lang = m.group(1)
             break
-    fence = "```"
-    while fence in code:
-        fence += "`"
-    return "%s%s\n%s\n%s" % (fence, lang, code, fence)
+    return fence(code, lang)
 
 
-def _table(el: HtmlElement, markdown: bool) -> str:
+def fence(code: str, lang: str | None = None) -> str:
+    """code in a markdown fence longer than any run of backticks inside it, so the code
+    cannot close it; lang, when given, names its language."""
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
+    return "%s%s\n%s\n%s" % (ticks, lang or "", code.rstrip("\n"), ticks)
+
+
+def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     rows = []
     for tr in el.iter("tr"):
         cells = [c for c in tr if _tag(c) in ("td", "th")]
@@ -374,7 +393,7 @@ def _table(el: HtmlElement, markdown: bool) -> str:
             continue
         row = []
         for c in cells:
-            txt = _inline(c, markdown).replace("\n", " ").replace("  ", " ")
+            txt = _inline(c, markdown, authored).replace("\n", " ").replace("  ", " ")
             row.append(txt.replace("|", "\\|") if markdown else txt)
         rows.append(row)
     if not rows:
@@ -388,7 +407,7 @@ def _table(el: HtmlElement, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def _list(el: HtmlElement, markdown: bool, depth: int) -> str:
+def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -> str:
     ordered = _tag(el) == "ol"
     lines = []
     n = 0
@@ -396,7 +415,7 @@ def _list(el: HtmlElement, markdown: bool, depth: int) -> str:
         if _tag(li) != "li":
             continue
         n += 1
-        marker = ("%d. " % n if ordered else "- ") if markdown else ""
+        marker = ("%d. " % n if ordered else "- ") if markdown or authored else ""
         # nested lists inside the item render below it, indented
         nested = [c for c in li if _tag(c) in ("ul", "ol")]
         for c in nested:
@@ -405,12 +424,12 @@ def _list(el: HtmlElement, markdown: bool, depth: int) -> str:
             li.remove(c)
             if tail:
                 li.append(_txt_el(li, tail))
-        text = _inline(li, markdown)
+        text = _inline(li, markdown, authored)
         if text:
             text = text.replace("  \n", " ").replace("\n", " ")
             lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
         for c in nested:
-            sub = _list(c, markdown, depth + 1)
+            sub = _list(c, markdown, depth + 1, authored)
             if sub:
                 lines.append(sub)
     return "\n".join(lines)
@@ -424,8 +443,15 @@ def _txt_el(parent: HtmlElement, text: str) -> HtmlElement:
     return span
 
 
-def render(root: HtmlElement, markdown: bool = True) -> str:
-    """Render an lxml element tree as markdown (or plain text when markdown=False)."""
+def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) -> str:
+    """Render an lxml element tree as markdown (or plain text when markdown=False).
+
+    On a page, images and the <br>s inside paragraphs are mostly layout, and text is
+    text alone: an <img> is left out, and in text a <br> is a space and lists and quotes
+    lose their markers. In what a person wrote (``authored``: an API's post body) they
+    are the author's: an <img> is its markdown image (or "[alt]" in text), and text
+    keeps the lines of <br>s and the "- ", "1. " and "> " of lists and quotes.
+    """
     out = _Out(markdown)
     # iterative walk: ("open", el, depth) and ("tail", text)
     stack = [("open", root, 0)]
@@ -454,24 +480,24 @@ def render(root: HtmlElement, markdown: bool = True) -> str:
             out.block(_pre(el, markdown))
             continue
         if t == "table" and el.find(".//table") is None:
-            out.block(_table(el, markdown))
+            out.block(_table(el, markdown, authored))
             continue
         # a table holding tables is a page's layout, not data: its cells read as blocks
         # (as a data table, each outer cell would repeat the inner tables' text)
         if t in ("ul", "ol"):
-            out.block(_list(el, markdown, 0))
+            out.block(_list(el, markdown, 0, authored))
             continue
         if t == "hr":
             out.block("---" if markdown else "")
             continue
-        if t == "blockquote" and markdown:
-            inner = render_children(el, markdown)
+        if t == "blockquote" and (markdown or authored):
+            inner = render_children(el, markdown, authored)
             if inner:
                 out.block("\n".join("> " + line if line else ">" for line in inner.split("\n")))
             continue
         if t in BLOCK and not _has_block_child(el):
             out.flush()
-            txt = _inline(el, markdown)
+            txt = _inline(el, markdown, authored)
             if txt:
                 out.block("  \n".join(escape_line_start(x) for x in txt.split("  \n")) if markdown else txt)
             continue
@@ -484,6 +510,10 @@ def render(root: HtmlElement, markdown: bool = True) -> str:
         if t == "br":
             out.flush()
             continue
+        if t == "img":
+            if authored:
+                out.text(_image(el, markdown))
+            continue
         items = []
         if el.text:
             items.append(("tail", el.text, depth))
@@ -495,17 +525,99 @@ def render(root: HtmlElement, markdown: bool = True) -> str:
     return out.result("\n\n").strip()
 
 
-def render_children(el: HtmlElement, markdown: bool) -> str:
+def render_children(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     from lxml.html import Element
 
     wrapper = Element("div")
     wrapper.text = el.text
     for c in list(el):
         wrapper.append(_copy(c))
-    return render(wrapper, markdown)
+    return render(wrapper, markdown, authored=authored)
 
 
 def _copy(el: HtmlElement) -> HtmlElement:
     import copy
 
     return copy.deepcopy(el)
+
+
+# Characters lxml refuses to set as an element's text (XML's: C0 controls but tab and
+# line breaks, lone surrogates, which JSON can spell, U+FFFE and U+FFFF). Its parser
+# takes them, raw or as character references, but moving such text raises.
+_UNHELD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _held(s: str) -> str:
+    return _UNHELD.sub(lambda m: " " if m.group(0) == "\x0c" else "", s)  # a form feed is white space
+
+
+def render_fragment(html: str, markdown: bool = True, *, authored: bool = False) -> str:
+    """Render a fragment of HTML (elements and text with no page around them, as an API
+    sends a post's body) as render renders an element."""
+    html = _held(html)
+    if not html.strip():
+        return ""
+    root = _fragment(html)
+    _wrap_loose_text(root)
+    return render(root, markdown, authored=authored)
+
+
+def _fragment(html: str) -> HtmlElement:
+    """A <div> holding what html parses to as a page's body.
+
+    lxml.html.fragment_fromstring, but whatever the fragment holds: that one asserts a
+    single <body>, and "</body><body>" in the fragment makes two."""
+    from lxml.html import Element, document_fromstring
+
+    doc = document_fromstring("<html><body>%s</body></html>" % html)
+    for node in doc.iter():
+        if node.text and _UNHELD.search(node.text):
+            node.text = _held(node.text)
+        if node.tail and _UNHELD.search(node.tail):
+            node.tail = _held(node.tail)
+    root = Element("div")
+    for body in doc.findall("body"):
+        if body.text:  # text between two bodies follows what came before it
+            if len(root):
+                root[-1].tail = (root[-1].tail or "") + body.text
+            else:
+                root.text = (root.text or "") + body.text
+        root.extend(list(body))
+    return root
+
+
+def _wrap_loose_text(root: HtmlElement) -> None:
+    """Put each run of text and inline elements between root's blocks in a <p> of its own,
+    in place, as a browser boxes it: render keeps links, emphasis and code only inside a
+    block, and a fragment's top level may hold them loose beside its paragraphs."""
+    from lxml.html import Element
+
+    if not any(_tag(c) in BLOCK for c in root):
+        return  # one run: root itself is the block
+    kept: list[HtmlElement] = []
+    run: HtmlElement | None = None
+    if root.text and root.text.strip():
+        run = Element("p")
+        run.text = root.text
+    root.text = None
+    for child in list(root):
+        tail, child.tail = child.tail, None
+        if _tag(child) in BLOCK:
+            if run is not None:
+                kept.append(run)
+                run = None
+            kept.append(child)
+        else:
+            if run is None:
+                run = Element("p")
+            run.append(child)
+        if tail and (tail.strip() or run is not None):
+            if run is None:
+                run = Element("p")
+            if len(run):
+                run[-1].tail = (run[-1].tail or "") + tail
+            else:
+                run.text = (run.text or "") + tail
+    if run is not None:
+        kept.append(run)
+    root[:] = kept

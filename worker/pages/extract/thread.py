@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from .tree import drop, word_count
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from lxml.html import HtmlElement  # no stubs: Any to the checker
@@ -231,14 +233,12 @@ def _is_post_chrome(el: HtmlElement) -> bool:
 def clean_post(body: HtmlElement) -> None:
     """Remove, in place, the parts of a post's body that are not what its author wrote
     (profile panes, signatures, buttons: POST_CHROME_PARTS); never most of the body."""
-    from .region import _drop, word_count
-
     limit = BODY_SHARE * word_count(body)
     doomed = [d for d in body.iterdescendants() if isinstance(d.tag, str) and _is_post_chrome(d)]
     for d in doomed:
         # a signature is never the post, however long; other names are hints
         if d.getparent() is not None and (word_count(d) < limit or _parts(d) & SIGNATURE_PARTS):
-            _drop(d)
+            drop(d)
 
 
 def unmarked_posts(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
     from ...runtime import Call
-    from ..download import Spec
+    from ..spec import Spec
 
 ENV_SLOTS = "WEBSEARCH_WORKER_BROWSERS"
 BROWSER_SLOTS = 2  # browsers at once for one user, across all worker processes

@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from urllib.parse import SplitResult
 
     from ...runtime import Call
-    from ..download import Spec
     from ..net.client import Options, Response
+    from ..spec import Spec
 
     # (text or None to keep the Doc's, format, metadata, extractor, warnings)
     Rendered = tuple[str | None, str, dict[str, Any], str | None, list[str]]
@@ -171,7 +171,7 @@ class Context:
 
     def get(self, url: str, accept: str | None = None, max_bytes: int | None = None) -> Response:
         """A guarded GET; returns the client Response, 4xx/5xx included (the adapter reads them)."""
-        from .. import download
+        from ..guarded import download
         from ..net import client
 
         trusted = tuple(
@@ -196,7 +196,7 @@ class Context:
             trusted=lambda hop: bool(trusted) and hop.startswith(trusted),
         )
         self.requests += 1
-        return download.download(url, self.call, opts)
+        return download(url, self.call, opts)
 
     def json(self, url: str, what: str) -> tuple[Response, Any]:
         """GET ``url`` and parse its JSON; a non-JSON body is a Fallback."""
@@ -220,7 +220,7 @@ def fetch(name: str, url: str, call: Call | None, opts: Options, spec: Spec) -> 
     from importlib import import_module
 
     from ...errors import WorkerError
-    from .. import download
+    from ..guarded import download
 
     module = import_module(__name__ + "." + name)
     ctx = Context(name, call, opts, settings_of(spec.sites, name), spec.fmt)
@@ -248,7 +248,7 @@ def fetch(name: str, url: str, call: Call | None, opts: Options, spec: Spec) -> 
             jsonio.tame(doc.fields)
             return doc
     try:
-        resp = download.download(url, call, opts)
+        resp = download(url, call, opts)
     except WorkerError as exc:
         if reason:  # both ways failed: say why the adapter did not answer either
             exc.message = "%s (before that, %s)" % (exc.message, reason)

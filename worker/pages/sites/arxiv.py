@@ -11,7 +11,7 @@ import re
 from urllib.parse import quote
 
 from . import Doc, Fallback
-from .markup import heading
+from .pieces import heading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -112,10 +112,10 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
                 None,
                 ["arxiv: neither an HTML version nor the PDF could be read; only the abstract is given"],
             )
-        from .. import download
+        from ..reading import document
 
         try:
-            body, _fmt, _meta, _ex, more = download.document(paper, fmt if source == "html" else "text")
+            body, _fmt, _meta, _ex, more = document(paper, fmt if source == "html" else "text")
         except Exception as exc:  # an unreadable PDF: the abstract is still an answer
             return head + "\n", fmt, {}, None, ["arxiv: the paper's %s could not be read (%s)" % (source, exc)]
         warnings.extend(more)

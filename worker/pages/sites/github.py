@@ -17,7 +17,7 @@ from urllib.parse import quote, unquote
 
 from ... import checked
 from . import Doc, Fallback
-from .markup import code_block, heading, language_of
+from .pieces import code_block, heading, language_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -66,7 +66,7 @@ def _why(resp: Response, what: str) -> Fallback:
         reset = h.get("x-ratelimit-reset", "")
         when = ""
         if reset.isdigit():
-            from .markup import iso_date
+            from .pieces import iso_date
 
             when = " until %s" % iso_date(reset)
         hint = "" if _token()[0] else "; set GITHUB_TOKEN for a higher limit"

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from ... import checked
 from . import Doc, Fallback
-from .markup import heading
+from .pieces import heading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

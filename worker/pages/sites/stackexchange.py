@@ -4,7 +4,8 @@ An answer's URL (/a/ID, /questions/ID/slug/ANSWERID) gives the same whole thread
 with that answer marked where it stands and named at the top.
 
 Answers come accepted first, then by score, each with score, author and date;
-post bodies are the API's HTML, turned to markdown with code blocks verbatim.
+post bodies are the API's HTML, rendered as pages are (worker.pages.extract.render),
+images and code blocks kept.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from urllib.parse import quote
 
 from ... import checked
 from . import Doc, Fallback
-from .markup import heading, html_to_text, iso_date
+from .pieces import heading, iso_date
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from urllib.parse import SplitResult
 
     from ..net.client import Response
-    from . import Context
+    from . import Context, Rendered
 
 NAME = "stackexchange"
 API = "https://api.stackexchange.com/2.3"
@@ -126,8 +127,16 @@ def _score(p: dict[str, Any]) -> str:
     return "?" if p["score"] is None else str(p["score"])
 
 
+def _body(html: str, md: bool) -> str:
+    """A post's body (the API's HTML) as markdown or text."""
+    from ..extract.render import render_fragment
+
+    return render_fragment(html, md, authored=True)
+
+
 def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, linked: str | None = None) -> str:
-    """The thread as markdown (or text) from checked posts (``post``)."""
+    """The thread as markdown (or text) from checked posts (``post``); parses HTML, so it
+    runs on the calling thread (Doc.render)."""
     lines = [heading(1, q["title"], md), ""]
     facts = ["Score: %s" % _score(q), "Asked by %s on %s" % (q["who"], iso_date(q["created"]) or "?")]
     if q["tags"]:
@@ -135,7 +144,7 @@ def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, link
     link = next((a for a in answers if linked is not None and str(a["answer_id"]) == linked), None)
     if link is not None:  # the URL named one answer: say which, up front; it keeps its place below
         facts.append("Linked answer: %s by %s (score %s), marked below" % (linked, link["who"], _score(link)))
-    lines += [("- " if md else "") + f for f in facts] + ["", html_to_text(q["body"], md)]
+    lines += [("- " if md else "") + f for f in facts] + ["", _body(q["body"], md)]
     lines += ["", heading(2, "%d answer%s" % (len(answers), "" if len(answers) == 1 else "s"), md)]
     for a in answers:
         mark = "Accepted answer" if a["accepted"] else "Answer"
@@ -149,7 +158,7 @@ def thread_text(q: dict[str, Any], answers: list[dict[str, Any]], md: bool, link
                 md,
             ),
             "",
-            html_to_text(a["body"], md),
+            _body(a["body"], md),
         ]
     return "\n".join(lines).strip() + "\n"
 
@@ -213,13 +222,18 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
             final = final and "%s/%s#%s" % (final, aid, aid)  # where the site itself sends an answer link
         else:
             warnings.append("the linked answer %s is not among the answers read (deleted, or past the last page)" % aid)
+
+    def render(fmt: str) -> Rendered:
+        return thread_text(q, answers, fmt == "markdown", aid), fmt, {}, None, []
+
     return Doc(
         url,
-        thread_text(q, answers, ctx.md, aid),
+        "",  # the thread, from render: the bodies are HTML, parsed only on the calling thread
         fmt=ctx.fmt,
         title=q["title"],
         author=q["who"],
         published=iso_date(q["created"]),
         warnings=warnings,
         final_url=final,
+        render=render,
     )

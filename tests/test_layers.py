@@ -1,0 +1,176 @@
+"""No import cycles between the worker's modules.
+
+Each module's imports, wherever they sit (at the top, inside a function, under
+TYPE_CHECKING), make a graph that must have no loop: then every module can be read,
+tested and changed knowing only the modules below it. The graph is read from the
+source (ast), not from sys.modules: an import put off into a function to save
+start-up time still ties the two modules together, and so does one for annotations.
+"""
+
+import ast
+import os
+import textwrap
+
+from conftest import ROOT
+
+PACKAGE = os.path.join(ROOT, "worker")
+
+# Cycles older than this test, each the set of modules it joins. Listed rather than
+# ignored: a new cycle fails the test, and so does a listed one that is gone (take it
+# off the list then).
+KNOWN_CYCLES = {
+    # runtime, the breaker, the cache and providers.base name each other's types in
+    # annotations (Call, Guard, ProviderSpec); at run time only the breaker imports the
+    # cache (its private SQLite helpers _sqlite, _BROKEN and _code).
+    frozenset({"worker.runtime", "worker.state.breaker", "worker.state.cache", "worker.providers.base"}),
+    # --help's text is config's (help_text) and config checks "render" against cli's
+    # RENDER_MODES: each imports the other inside a function.
+    frozenset({"worker.cli", "worker.config"}),
+}
+
+
+def modules(package_dir=PACKAGE):
+    """{dotted name: path} of every module under package_dir; a package is its __init__.py."""
+    top = os.path.dirname(package_dir)
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(package_dir):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
+        for f in filenames:
+            if f.endswith(".py"):
+                parts = os.path.relpath(os.path.join(dirpath, f), top)[:-3].split(os.sep)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                out[".".join(parts)] = os.path.join(dirpath, f)
+    return out
+
+
+def imports(name, source, is_package, known):
+    """The modules of ``known`` that module ``name`` imports anywhere in ``source``.
+
+    ``from P import x`` is an import of the module P.x when there is one, else of P
+    (x is a name P defines); relative imports are resolved against name's package.
+    """
+    package = name if is_package else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            for a in node.names:
+                sub = base + "." + a.name
+                out.add(sub if sub in known else base)
+    return {m for m in out if m in known and m != name}
+
+
+def graph():
+    """{module: modules it imports} for every module of the worker."""
+    known = modules()
+    out = {}
+    for name, path in known.items():
+        with open(path, encoding="utf-8") as f:
+            out[name] = imports(name, f.read(), path.endswith("__init__.py"), known)
+    return out
+
+
+def cycles(edges):
+    """The strongly connected sets of two or more nodes of ``edges`` ({node: nodes}), by
+    Tarjan's algorithm."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            members = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                members.add(w)
+                if w == v:
+                    break
+            if len(members) > 1:
+                found.append(frozenset(members))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _describe(cycle, edges):
+    return "; ".join("%s -> %s" % (m, ", ".join(sorted(edges[m] & cycle))) for m in sorted(cycle))
+
+
+def test_the_import_reader_sees_every_kind_of_import():
+    source = textwrap.dedent(
+        """
+        from . import b
+        from .c import name
+        import worker.d
+        TYPE_CHECKING = False
+        if TYPE_CHECKING:
+            from ..e import T
+        def f():
+            from .pkg import sub, Thing
+        """
+    )
+    known = {
+        "worker.x",
+        "worker.x.a",
+        "worker.x.b",
+        "worker.x.c",
+        "worker.d",
+        "worker.e",
+        "worker.x.pkg",
+        "worker.x.pkg.sub",
+    }
+    assert imports("worker.x.a", source, False, known) == {
+        "worker.x.b",
+        "worker.x.c",
+        "worker.d",
+        "worker.e",
+        "worker.x.pkg",
+        "worker.x.pkg.sub",
+    }
+    assert imports("worker.x", "from .c import name\nfrom . import a", True, known) == {"worker.x.c", "worker.x.a"}
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}) == [frozenset("abc")]
+
+
+def test_no_import_cycles_but_the_known_ones():
+    edges = graph()
+    assert "worker.pages.extract.region" in edges and "worker.pages.sites.github" in edges  # the reader found them
+    found = set(cycles(edges))
+    new = found - KNOWN_CYCLES
+    assert not new, "import cycles: %s" % " | ".join(_describe(c, edges) for c in new)
+    gone = KNOWN_CYCLES - found
+    assert not gone, "no longer cycles, take them off KNOWN_CYCLES: %s" % [sorted(c) for c in gone]
+
+
+def test_the_parts_of_pages_do_not_import_each_other_in_a_circle():
+    """worker/pages/ one level down, a sub-package (extract/, sites/, net/, render/) one
+    node: no cycle between them either, whichever of a package's modules makes it
+    (download.py and sites/ once imported each other through different modules)."""
+
+    def part(module):
+        bits = module.split(".")
+        return ".".join(bits[:3]) if bits[:2] == ["worker", "pages"] and len(bits) > 2 else None
+
+    parts = {}
+    for module, targets in graph().items():
+        if part(module) is not None:
+            parts.setdefault(part(module), set()).update(
+                part(t) for t in targets if part(t) not in (None, part(module))
+            )
+    assert "worker.pages.sites" in parts and "worker.pages.download" in parts
+    assert cycles(parts) == [], [_describe(c, parts) for c in cycles(parts)]
