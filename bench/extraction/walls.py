@@ -44,7 +44,8 @@ def main(argv=None):
         return 2
     from worker.errors import WorkerError
     from worker.pages import content, hidden, pagecheck
-    from worker.pages.extract.core import _load_html, extract, prepare
+    from worker.pages.extract.core import extract, prepare
+    from worker.pages.extract.parse import load_html
 
     prepare()
     pages = [("wcxb/" + r["id"], r["url"], lambda i=r["id"]: cs.wcxb_page(i)) for r in cs.wcxb_rows()]
@@ -55,7 +56,7 @@ def main(argv=None):
     for name, url, load in pages:
         html, _, _ = content.decode(load(), "text/html", "html")
         resp = _Resp(url)
-        tree = _load_html(html)
+        tree = load_html(html)
         if tree is not None:  # the hidden-element pass, timed alone on its own parse of the page
             t = time.thread_time()
             hidden.strip(tree)

@@ -6,7 +6,9 @@ trafilatura keep module-level parsers, so a process extracts on one thread only
 (worker.pages.download does; ``prepare`` imports everything on that thread first).
 
 The pipeline, chosen by measurement (bench/extraction/run.py and sets.py,
-docs/PERFORMANCE.md):
+docs/PERFORMANCE.md). This module runs it; which result is kept and when another
+extractor is asked is decided in decide.py, parsing and the work budget are parse.py's,
+and the product path's steps product.py's:
 
 1. Parse once with lxml (through trafilatura's loader, which copes with encoding
    declarations and broken markup); start tags over MAX_TAG_CHARS are cut first. A
@@ -52,9 +54,32 @@ to stderr. Nothing fails silently into worse text.
 
 from __future__ import annotations
 
+from .decide import (
+    LONGER_ARTICLE,
+    REGION_COVER,
+    REGION_ENOUGH,
+    REGION_KINDS,
+    REGION_MIN_SHARE,
+    SHORT_SHINGLES,
+    TEASERS,
+    ask_again_ratio,
+    buries,
+    choose,
+    covers,
+    cut_short,
+    doubtful,
+    left_out_prose,
+    longer_than,
+    marks_landmarks,
+    page_may_hold_more,
+    page_type,
+    region_is_the_page,
+    words,
+)
+from .parse import cheap_text, over_budget, parse, plain_fallback_text
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections import Counter
     from typing import Any
 
     from lxml.html import HtmlElement  # no stubs: Any to the checker
@@ -62,63 +87,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
 FORMATS = ("markdown", "text", "html")
-
-# Decision thresholds (see module docstring); measured in bench/extraction/run.py.
-SHORT_SHINGLES = 100  # "nearly empty" primary result
-TRUNCATED_COVER = 0.95  # share of primary's shingles found in readability's
-TRUNCATED_RATIO = 0.5  # readability's share found in primary below this: primary truncated
-SUBSET_COVER = 0.97  # share of readability's shingles found in primary
-SUBSET_BAND = (0.6, 0.8)  # primary's share found in readability: extra boilerplate band
-PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
-BURY_RATIO = 5.0  # balanced mode's text this many times readability's: it buries the article
-BALANCED_RATIO = 0.4  # precision's share of balanced mode's text below this: precision stopped early
-
-# Kinds read as a whole region rather than as an article (see region.py).
-REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
-# The region is "nearly empty" next to trafilatura's text below this share of its words.
-REGION_MIN_SHARE = 0.5
-REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
-# An "article" with no evidence of being one, whose region is this many times longer
-# and holds this share of the article's words, is read as a region (see _extract): a
-# third more text around all of the article is a page's other content (a service
-# page's offers, a list's entries), not a stray sidebar. Pages that say they are
-# articles keep the article: their extra text is comments and teasers.
-REGION_OVER_ARTICLE = 1.3
-REGION_COVER = 0.8
-# An article with weak evidence (see _page_type) is read as an index page's region when
-# that is this many times longer and the body's largest run of titled entries holds
-# this share of its words.
-INDEX_OVER_ARTICLE = 3.0
-INDEX_ENTRIES = 0.1
-# An "article" of fewer words than FRAGMENT_WORDS is a fragment of the page (a banner, a
-# footer's blurb, an intro) when the region is far longer: with no evidence of being an
-# article, FRAGMENT_OVER_ARTICLE times longer, whether or not the region holds it (the
-# region may have dropped it as chrome); with weak evidence, FRAGMENT_UNDER_REGION times
-# longer and holding it (the article extractor stopped at a break in the markup). Pages
-# with strong evidence keep their article: a news brief is short beside its sidebars.
-FRAGMENT_WORDS = 150
-FRAGMENT_OVER_ARTICLE = 2.0
-FRAGMENT_UNDER_REGION = 5.0
-# An article whose page region is this many times longer is asked for again, with
-# trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
-ASK_AGAIN_RATIO = 2.0
-# ... and this many times, for a page that does not say clearly it is an article: its
-# extra text is more often article than comments, captions and teasers.
-ASK_AGAIN_UNSURE = 1.4
-LONGER_ARTICLE = 1.2
-TEASERS = 2
-
-# Work budget: a page past these is read by the cheap path (no trafilatura, no
-# readability, no Python walk of the tree), whose cost grows only linearly. Real pages
-# stay far below them (the 1,334 WCXB pages: at most 16,000 elements, 39,000
-# attributes).
-MAX_NODES = 40000
-MAX_ATTRIBUTES = 100000
-MAX_TEXT_CHARS = 1000000  # visible text: a book, not a page
-# A start tag longer than this is cut to its bare name before parsing: libxml2 checks
-# each attribute against all earlier ones, so one tag with 200,000 attributes costs
-# minutes of CPU. Real tags (long SVG paths, inline images) stay below it.
-MAX_TAG_CHARS = 50000
 
 
 def prepare() -> None:
@@ -163,7 +131,7 @@ def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") ->
     for k in ("_plain", "_asked_readability", "_og_type"):  # the stages' notes to each other
         result.pop(k, None)
     if not result["text"].strip():
-        text = _plain_fallback_text(html) if isinstance(html, str) else ""
+        text = plain_fallback_text(html) if isinstance(html, str) else ""
         if text:
             if fmt == "html":
                 from html import escape
@@ -202,19 +170,19 @@ def _stage(result, stage, then, fn, *args):
 
 
 def _extract(html, url, fmt, result):
-    tree = _stage(result, "parse", "plain-text fallback", _parse, html)
+    tree = _stage(result, "parse", "plain-text fallback", parse, html)
     if tree is None:
         return  # extract() falls back to the plain text of the markup
     _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
     meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
     result.update(meta)
-    over = _over_budget(tree)
+    over = over_budget(tree)
     if over:
         result["warnings"].append(
             "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over
         )
         result["page_type"] = "unknown"
-        text = _stage(result, "budget", "plain-text fallback", _cheap_text, tree, fmt) or ""
+        text = _stage(result, "budget", "plain-text fallback", cheap_text, tree, fmt) or ""
         if text:
             result.update(text=text, extractor="budget")
         return
@@ -223,7 +191,7 @@ def _extract(html, url, fmt, result):
         result,
         "page-type",
         "read as an article",
-        _page_type,
+        page_type,
         tree,
         url,
         meta.get("_og_type"),
@@ -250,15 +218,17 @@ def _extract(html, url, fmt, result):
             if thread is not None:
                 root = thread
         if kind in ("listing", "collection") and root is not None:
-            _stage(result, "entries", "entries are kept as they are", _entries, root)
+            from .region import compact_entries
+
+            _stage(result, "entries", "entries are kept as they are", compact_entries, root)
         r_text = _region_text(result, root)
         # a region this long is the content, and so is a thread's posts: no need to ask trafilatura
-        if _words(r_text) >= REGION_ENOUGH or (thread is not None and r_text.strip()):
+        if words(r_text) >= REGION_ENOUGH or (thread is not None and r_text.strip()):
             _use_root(result, root, fmt, r_text, "region")
             return
         t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
         t_text = _doc_text(t_doc)
-        if r_text.strip() and _words(r_text) >= REGION_MIN_SHARE * _words(t_text):
+        if r_text.strip() and words(r_text) >= REGION_MIN_SHARE * words(t_text):
             _use_root(result, root, fmt, r_text, "region")
         elif t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
@@ -266,29 +236,54 @@ def _extract(html, url, fmt, result):
             _article(result, tree, url, fmt)
         return
     if kind == "product":
+        from . import product
+        from .region import drop_screen_reader_copies
+
         # a shop prints its name, price and labels twice, once for screen readers: once is read
-        _stage(result, "screen-reader-copies", "both copies are kept", _drop_screen_reader_copies, tree)
-        _stage(result, "product-blocks", "trafilatura may discard the product's blocks", _unmark_product_blocks, tree)
+        _stage(result, "screen-reader-copies", "both copies are kept", drop_screen_reader_copies, tree)
+        _stage(
+            result,
+            "product-blocks",
+            "trafilatura may discard the product's blocks",
+            product.unmark_discarded_blocks,
+            tree,
+        )
         # a product page is short lines (specifications, variants): precision mode drops
         # them, and trafilatura's own fallbacks (not fast) find the description more often
         t_doc = _stage(result, "trafilatura", "read as an article", _trafilatura, tree, url, False, False)
         if t_doc is not None and t_doc.body is not None:
-            _stage(result, "product", "reviews and other products are kept", _product_only, tree, t_doc.body)
+            _stage(
+                result, "product", "reviews and other products are kept", product.keep_product_only, tree, t_doc.body
+            )
             body = t_doc.body
-            _stage(result, "product-specifications", "the page's text is given as is", _product_specs, tree, body)
-            _stage(result, "product-description", "the page's text is given as is", _product_description, tree, body)
-            _stage(result, "product-facts", "the page's text is given as is", _product_facts, tree, body)
+            _stage(
+                result,
+                "product-specifications",
+                "the page's text is given as is",
+                product.add_specifications,
+                tree,
+                body,
+            )
+            _stage(
+                result,
+                "product-description",
+                "the page's text is given as is",
+                product.add_description_text,
+                tree,
+                body,
+            )
+            _stage(result, "product-facts", "the page's text is given as is", product.add_facts, tree, body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
             return
     _article(result, tree, url, fmt)
-    if result["extractor"] in ("trafilatura", "readability") and _page_may_hold_more(tree, result, fmt, sure):
+    if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, result, fmt, sure):
         root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
         landmarks = marks_landmarks(tree)
-        if _words(r_text) > _ask_again_ratio(sure) * _words(a_text):
+        if words(r_text) > ask_again_ratio(sure) * words(a_text):
             # The page holds far more text than the article read: precision mode may
             # have stopped at a break in the markup. trafilatura's own fallbacks
             # (balanced mode, its readability and jusText) are asked; their text is
@@ -312,116 +307,13 @@ def _extract(html, url, fmt, result):
                     from .render import render
 
                     rb_text = _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
-                    if _longer_than(rb_text, a_text):
+                    if longer_than(rb_text, a_text):
                         a_text = rb_text
                         _use_readability(result, r_root, fmt, rb_text)
-        if _region_is_the_page(sure, facts, r_text, a_text) and (
-            landmarks or left_out_prose(r_text, a_text) >= _words(a_text)
+        if region_is_the_page(sure, facts, r_text, a_text) and (
+            landmarks or left_out_prose(r_text, a_text) >= words(a_text)
         ):
             _use_root(result, root, fmt, r_text, "region")
-
-
-def _page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure: str) -> bool:
-    """Whether the page's region may be long enough, next to the article, for either rule
-    below to apply. The body's text words are an upper bound of the region's (the
-    region is part of the body, and its rendering splits no fewer words), counted at C
-    speed; most article pages stop here, without building the region (~5-10 ms)."""
-    body = tree.find(".//body")
-    if body is None:
-        return True
-    a_words = _words(result["text"] if fmt == "text" else result.get("_plain", ""))
-    ratio = _ask_again_ratio(sure)
-    if sure == "none":
-        ratio = min(ratio, REGION_OVER_ARTICLE)
-    return _words(" ".join(body.itertext())) > ratio * a_words
-
-
-def _ask_again_ratio(sure: str) -> float:
-    return ASK_AGAIN_RATIO if sure == "strong" else ASK_AGAIN_UNSURE
-
-
-def _region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: str) -> bool:
-    """Whether a page read as an article is better read as its region.
-
-    Not every page read as an article is one: a company's service page or a list the
-    classifier missed reads far longer as a region that holds the article's words too.
-    With no evidence of being an article, a third longer says so; with weak evidence
-    (see _page_type), three times longer and a body built of a run of titled entries
-    (an index page). Pages that say clearly they are articles keep the article: their
-    extra text is comments and teasers.
-    """
-    a_words = _words(a_text)
-    longer = _words(r_text) / max(1, a_words)
-    fragment = a_words < FRAGMENT_WORDS
-    if sure == "none":
-        if fragment and longer > FRAGMENT_OVER_ARTICLE:
-            return True  # a banner or a footer's blurb, not the page's content: the region may well leave it out
-        enough = longer > REGION_OVER_ARTICLE
-    elif sure == "weak":
-        enough = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
-    else:
-        enough = False
-    if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
-        enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
-    return enough and _covers(r_text, a_text) >= REGION_COVER
-
-
-def marks_landmarks(tree: HtmlElement) -> bool:
-    """Whether the page marks its chrome as landmarks (nav, header, footer, aside, or their
-    ARIA roles), as pages built since HTML5 do.
-
-    The region is what remains of the body once those go (region.py). A page without
-    them, as most pages before HTML5 (a table layout), gives a region that still holds
-    its menus, teasers and comments: longer than the article, but not with more of it.
-    """
-    from .region import LANDMARK_ROLES, LANDMARKS
-
-    if tree.xpath("boolean(//%s)" % " | //".join(LANDMARKS)):
-        return True
-    return any((el.get("role") or "").strip().lower() in LANDMARK_ROLES for el in tree.xpath("//*[@role]"))
-
-
-PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's title or a one-line comment
-
-
-def left_out_prose(r_text: str, a_text: str) -> int:
-    """Words of the region's paragraphs of PROSE_WORDS and more that the article does not
-    hold, where they go on from the article (next to one of its paragraphs, or to such a
-    paragraph next to it).
-
-    Where the markup names no chrome, the region is taken over the article only when it
-    holds as much of that prose as the article itself: then the article extractor
-    stopped at a break in the markup, and the region is the page's text. Prose set off
-    from the article by shorter lines (a comment's author and date, a teaser's title) is
-    not the article's.
-    """
-    have = {line.strip() for line in a_text.split("\n")}
-    lines = [line.strip() for line in r_text.split("\n") if line.strip()]
-    kinds = ["article" if line in have else "prose" if _words(line) >= PROSE_WORDS else "other" for line in lines]
-    goes_on: set[int] = set()
-    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):  # after the article, and before it
-        next_to_article = False
-        for i in order:
-            if kinds[i] == "article":
-                next_to_article = True
-            elif kinds[i] == "prose" and next_to_article:
-                goes_on.add(i)
-            else:
-                next_to_article = False
-    return sum(_words(lines[i]) for i in goes_on)
-
-
-def _longer_than(text: str, a_text: str) -> bool:
-    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of a_text's prose
-    (its lines of PROSE_WORDS and more, or all of it when it has none), and is not a
-    list of excerpts (TEASERS paragraphs cut off with an ellipsis).
-
-    Prose, not every line: where precision mode stopped early on an old page, what it
-    kept besides a paragraph is the menus, breadcrumbs and link lists around it, which
-    readability rightly leaves out."""
-    cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
-    prose = "\n".join(line for line in a_text.split("\n") if _words(line) >= PROSE_WORDS) or a_text
-    return cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, prose) >= REGION_COVER
 
 
 def _longer_article(tree, url, a_text):
@@ -432,7 +324,7 @@ def _longer_article(tree, url, a_text):
     doc = _trafilatura(tree, url, False, False, True)
     text = _doc_text(doc)
     cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
-    if cut < TEASERS and _words(text) > LONGER_ARTICLE * _words(a_text) and _covers(text, a_text) >= REGION_COVER:
+    if cut < TEASERS and words(text) > LONGER_ARTICLE * words(a_text) and covers(text, a_text) >= REGION_COVER:
         return doc, text
     return None
 
@@ -477,160 +369,6 @@ def _status_messages(tree):
     drop_status_messages(body if body is not None else tree)
 
 
-def _buries(big: str, small: str) -> bool:
-    """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
-    ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
-    n = _words(small)
-    return n >= SHORT_SHINGLES and _words(big) > BURY_RATIO * n and _covers(big, small) > REGION_COVER
-
-
-def _cut_short(short: str, full: str) -> bool:
-    """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
-    st, sf = shingles(short), shingles(full)
-    ns, nf = sum(st.values()), sum(sf.values())
-    if not nf or not ns:  # an empty result is not "cut short": readability answers that case
-        return False
-    common = sum((st & sf).values())
-    return common / ns > TRUNCATED_COVER and common / nf < BALANCED_RATIO
-
-
-def _doubtful(tree, t_text):
-    """Whether trafilatura's article may be empty or cut short: then readability is asked.
-
-    readability costs as much as trafilatura; on the article benchmark it changes the
-    answer only where trafilatura kept little (under SHORT_SHINGLES words) or much
-    less than the page's paragraphs hold.
-    """
-    n = _words(t_text)
-    if n < SHORT_SHINGLES:
-        return True
-    paragraphs = 0
-    for p in tree.iter("p"):
-        paragraphs += len(p.text_content().split())
-        if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
-            return True
-    return False
-
-
-def _drop_screen_reader_copies(tree):
-    from .region import drop_screen_reader_copies
-
-    drop_screen_reader_copies(tree)
-
-
-def _unmark_product_blocks(tree):
-    from lxml import etree
-
-    from .imports import core
-    from .product import unmark_product_blocks
-
-    core()  # trafilatura's modules loaded the one way this process loads them
-    from trafilatura.xpaths import OVERALL_DISCARD_XPATH
-
-    # The first of them discards by class and id (tests/pages/test_extract_product.py
-    # checks it still does); the others discard hidden blocks and comments: left alone.
-    # It reads an element's own tag and attributes only, so it is asked of a bare copy
-    # of each block: over the whole page it takes 10-20 ms.
-    rule = OVERALL_DISCARD_XPATH[0]
-
-    def discards(el) -> bool:
-        holder = etree.Element("div")
-        etree.SubElement(holder, el.tag, dict(el.attrib))
-        return bool(rule(holder))
-
-    unmark_product_blocks(tree, discards)
-
-
-def _product_only(tree, body):
-    from .product import (
-        chrome_text,
-        class_hidden_text,
-        drop_consent,
-        drop_identifiers,
-        drop_initials,
-        drop_other_products,
-        drop_repeats,
-        drop_within,
-        extras_text,
-        forms_text,
-        start_at_name,
-    )
-
-    drop_within(body, extras_text(tree))
-    drop_within(body, forms_text(tree))
-    # the shop's menus and footers may repeat the content's lines: those stay
-    page = tree.find(".//body")
-    page_text = "".join((page if page is not None else tree).itertext())
-    drop_within(body, chrome_text(tree), page=page_text)
-    # what the page hides by class name, unless it also says it where a reader sees it
-    drop_within(body, class_hidden_text(tree), page=page_text)
-    drop_repeats(body)
-    drop_identifiers(body)
-    drop_initials(body)
-    drop_consent(body)
-    drop_other_products(body)
-    start_at_name(tree, body)
-
-
-def _product_description(tree, body):
-    from .product import add_bare_text, add_description
-
-    add_bare_text(tree, body)
-    add_description(tree, body)
-
-
-def _product_specs(tree, body):
-    from .product import add_specifications
-
-    add_specifications(tree, body)
-
-
-def _entries(root):
-    from .region import compact_entries
-
-    compact_entries(root)
-
-
-def _product_facts(tree, body):
-    """Put the product's name, price and availability from its schema.org data first,
-    each only when the extracted text does not already say it."""
-    from lxml import etree
-
-    from .meta import product_facts
-
-    facts = product_facts(tree)
-    if not facts:
-        return
-    name, price, availability = facts
-    have = " ".join(" ".join(body.itertext()).split())
-    if name and name in have:
-        name = None
-    if price and _price_said(price.split()[0], have):
-        price = None
-    if not name and not price:
-        return  # availability alone is not worth a line before the description
-    parts = [x for x in (name, price, availability) if x]
-    p = etree.Element("p")
-    p.text = " · ".join(parts)
-    body.insert(0, p)
-
-
-def _price_said(amount: str, text: str) -> bool:
-    """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
-    "3.665,00", "3665")."""
-    from ... import numbers
-
-    value = numbers.or_none(amount, 0, 1e15)  # a page's "1e400" or "NaN" is no amount to spell
-    if value is None:
-        return amount in text
-    spellings = {"%.2f" % value, "{:,.2f}".format(value)}
-    spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}
-    spellings |= {"{:,.2f}".format(value).replace(",", "X").replace(".", ",").replace("X", ".")}
-    if value == int(value):
-        spellings |= {"%d" % value, "{:,}".format(int(value)), "{:,}".format(int(value)).replace(",", ".")}
-    return any(s in text for s in spellings)
-
-
 def _thread(root):
     from .region import thread_root
 
@@ -663,30 +401,20 @@ def _use_root(result, root, fmt, plain, name):
     )
 
 
-def _covers(big: str, small: str) -> float:
-    """Share of small's \\w+ tokens (as a multiset) found in big."""
-    import re
-    from collections import Counter
-
-    b, s = Counter(re.findall(r"\w+", big)), Counter(re.findall(r"\w+", small))
-    n = sum(s.values())
-    return sum((b & s).values()) / n if n else 0.0
-
-
 def _article(result, tree, url, fmt):
     """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
     doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, True, True, True)
     t_text = _doc_text(doc)
 
     r_root = None
-    if _doubtful(tree, t_text):
+    if doubtful(tree, t_text):
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
         balanced = _stage(
             result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False, True, True
         )
         b_text = _doc_text(balanced)
-        if _cut_short(t_text, b_text):
+        if cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
         r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
         result["_asked_readability"] = True
@@ -697,7 +425,7 @@ def _article(result, tree, url, fmt):
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
     choice = choose(t_text, r_text)
     kept = t_text if choice == "trafilatura" else r_text
-    if _words(kept) < SHORT_SHINGLES or not _words(t_text):
+    if words(kept) < SHORT_SHINGLES or not words(t_text):
         # precision mode sometimes keeps nothing of a plain page, and readability only a
         # "skip to content" link: trafilatura's balanced mode reads such pages, unless
         # readability found a real article that balanced mode buries in other text
@@ -705,7 +433,7 @@ def _article(result, tree, url, fmt):
             result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False, True, True
         )
         b_text = _doc_text(retry)
-        if _words(b_text) > _words(kept) and not _buries(b_text, kept):
+        if words(b_text) > words(kept) and not buries(b_text, kept):
             doc, t_text, choice = retry, b_text, "trafilatura"
     if choice == "trafilatura":
         _use_trafilatura(result, doc, tree, url, fmt, t_text)
@@ -766,13 +494,6 @@ def _traf_html(body):
     return root
 
 
-def _words(text: str | None) -> int:
-    """\\w+ words: the same count for a text and its markdown."""
-    import re
-
-    return len(re.findall(r"\w+", text or ""))
-
-
 def _metadata(tree, url):
     from .meta import page_metadata
 
@@ -784,226 +505,10 @@ def _metadata(tree, url):
     return meta
 
 
-def _page_type(tree, url, og_type, canonical=None):
-    """(kind, how sure: "strong", "weak" or "none", the markup's facts from pagetype.evidence).
-
-    An article's evidence is weak when it is one signal of WEAK_ARTICLE points or fewer
-    (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
-    set those on every page, index pages too. Other kinds' evidence counts as strong.
-    """
-    from .pagetype import WEAK_ARTICLE, evidence, pick
-
-    facts: dict[str, Any] = {}
-    score = evidence(tree, url, og_type, facts, canonical)
-    kind = pick(score)
-    if score[kind] <= 0:
-        return kind, "none", facts
-    if kind == "article" and score[kind] <= WEAK_ARTICLE:
-        return kind, "weak", facts
-    return kind, "strong", facts
-
-
 def _region(tree, url=None, teasers=False, document=False):
     from .region import main_region
 
     return main_region(tree, url=url, teasers=teasers, document=document)
-
-
-def _over_budget(tree: HtmlElement) -> str | None:
-    """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
-    from lxml import etree
-
-    if tree.xpath("count(//*)") > MAX_NODES:
-        return "over %d elements" % MAX_NODES
-    if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
-        return "over %d attributes" % MAX_ATTRIBUTES
-    text = len(etree.tostring(tree, method="text", encoding="unicode"))
-    text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
-    if text > MAX_TEXT_CHARS:
-        return "over %d characters of text" % MAX_TEXT_CHARS
-    return None
-
-
-def _cheap_text(tree: HtmlElement, fmt: str) -> str:
-    """The page's text in paragraphs, at C speed: for pages over the work budget.
-
-    Drops what is never text and the navigation landmarks, marks block boundaries,
-    and lets lxml serialise the text. No structure beyond paragraphs: tables, lists
-    and code read as paragraphs.
-    """
-    import re
-
-    from lxml import etree
-
-    from .region import LANDMARKS, NEVER_TEXT
-    from .render import BLOCK, escape_line_start, md_escape
-
-    body = tree.find(".//body")
-    if body is None:
-        body = tree
-    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction, with_tail=False)
-    for el in body.iter(*BLOCK, "br"):
-        el.tail = "\n\n" + (el.tail or "")
-        el.text = "\n\n" + (el.text or "")
-    text = etree.tostring(body, method="text", encoding="unicode")
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    paragraphs = [p for p in paragraphs if p]
-    if fmt == "markdown":
-        paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
-    elif fmt == "html":
-        from html import escape
-
-        paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
-    return "\n\n".join(paragraphs)
-
-
-def shingles(text: str | None, n: int = 4) -> Counter[tuple[str, ...]]:
-    """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
-    import re
-    from collections import Counter
-
-    tokens = re.findall(r"\w+", text or "")
-    if len(tokens) < n:
-        return Counter([tuple(tokens)]) if tokens else Counter()
-    return Counter(zip(*(tokens[i:] for i in range(n))))
-
-
-def choose(t_text: str, r_text: str) -> str:
-    """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
-    st, sr = shingles(t_text), shingles(r_text)
-    nt, nr = sum(st.values()), sum(sr.values())
-    if not nt and not nr:
-        return "fallback"
-    if not nr:
-        return "trafilatura"
-    if not nt:
-        return "readability"
-    common = sum((st & sr).values())
-    t_in_r = common / nt
-    r_in_t = common / nr
-    if nt < SHORT_SHINGLES and nr > 2 * nt:
-        return "readability"
-    if t_in_r > TRUNCATED_COVER and r_in_t < TRUNCATED_RATIO:
-        return "readability"
-    if r_in_t > SUBSET_COVER and SUBSET_BAND[0] < t_in_r < SUBSET_BAND[1] and nr > 50:
-        return "readability"
-    return "trafilatura"
-
-
-def _parse(html: str) -> HtmlElement | None:
-    if len(html) > MAX_TAG_CHARS:
-        html = _cut_long_tags(html)
-    html = _late_end_tags(html)
-    try:
-        from .imports import core
-
-        core()
-        tree = _load_html(html)
-    except (Exception, RecursionError):
-        tree = None
-    if tree is None:
-        try:
-            import lxml.html
-
-            tree = lxml.html.document_fromstring(html)
-        except (Exception, RecursionError):
-            tree = None
-    return tree
-
-
-_PARSERS = None
-
-
-def _html_parser():
-    """trafilatura's parser settings with a class lookup done in C, one parser per thread.
-
-    lxml.html's own lookup is Python code called for every element object lxml hands
-    out, some 20,000 calls a page and about a tenth of extraction time; every element
-    is an HtmlElement all the same (the form-control subclasses it would pick are never
-    used here), so the output is the same. Parsers are not shared across threads.
-    """
-    global _PARSERS
-    import threading
-
-    import lxml.html
-    from lxml import etree
-
-    if _PARSERS is None:
-        _PARSERS = threading.local()
-    parser = getattr(_PARSERS, "parser", None)
-    if parser is None:
-        parser = lxml.html.HTMLParser(
-            collect_ids=False, default_doctype=False, encoding="utf-8", remove_comments=True, remove_pis=True
-        )
-        parser.set_element_class_lookup(
-            etree.ElementDefaultClassLookup(
-                element=lxml.html.HtmlElement,
-                comment=lxml.html.HtmlComment,
-                pi=lxml.html.HtmlProcessingInstruction,
-                entity=lxml.html.HtmlEntity,
-            )
-        )
-        _PARSERS.parser = parser
-    return parser
-
-
-def _load_html(html: str) -> HtmlElement | None:
-    """trafilatura.utils.load_html for a str, with our parser (see _html_parser)."""
-    import lxml.html
-    from trafilatura.utils import repair_faulty_html
-
-    parser = _html_parser()
-    beginning = html[:50].lower()
-    html = repair_faulty_html(html, beginning)
-    tree, as_bytes = None, False
-    try:
-        tree = lxml.html.fromstring(html, parser=parser)
-    except ValueError:  # "Unicode strings with encoding declaration are not supported"
-        as_bytes = True
-    except Exception:
-        tree = None
-    if as_bytes or tree is None or len(tree) < 1:
-        try:
-            tree = lxml.html.fromstring(html.encode("utf8", "surrogatepass"), parser=parser)
-        except Exception:
-            tree = None if as_bytes else tree
-    if tree is not None and "html" not in beginning and len(tree) < 2:
-        return None  # trafilatura's test: not (well-formed) HTML at all
-    return tree
-
-
-_END_TAGS = None
-
-
-def _late_end_tags(html: str) -> str:
-    """The markup without its </body> and </html> when markup follows them.
-
-    A browser reads what comes after a stray </html> into the body (templates that
-    print their footer's end tags before the article do this); libxml2 stops there and
-    drops the rest, which was the whole article on such pages. Looked for with str.find
-    (C speed); the regex runs only on such pages.
-    """
-    global _END_TAGS
-    end = html.find("</html")
-    if end < 0:
-        end = html.find("</HTML")
-    if end < 0:
-        return html
-    close = html.find(">", end)
-    if close < 0 or "<" not in html[close:]:
-        return html
-    if _END_TAGS is None:
-        import re
-
-        _END_TAGS = re.compile(r"</(?:body|html)\s*>", re.I)
-    return _END_TAGS.sub("", html)
-
-
-def _cut_long_tags(html: str) -> str:
-    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
-    import re
-
-    return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
 
 
 def _trafilatura(tree, url, precision=True, fast=True, comments=False):
@@ -1060,7 +565,7 @@ def _readability(tree, url):
     base: Any = rd.Document  # a class of a module loaded at run time: no static type
 
     class _Doc(base):
-        # readability's default _parse runs lxml's html Cleaner (~7 ms a page) and, on
+        # readability's default parse runs lxml's html Cleaner (~7 ms a page) and, on
         # its retry pass, re-uses a tree it already mutated. This does the cleaning that
         # matters for scoring on a fresh copy every pass, and drops page chrome that is
         # never the article (nav, aside, footer, ...): ~6 ms a page less, same F1.
@@ -1138,16 +643,6 @@ def _strip_html_wrapper(html: str | None) -> str:
 
     m = re.search(r"<body[^>]*>(.*)</body>", html or "", re.S)
     return (m.group(1) if m else (html or "")).strip()
-
-
-def _plain_fallback_text(html: str) -> str:
-    import re
-    from html import unescape
-
-    html = html[:2000000]  # last resort only; bounded work on hostile input
-    text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
-    text = re.sub(r"(?s)<!--.*?-->|<[^>]*>", " ", text)
-    return " ".join(unescape(text).split())
 
 
 # ------------------------------------------------------------------ links

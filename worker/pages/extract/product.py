@@ -589,3 +589,96 @@ def drop_consent(body: HtmlElement) -> None:
 
     for el in [el for el in body if isinstance(el.tag, str) and _consent(" ".join(el.itertext()))]:
         drop(el)
+
+
+# ---------------------------------------------------------- the product path's steps
+
+
+def unmark_discarded_blocks(tree: HtmlElement) -> None:
+    """unmark_product_blocks with trafilatura's own rule for what it discards by class and id."""
+    from lxml import etree
+
+    from .imports import core
+
+    core()  # trafilatura's modules loaded the one way this process loads them
+    from trafilatura.xpaths import OVERALL_DISCARD_XPATH
+
+    # The first of them discards by class and id (tests/pages/test_extract_product.py
+    # checks it still does); the others discard hidden blocks and comments: left alone.
+    # It reads an element's own tag and attributes only, so it is asked of a bare copy
+    # of each block: over the whole page it takes 10-20 ms.
+    rule = OVERALL_DISCARD_XPATH[0]
+
+    def discards(el) -> bool:
+        holder = etree.Element("div")
+        etree.SubElement(holder, el.tag, dict(el.attrib))
+        return bool(rule(holder))
+
+    unmark_product_blocks(tree, discards)
+
+
+def keep_product_only(tree: HtmlElement, body: HtmlElement) -> None:
+    """trafilatura's text of a product page (body) without what lies in the page's
+    reviews, other products, chrome, forms and what it hides by class, its repeated
+    lines and identifiers, and what stands above the product's name."""
+    drop_within(body, extras_text(tree))
+    drop_within(body, forms_text(tree))
+    # the shop's menus and footers may repeat the content's lines: those stay
+    page = tree.find(".//body")
+    page_text = "".join((page if page is not None else tree).itertext())
+    drop_within(body, chrome_text(tree), page=page_text)
+    # what the page hides by class name, unless it also says it where a reader sees it
+    drop_within(body, class_hidden_text(tree), page=page_text)
+    drop_repeats(body)
+    drop_identifiers(body)
+    drop_initials(body)
+    drop_consent(body)
+    drop_other_products(body)
+    start_at_name(tree, body)
+
+
+def add_description_text(tree: HtmlElement, body: HtmlElement) -> None:
+    """The description's bare text between line breaks, and the schema.org description
+    when the text does not say it."""
+    add_bare_text(tree, body)
+    add_description(tree, body)
+
+
+def add_facts(tree: HtmlElement, body: HtmlElement) -> None:
+    """Put the product's name, price and availability from its schema.org data first,
+    each only when the extracted text does not already say it."""
+    from lxml import etree
+
+    from .meta import product_facts
+
+    facts = product_facts(tree)
+    if not facts:
+        return
+    name, price, availability = facts
+    have = " ".join(" ".join(body.itertext()).split())
+    if name and name in have:
+        name = None
+    if price and price_said(price.split()[0], have):
+        price = None
+    if not name and not price:
+        return  # availability alone is not worth a line before the description
+    parts = [x for x in (name, price, availability) if x]
+    p = etree.Element("p")
+    p.text = " · ".join(parts)
+    body.insert(0, p)
+
+
+def price_said(amount: str, text: str) -> bool:
+    """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
+    "3.665,00", "3665")."""
+    from ... import numbers
+
+    value = numbers.or_none(amount, 0, 1e15)  # a page's "1e400" or "NaN" is no amount to spell
+    if value is None:
+        return amount in text
+    spellings = {"%.2f" % value, "{:,.2f}".format(value)}
+    spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}
+    spellings |= {"{:,.2f}".format(value).replace(",", "X").replace(".", ",").replace("X", ".")}
+    if value == int(value):
+        spellings |= {"%d" % value, "{:,}".format(int(value)), "{:,}".format(int(value)).replace(",", ".")}
+    return any(s in text for s in spellings)

@@ -1,0 +1,292 @@
+"""How a page is read: the decisions between extractors, each a pure function of the
+texts and the tree, with the thresholds they use.
+
+core.py runs the extractors; this module says which result to keep and when to ask
+another. Each rule is written as a reader would check it (a text "holds" another when
+it has most of its words; a page "marks its chrome" when it has landmarks), and
+docs/PERFORMANCE.md gives each rule's effect on every shared set. The order they are
+asked in is core._extract's:
+
+1. ``page_type``: the page's kind and how sure (pagetype.py holds the evidence).
+2. An article: ``doubtful`` (is trafilatura's precision text short or cut?) then
+   ``cut_short`` (is balanced mode's text that text and much more?), ``choose``
+   (trafilatura's or readability's) and ``buries`` (does balanced mode hide the article
+   in other text?).
+3. Then ``page_may_hold_more`` (could the region be long enough to matter?),
+   ``longer_than`` (is another extractor's text the article and more?),
+   ``region_is_the_page`` with ``marks_landmarks`` and ``left_out_prose`` (is the page
+   better read as its region?).
+
+Importing this module costs nothing: the standard library and lxml are imported in
+the functions that use them.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections import Counter
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+# Decision thresholds (see module docstring); measured in bench/extraction/run.py.
+SHORT_SHINGLES = 100  # "nearly empty" primary result
+TRUNCATED_COVER = 0.95  # share of primary's shingles found in readability's
+TRUNCATED_RATIO = 0.5  # readability's share found in primary below this: primary truncated
+SUBSET_COVER = 0.97  # share of readability's shingles found in primary
+SUBSET_BAND = (0.6, 0.8)  # primary's share found in readability: extra boilerplate band
+PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
+BURY_RATIO = 5.0  # balanced mode's text this many times readability's: it buries the article
+BALANCED_RATIO = 0.4  # precision's share of balanced mode's text below this: precision stopped early
+
+# Kinds read as a whole region rather than as an article (see region.py).
+REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
+
+# The region is "nearly empty" next to trafilatura's text below this share of its words.
+REGION_MIN_SHARE = 0.5
+REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
+
+# An "article" with no evidence of being one, whose region is this many times longer
+# and holds this share of the article's words, is read as a region (see _extract): a
+# third more text around all of the article is a page's other content (a service
+# page's offers, a list's entries), not a stray sidebar. Pages that say they are
+# articles keep the article: their extra text is comments and teasers.
+REGION_OVER_ARTICLE = 1.3
+REGION_COVER = 0.8
+
+# An article with weak evidence (see page_type) is read as an index page's region when
+# that is this many times longer and the body's largest run of titled entries holds
+# this share of its words.
+INDEX_OVER_ARTICLE = 3.0
+INDEX_ENTRIES = 0.1
+
+# An "article" of fewer words than FRAGMENT_WORDS is a fragment of the page (a banner, a
+# footer's blurb, an intro) when the region is far longer: with no evidence of being an
+# article, FRAGMENT_OVER_ARTICLE times longer, whether or not the region holds it (the
+# region may have dropped it as chrome); with weak evidence, FRAGMENT_UNDER_REGION times
+# longer and holding it (the article extractor stopped at a break in the markup). Pages
+# with strong evidence keep their article: a news brief is short beside its sidebars.
+FRAGMENT_WORDS = 150
+FRAGMENT_OVER_ARTICLE = 2.0
+FRAGMENT_UNDER_REGION = 5.0
+
+# An article whose page region is this many times longer is asked for again, with
+# trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
+ASK_AGAIN_RATIO = 2.0
+
+# ... and this many times, for a page that does not say clearly it is an article: its
+# extra text is more often article than comments, captions and teasers.
+ASK_AGAIN_UNSURE = 1.4
+LONGER_ARTICLE = 1.2
+TEASERS = 2
+
+
+def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure: str) -> bool:
+    """Whether the page's region may be long enough, next to the article, for either rule
+    below to apply. The body's text words are an upper bound of the region's (the
+    region is part of the body, and its rendering splits no fewer words), counted at C
+    speed; most article pages stop here, without building the region (~5-10 ms)."""
+    body = tree.find(".//body")
+    if body is None:
+        return True
+    a_words = words(result["text"] if fmt == "text" else result.get("_plain", ""))
+    ratio = ask_again_ratio(sure)
+    if sure == "none":
+        ratio = min(ratio, REGION_OVER_ARTICLE)
+    return words(" ".join(body.itertext())) > ratio * a_words
+
+
+def ask_again_ratio(sure: str) -> float:
+    return ASK_AGAIN_RATIO if sure == "strong" else ASK_AGAIN_UNSURE
+
+
+def region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: str) -> bool:
+    """Whether a page read as an article is better read as its region.
+
+    Not every page read as an article is one: a company's service page or a list the
+    classifier missed reads far longer as a region that holds the article's words too.
+    With no evidence of being an article, a third longer says so; with weak evidence
+    (see page_type), three times longer and a body built of a run of titled entries
+    (an index page). Pages that say clearly they are articles keep the article: their
+    extra text is comments and teasers.
+    """
+    a_words = words(a_text)
+    longer = words(r_text) / max(1, a_words)
+    fragment = a_words < FRAGMENT_WORDS
+    if sure == "none":
+        if fragment and longer > FRAGMENT_OVER_ARTICLE:
+            return True  # a banner or a footer's blurb, not the page's content: the region may well leave it out
+        enough = longer > REGION_OVER_ARTICLE
+    elif sure == "weak":
+        enough = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
+    else:
+        enough = False
+    if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
+        enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
+    return enough and covers(r_text, a_text) >= REGION_COVER
+
+
+def marks_landmarks(tree: HtmlElement) -> bool:
+    """Whether the page marks its chrome as landmarks (nav, header, footer, aside, or their
+    ARIA roles), as pages built since HTML5 do.
+
+    The region is what remains of the body once those go (region.py). A page without
+    them, as most pages before HTML5 (a table layout), gives a region that still holds
+    its menus, teasers and comments: longer than the article, but not with more of it.
+    """
+    from .region import LANDMARK_ROLES, LANDMARKS
+
+    if tree.xpath("boolean(//%s)" % " | //".join(LANDMARKS)):
+        return True
+    return any((el.get("role") or "").strip().lower() in LANDMARK_ROLES for el in tree.xpath("//*[@role]"))
+
+
+PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's title or a one-line comment
+
+
+def left_out_prose(r_text: str, a_text: str) -> int:
+    """Words of the region's paragraphs of PROSE_WORDS and more that the article does not
+    hold, where they go on from the article (next to one of its paragraphs, or to such a
+    paragraph next to it).
+
+    Where the markup names no chrome, the region is taken over the article only when it
+    holds as much of that prose as the article itself: then the article extractor
+    stopped at a break in the markup, and the region is the page's text. Prose set off
+    from the article by shorter lines (a comment's author and date, a teaser's title) is
+    not the article's.
+    """
+    have = {line.strip() for line in a_text.split("\n")}
+    lines = [line.strip() for line in r_text.split("\n") if line.strip()]
+    kinds = ["article" if line in have else "prose" if words(line) >= PROSE_WORDS else "other" for line in lines]
+    goes_on: set[int] = set()
+    for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):  # after the article, and before it
+        next_to_article = False
+        for i in order:
+            if kinds[i] == "article":
+                next_to_article = True
+            elif kinds[i] == "prose" and next_to_article:
+                goes_on.add(i)
+            else:
+                next_to_article = False
+    return sum(words(lines[i]) for i in goes_on)
+
+
+def longer_than(text: str, a_text: str) -> bool:
+    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of a_text's prose
+    (its lines of PROSE_WORDS and more, or all of it when it has none), and is not a
+    list of excerpts (TEASERS paragraphs cut off with an ellipsis).
+
+    Prose, not every line: where precision mode stopped early on an old page, what it
+    kept besides a paragraph is the menus, breadcrumbs and link lists around it, which
+    readability rightly leaves out."""
+    cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
+    prose = "\n".join(line for line in a_text.split("\n") if words(line) >= PROSE_WORDS) or a_text
+    return cut < TEASERS and words(text) > LONGER_ARTICLE * words(a_text) and covers(text, prose) >= REGION_COVER
+
+
+def buries(big: str, small: str) -> bool:
+    """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
+    ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
+    n = words(small)
+    return n >= SHORT_SHINGLES and words(big) > BURY_RATIO * n and covers(big, small) > REGION_COVER
+
+
+def cut_short(short: str, full: str) -> bool:
+    """Whether ``short`` is nearly all inside ``full`` and covers under BALANCED_RATIO of it."""
+    st, sf = shingles(short), shingles(full)
+    ns, nf = sum(st.values()), sum(sf.values())
+    if not nf or not ns:  # an empty result is not "cut short": readability answers that case
+        return False
+    common = sum((st & sf).values())
+    return common / ns > TRUNCATED_COVER and common / nf < BALANCED_RATIO
+
+
+def doubtful(tree: HtmlElement, t_text: str) -> bool:
+    """Whether trafilatura's article may be empty or cut short: then readability is asked.
+
+    readability costs as much as trafilatura; on the article benchmark it changes the
+    answer only where trafilatura kept little (under SHORT_SHINGLES words) or much
+    less than the page's paragraphs hold.
+    """
+    n = words(t_text)
+    if n < SHORT_SHINGLES:
+        return True
+    paragraphs = 0
+    for p in tree.iter("p"):
+        paragraphs += len(p.text_content().split())
+        if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
+            return True
+    return False
+
+
+def covers(big: str, small: str) -> float:
+    """Share of small's \\w+ tokens (as a multiset) found in big."""
+    import re
+    from collections import Counter
+
+    b, s = Counter(re.findall(r"\w+", big)), Counter(re.findall(r"\w+", small))
+    n = sum(s.values())
+    return sum((b & s).values()) / n if n else 0.0
+
+
+def words(text: str | None) -> int:
+    """\\w+ words: the same count for a text and its markdown."""
+    import re
+
+    return len(re.findall(r"\w+", text or ""))
+
+
+def page_type(
+    tree: HtmlElement, url: str | None, og_type: str | None, canonical: str | None = None
+) -> tuple[str, str, dict[str, Any]]:
+    """(kind, how sure: "strong", "weak" or "none", the markup's facts from pagetype.evidence).
+
+    An article's evidence is weak when it is one signal of WEAK_ARTICLE points or fewer
+    (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
+    set those on every page, index pages too. Other kinds' evidence counts as strong.
+    """
+    from .pagetype import WEAK_ARTICLE, evidence, pick
+
+    facts: dict[str, Any] = {}
+    score = evidence(tree, url, og_type, facts, canonical)
+    kind = pick(score)
+    if score[kind] <= 0:
+        return kind, "none", facts
+    if kind == "article" and score[kind] <= WEAK_ARTICLE:
+        return kind, "weak", facts
+    return kind, "strong", facts
+
+
+def shingles(text: str | None, n: int = 4) -> Counter[tuple[str, ...]]:
+    """Multiset of n-token shingles over \\w+ tokens (the benchmark's unit of text)."""
+    import re
+    from collections import Counter
+
+    tokens = re.findall(r"\w+", text or "")
+    if len(tokens) < n:
+        return Counter([tuple(tokens)]) if tokens else Counter()
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def choose(t_text: str, r_text: str) -> str:
+    """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
+    st, sr = shingles(t_text), shingles(r_text)
+    nt, nr = sum(st.values()), sum(sr.values())
+    if not nt and not nr:
+        return "fallback"
+    if not nr:
+        return "trafilatura"
+    if not nt:
+        return "readability"
+    common = sum((st & sr).values())
+    t_in_r = common / nt
+    r_in_t = common / nr
+    if nt < SHORT_SHINGLES and nr > 2 * nt:
+        return "readability"
+    if t_in_r > TRUNCATED_COVER and r_in_t < TRUNCATED_RATIO:
+        return "readability"
+    if r_in_t > SUBSET_COVER and SUBSET_BAND[0] < t_in_r < SUBSET_BAND[1] and nr > 50:
+        return "readability"
+    return "trafilatura"

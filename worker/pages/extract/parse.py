@@ -1,0 +1,203 @@
+"""HTML text -> an lxml tree, within a work budget, and the cheap paths for pages past it.
+
+``parse`` copes with what real and hostile pages send: encoding declarations, broken
+markup, end tags after the document's end, start tags of hundreds of thousands of
+attributes. A page over the budget (``over_budget``) is read by ``cheap_text``, whose
+cost grows only linearly; a page that gives no tree at all by ``plain_fallback_text``.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+
+# Work budget: a page past these is read by the cheap path (no trafilatura, no
+# readability, no Python walk of the tree), whose cost grows only linearly. Real pages
+# stay far below them (the 1,334 WCXB pages: at most 16,000 elements, 39,000
+# attributes).
+MAX_NODES = 40000
+MAX_ATTRIBUTES = 100000
+MAX_TEXT_CHARS = 1000000  # visible text: a book, not a page
+
+# A start tag longer than this is cut to its bare name before parsing: libxml2 checks
+# each attribute against all earlier ones, so one tag with 200,000 attributes costs
+# minutes of CPU. Real tags (long SVG paths, inline images) stay below it.
+MAX_TAG_CHARS = 50000
+
+
+def over_budget(tree: HtmlElement) -> str | None:
+    """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
+    from lxml import etree
+
+    if tree.xpath("count(//*)") > MAX_NODES:
+        return "over %d elements" % MAX_NODES
+    if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
+        return "over %d attributes" % MAX_ATTRIBUTES
+    text = len(etree.tostring(tree, method="text", encoding="unicode"))
+    text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
+    if text > MAX_TEXT_CHARS:
+        return "over %d characters of text" % MAX_TEXT_CHARS
+    return None
+
+
+def cheap_text(tree: HtmlElement, fmt: str) -> str:
+    """The page's text in paragraphs, at C speed: for pages over the work budget.
+
+    Drops what is never text and the navigation landmarks, marks block boundaries,
+    and lets lxml serialise the text. No structure beyond paragraphs: tables, lists
+    and code read as paragraphs.
+    """
+    import re
+
+    from lxml import etree
+
+    from .region import LANDMARKS, NEVER_TEXT
+    from .render import BLOCK, escape_line_start, md_escape
+
+    body = tree.find(".//body")
+    if body is None:
+        body = tree
+    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    for el in body.iter(*BLOCK, "br"):
+        el.tail = "\n\n" + (el.tail or "")
+        el.text = "\n\n" + (el.text or "")
+    text = etree.tostring(body, method="text", encoding="unicode")
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    paragraphs = [p for p in paragraphs if p]
+    if fmt == "markdown":
+        paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
+    elif fmt == "html":
+        from html import escape
+
+        paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
+    return "\n\n".join(paragraphs)
+
+
+def parse(html: str) -> HtmlElement | None:
+    if len(html) > MAX_TAG_CHARS:
+        html = cut_long_tags(html)
+    html = late_end_tags(html)
+    try:
+        from .imports import core
+
+        core()
+        tree = load_html(html)
+    except (Exception, RecursionError):
+        tree = None
+    if tree is None:
+        try:
+            import lxml.html
+
+            tree = lxml.html.document_fromstring(html)
+        except (Exception, RecursionError):
+            tree = None
+    return tree
+
+
+_PARSERS = None
+
+
+def html_parser() -> Any:
+    """trafilatura's parser settings with a class lookup done in C, one parser per thread.
+
+    lxml.html's own lookup is Python code called for every element object lxml hands
+    out, some 20,000 calls a page and about a tenth of extraction time; every element
+    is an HtmlElement all the same (the form-control subclasses it would pick are never
+    used here), so the output is the same. Parsers are not shared across threads.
+    """
+    global _PARSERS
+    import threading
+
+    import lxml.html
+    from lxml import etree
+
+    if _PARSERS is None:
+        _PARSERS = threading.local()
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = lxml.html.HTMLParser(
+            collect_ids=False, default_doctype=False, encoding="utf-8", remove_comments=True, remove_pis=True
+        )
+        parser.set_element_class_lookup(
+            etree.ElementDefaultClassLookup(
+                element=lxml.html.HtmlElement,
+                comment=lxml.html.HtmlComment,
+                pi=lxml.html.HtmlProcessingInstruction,
+                entity=lxml.html.HtmlEntity,
+            )
+        )
+        _PARSERS.parser = parser
+    return parser
+
+
+def load_html(html: str) -> HtmlElement | None:
+    """trafilatura.utils.load_html for a str, with our parser (see html_parser)."""
+    import lxml.html
+    from trafilatura.utils import repair_faulty_html
+
+    parser = html_parser()
+    beginning = html[:50].lower()
+    html = repair_faulty_html(html, beginning)
+    tree, as_bytes = None, False
+    try:
+        tree = lxml.html.fromstring(html, parser=parser)
+    except ValueError:  # "Unicode strings with encoding declaration are not supported"
+        as_bytes = True
+    except Exception:
+        tree = None
+    if as_bytes or tree is None or len(tree) < 1:
+        try:
+            tree = lxml.html.fromstring(html.encode("utf8", "surrogatepass"), parser=parser)
+        except Exception:
+            tree = None if as_bytes else tree
+    if tree is not None and "html" not in beginning and len(tree) < 2:
+        return None  # trafilatura's test: not (well-formed) HTML at all
+    return tree
+
+
+_END_TAGS = None
+
+
+def late_end_tags(html: str) -> str:
+    """The markup without its </body> and </html> when markup follows them.
+
+    A browser reads what comes after a stray </html> into the body (templates that
+    print their footer's end tags before the article do this); libxml2 stops there and
+    drops the rest, which was the whole article on such pages. Looked for with str.find
+    (C speed); the regex runs only on such pages.
+    """
+    global _END_TAGS
+    end = html.find("</html")
+    if end < 0:
+        end = html.find("</HTML")
+    if end < 0:
+        return html
+    close = html.find(">", end)
+    if close < 0 or "<" not in html[close:]:
+        return html
+    if _END_TAGS is None:
+        import re
+
+        _END_TAGS = re.compile(r"</(?:body|html)\s*>", re.I)
+    return _END_TAGS.sub("", html)
+
+
+def cut_long_tags(html: str) -> str:
+    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
+    import re
+
+    return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
+
+
+def plain_fallback_text(html: str) -> str:
+    import re
+    from html import unescape
+
+    html = html[:2000000]  # last resort only; bounded work on hostile input
+    text = re.sub(r"(?is)<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>", " ", html)
+    text = re.sub(r"(?s)<!--.*?-->|<[^>]*>", " ", text)
+    return " ".join(unescape(text).split())
