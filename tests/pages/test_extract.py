@@ -502,7 +502,10 @@ def test_stage_warnings_reach_the_fetched_item(tmp_path):
         web.stop()
     item = payload["results"][0]
     assert item["ok"] and "Glaciers" in item["content"]
-    assert any("'readability' failed (MemoryError)" in w for w in item.get("warnings", [])), (item, proc.stderr.decode()[-3000:])
+    assert any("'readability' failed (MemoryError)" in w for w in item.get("warnings", [])), (
+        item,
+        proc.stderr.decode()[-3000:],
+    )
 
 
 # ------------------------------------------------------------------ page kinds
