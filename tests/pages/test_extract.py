@@ -1343,3 +1343,45 @@ def test_a_region_without_landmarks_is_taken_only_for_the_prose_the_article_left
     assert D.left_out_prose(article + "\n" + missed, article) >= D.words(article)
     # the same prose set off from the article by a comment's author line is not the article's
     assert D.left_out_prose(article + "\nPosted by Ann at 10:32\n" + missed, article) == 0
+
+
+def test_a_longer_text_holds_the_article_when_it_holds_its_prose_not_its_menus():
+    # precision mode stopped at a break in an old page's markup: it kept one paragraph
+    # and the menus and link lists around it; readability's text is the whole story
+    story = " ".join("Sentence %d of the story about the field at the stadium and the game." % i for i in range(6))
+    menus = "\n".join(
+        ["Home » Sports » Pro Sports »", "Article Tools: Print | Email | RSS"]
+        + ["• Headline number %d of another story | 01/14/2008" % i for i in range(12)]
+    )
+    cut = story + "\n" + menus
+    whole = (
+        story + "\n" + "\n".join("Paragraph %d of the rest of the story, the reporter wrote it." % i for i in range(30))
+    )
+    assert D.covers(whole, cut) < D.REGION_COVER  # every line counted, the menus outweigh the story
+    assert D.longer_than(whole, cut)
+    # the article's prose left out is not the article
+    assert not D.longer_than("\n".join("Paragraph %d of another text altogether." % i for i in range(60)), cut)
+
+
+def _table_layout(landmarks):
+    story = _numbered_paragraphs("Paragraph %d of the story that precision mode reads in full, word for word.", 6)
+    chrome = "".join(
+        "<tr><td><a href='/s/%d'>Another story of the day, number %d</a></td></tr>" % (i, i) for i in range(60)
+    )
+    nav = "<nav><a href='/'>Home</a></nav>" if landmarks else ""
+    return (
+        "<html><head><title>A story</title></head><body>%s<table><tr><td><div class='story'><h1>A story</h1>%s</div>"
+        "</td></tr>%s</table></body></html>" % (nav, story, chrome)
+    )
+
+
+@pytest.mark.parametrize("landmarks", [True, False])
+def test_trafilaturas_fallbacks_are_asked_only_on_pages_that_mark_their_chrome(monkeypatch, landmarks):
+    # without landmarks a long region is the site's menus and teasers: it says nothing
+    # of the article being cut, and the fallbacks' longer text is those
+    asked = []
+    real = E._longer_article
+    monkeypatch.setattr(E, "_longer_article", lambda *a: asked.append(1) or real(*a))
+    r = extract(_table_layout(landmarks), url="https://example.com/story", fmt="text")
+    assert "Paragraph 5 of the story" in r["text"]
+    assert bool(asked) is landmarks
