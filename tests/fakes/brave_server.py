@@ -29,8 +29,9 @@ None sends no Retry-After), "503" (the same, as Brave's overload answer), "402",
 tests drive sequences with it.
 
 ``server.rate`` (seconds, default None) makes it a plan's rate limiter: a request
-less than ``rate`` seconds after the last one it let through (by arrival) is
-answered 429 with Retry-After: 1, as Brave's free plan does; ``server.answered``
+less than ``rate`` seconds after the last one it let through (by arrival, less
+``server.rate_slack``, 0.2 s: the jitter of processes woken on a loaded machine) is
+answered 429 with Retry-After: 1 (``server.rate_retry_after``), as Brave's free plan does; ``server.answered``
 lists the monotonic times of the requests it let through and ``server.refused``
 counts the 429s.
 
@@ -234,9 +235,10 @@ class _Handler(BaseHTTPRequestHandler):
             step = self.server.script.pop(0) if self.server.script else "ok"
             if self.server.rate is not None and step == "ok":
                 now = time.monotonic()
-                if self.server.answered and now - self.server.answered[-1] < self.server.rate:
+                if self.server.answered and now - self.server.answered[-1] < self.server.rate - self.server.rate_slack:
                     self.server.refused += 1
-                    return self._send(429, ERROR_429, {"Retry-After": "1"})
+                    after = self.server.rate_retry_after
+                    return self._send(429, ERROR_429, {"Retry-After": after} if after is not None else {})
                 self.server.answered.append(now)
         if step in ("429", "503"):
             after = self.server.retry_after
@@ -328,6 +330,8 @@ class FakeBrave:
         self.server.script = []
         self.server.retry_after = "7"
         self.server.rate = None
+        self.server.rate_retry_after = "1"  # the Retry-After of the rate limiter's 429s (None: none)
+        self.server.rate_slack = 0.2  # arrivals this much early still pass: a sender's late wake-up, not its pace
         self.server.answered = []
         self.server.refused = 0
         self.server.lock = threading.Lock()
