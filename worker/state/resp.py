@@ -4,9 +4,10 @@ Why not redis-py: importing it costs 100-450 ms on the 2-core machine (it loads
 asyncio, concurrent.futures and importlib.metadata at import), more than a whole
 SQLite cache hit; a hit through Redis must cost about one network round trip
 more than that (issue 32, docs/PERFORMANCE.md).  The shared state needs a handful
-of commands (GET/MGET, TIME, EVALSHA/EVAL, AUTH, SELECT), so this is socket,
-ssl for ``rediss://``, and the protocol's five reply types.  Works the same
-against Redis and Valkey.
+of commands (GET/MGET, TIME, EVALSHA/EVAL, AUTH, SELECT), so this is the C
+socket module itself (``socket.py`` brings selectors, array and enum: a few ms
+a call), ssl for ``rediss://``, and the protocol's five reply types.  Works the
+same against Redis and Valkey.
 
 Every socket operation has a timeout the caller sets from the call's deadline;
 any failure raises ``RespError`` (a server error reply) or ``OSError`` (the
@@ -15,7 +16,7 @@ connection: refused, reset, timed out).
 
 from __future__ import annotations
 
-import socket
+import _socket
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -49,27 +50,40 @@ def encode(args: tuple[Any, ...]) -> bytes:
 class Connection:
     """One connection; ``pipeline`` sends commands in one write and reads their replies in order."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: Any) -> None:
         self.sock = sock
-        self.file = sock.makefile("rb")
+        self.buf = bytearray()
 
     @classmethod
     def open(cls, host: str, port: int, connect_timeout: float, tls: bool = False, verify: bool = True) -> Connection:
-        sock = socket.create_connection((host, port), timeout=connect_timeout)
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if tls:
-                import ssl
+        if tls:
+            import socket
+            import ssl
 
+            raw = socket.create_connection((host, port), timeout=connect_timeout)
+            try:
                 ctx = ssl.create_default_context()
                 if not verify:
                     ctx.check_hostname = False
                     ctx.verify_mode = ssl.CERT_NONE
-                sock = ctx.wrap_socket(sock, server_hostname=host)
-        except BaseException:
-            sock.close()
-            raise
-        return cls(sock)
+                return cls(ctx.wrap_socket(raw, server_hostname=host))
+            except BaseException:
+                raw.close()
+                raise
+        # bytes: getaddrinfo would encode a str host with the idna codec (and import it) first
+        name = host.encode("ascii") if host.isascii() else host
+        last: OSError = OSError("no address for %s" % host)
+        for family, kind, proto, _canon, address in _socket.getaddrinfo(name, port, 0, _socket.SOCK_STREAM):
+            sock = _socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(connect_timeout)
+                sock.connect(address)
+                sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+                return cls(sock)
+            except OSError as exc:
+                sock.close()
+                last = exc
+        raise last
 
     def settimeout(self, seconds: float) -> None:
         self.sock.settimeout(seconds)
@@ -85,11 +99,29 @@ class Connection:
             raise reply
         return reply
 
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the Redis server closed the connection")
+        self.buf += chunk
+
     def _line(self) -> bytes:
-        line = self.file.readline(1 << 16)
-        if not line.endswith(b"\r\n"):
-            raise ConnectionError("the Redis server closed the connection or sent a broken reply")
-        return line[:-2]
+        while True:
+            end = self.buf.find(b"\r\n")
+            if end >= 0:
+                line = bytes(self.buf[:end])
+                del self.buf[: end + 2]
+                return line
+            if len(self.buf) > 1 << 16:
+                raise ConnectionError("the Redis server sent a line longer than 64 KB")
+            self._fill()
+
+    def _exactly(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            self._fill()
+        data = bytes(self.buf[:n])
+        del self.buf[:n]
+        return data
 
     def _read(self) -> Any:
         line = self._line()
@@ -104,18 +136,14 @@ class Connection:
             n = int(rest)
             if n < 0:
                 return None
-            data = self.file.read(n + 2)
-            if len(data) != n + 2:
-                raise ConnectionError("the Redis server closed the connection mid-reply")
-            return data[:-2]
+            return self._exactly(n + 2)[:-2]
         if kind == b"*":
             n = int(rest)
             return None if n < 0 else [self._read() for _ in range(n)]
         raise ConnectionError("the Redis server sent a reply this client does not read (%r)" % line[:20])
 
     def close(self) -> None:
-        for part in (self.file, self.sock):
-            try:
-                part.close()
-            except Exception:
-                pass
+        try:
+            self.sock.close()
+        except Exception:
+            pass
