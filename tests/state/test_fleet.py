@@ -181,13 +181,16 @@ def test_redis_stopped_mid_run_calls_answer_locally_then_use_it_again(tmp_path, 
         r, _ = call(0, envs[1])  # the other machine's cached answer, through Redis
         assert r.payload["meta"]["cached"] is True and r.payload["warnings"] == [], r
         redis_server.stop()
+        tooks = []
         for i in range(1, 5):
             r, took = call(i, envs[i % 2])
+            tooks.append(took)
             assert r.returncode == 0 and r.payload["provider"] == "brave", r
             (warning,) = r.payload["warnings"]
             assert "shared state redis://127.0.0.1:%d/0 is unreachable" % redis_server.port in warning, warning
             assert "this machine's state" in warning and "Traceback" not in r.stderr
             assert took < 5, took
+        print("\nRedis stopped: 4 calls answered from local state in %s s (--timeout 5)" % [round(t, 2) for t in tooks])
         r, _ = call(1, envs[1])  # its own machine's cache answers while Redis is away
         assert r.payload["meta"]["cached"] is True, r
         redis_server.start()
@@ -211,5 +214,6 @@ def test_a_redis_that_never_answers_never_holds_a_call_past_its_timeout(tmp_path
                 assert r.returncode == 0 and r.payload["provider"] == "brave", r
                 assert "no answer within the time allowed" in r.payload["warnings"][0], r
                 assert took < float(timeout) + 1.0, took  # interpreter start-up counts into --timeout
+                print("\nRedis never answering: --timeout %s call answered in %.2f s" % (timeout, took))
     finally:
         hole.close()
