@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -250,19 +251,23 @@ class WithFallback(State):
         self.call = call
         self.directory = local.directory
         self.down: str | None = None  # why the shared backend was given up, once it was
+        self._lock = threading.Lock()  # the fetch's threads may find it down together: one warning
 
     def _use(self, op: str, *args: Any) -> Any:
         if self.down is None:
             try:
                 return getattr(self.primary, op)(*args)
             except Unavailable as exc:
-                self.down = str(exc)
+                with self._lock:
+                    first = self.down is None
+                    self.down = self.down or str(exc)
                 self.primary.close()
-                warn(
-                    self.call,
-                    "shared state %s; this call used this machine's state instead "
-                    "(cache, rate limits and breaker not shared with the fleet)" % exc,
-                )
+                if first:
+                    warn(
+                        self.call,
+                        "shared state %s; this call used this machine's state instead "
+                        "(cache, rate limits and breaker not shared with the fleet)" % exc,
+                    )
         return getattr(self.local, op)(*args)
 
     def cache_get_many(self, keys: list[str]) -> dict[str, Row]:
