@@ -49,7 +49,7 @@ BROKEN = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 UNREADABLE = {3, 8, 10, 14, 23}  # PERM, READONLY, IOERR, CANTOPEN, AUTH
 
 
-def driver():
+def driver() -> Any:
     """The SQLite driver: the C module itself when it is there.
 
     ``sqlite3`` adds datetime adapters we never use, and importing ``datetime``
