@@ -202,6 +202,32 @@ def test_redis_stopped_mid_run_calls_answer_locally_then_use_it_again(tmp_path, 
         assert len(redis_server.keys("websearch-worker:cache:*")) == 2
 
 
+def test_redis_stopped_while_a_fleet_waits_for_its_slots(tmp_path, redis_server):
+    """Ten calls paced one a second through Redis; the server stops three seconds in: every call answers."""
+    with brave_server.FakeBrave() as fake:
+        envs = [machine_env(tmp_path, m, brave_config(fake, redis_server.url)) for m in MACHINES]
+        started = time.monotonic()
+        procs = [
+            spawn(["search", "--timeout", "30", "--provider", "brave", "full waiting %d" % i], envs[i % 2])
+            for i in range(10)
+        ]
+        time.sleep(3)
+        redis_server.stop()
+        results = collect(procs)
+        took = time.monotonic() - started
+        warned = 0
+        for r in results:
+            assert r.returncode == 0 and r.payload["provider"] == "brave", r
+            warned += any("is unreachable" in w for w in r.payload["warnings"])
+        assert warned >= 5, warned  # those that reached Redis after it stopped said so (the others before)
+        assert took < 30, took
+        print("\nRedis stopped 3 s into ten paced calls: all answered in %.1f s, %d with the warning" % (took, warned))
+        redis_server.start()
+        r = run_worker(["search", "--provider", "brave", "full after restart"], envs[0])
+        assert r.payload["ok"] and r.payload["warnings"] == [], r
+        assert redis_server.keys("websearch-worker:cache:*"), redis_server.keys()
+
+
 def test_a_redis_that_never_answers_never_holds_a_call_past_its_timeout(tmp_path):
     hole = Blackhole()
     try:
