@@ -47,20 +47,46 @@ def ping(port, password=None, timeout=0.5):
 
 
 class RedisServer:
-    def __init__(self, directory, password=None):
+    """``tls=True``: TLS only, with a certificate for 127.0.0.1 from a test CA (trustme) in ``ca_file``."""
+
+    def __init__(self, directory, password=None, tls=False):
         self.directory = str(directory)
         self.password = password
+        self.tls = tls
         self.port = free_port()
         self.proc = None
+        self.ca_file = os.path.join(self.directory, "ca.pem") if tls else None
 
     @property
     def url(self):
         auth = ":%s@" % self.password if self.password else ""
-        return "redis://%s127.0.0.1:%d/0" % (auth, self.port)
+        return "%s://%s127.0.0.1:%d/0" % ("rediss" if self.tls else "redis", auth, self.port)
+
+    def _tls_args(self):
+        import trustme
+
+        ca = trustme.CA()
+        cert = ca.issue_cert("127.0.0.1", "localhost")
+        key, chain = os.path.join(self.directory, "key.pem"), os.path.join(self.directory, "cert.pem")
+        cert.private_key_pem.write_to_path(key)
+        cert.cert_chain_pems[0].write_to_path(chain)
+        ca.cert_pem.write_to_path(self.ca_file)
+        return ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", chain, "--tls-key-file", key,
+                "--tls-ca-cert-file", self.ca_file, "--tls-auth-clients", "no"]  # fmt: skip
+
+    def _ready(self):
+        if not self.tls:
+            return ping(self.port, self.password)
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
 
     def start(self):
         os.makedirs(self.directory, exist_ok=True)
-        args = [BINARY, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        ports = self._tls_args() if self.tls else ["--port", str(self.port)]
+        args = [BINARY] + ports + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         args += ["--dir", self.directory, "--daemonize", "no", "--loglevel", "warning"]
         if self.password:
             args += ["--requirepass", self.password]
@@ -71,7 +97,7 @@ class RedisServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("redis-server exited at start: see %s/redis.log" % self.directory)
-            if ping(self.port, self.password):
+            if self._ready():
                 return self
             time.sleep(0.02)
         raise RuntimeError("redis-server did not answer within 10 s")

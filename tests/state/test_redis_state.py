@@ -238,6 +238,24 @@ def test_a_wrong_password_is_a_warning_that_shows_no_password(tmp_path, capsys):
         server.stop()
 
 
+def test_rediss_speaks_tls_and_checks_the_certificate(tmp_path):
+    why = redis_missing()
+    if why:
+        pytest.skip(why)
+    server = RedisServer(tmp_path / "r", tls=True).start()
+    try:
+        for query, ok in (("", False), ("?ssl_cert_reqs=none", True), ("?ssl_ca_certs=" + server.ca_file, True)):
+            call = Call(timeout=30)
+            st = backend.attach(call, str(tmp_path / ("c" + str(len(query)))), {"state": server.url + query})
+            assert st.reserve("tls", 0.0, None) == 0
+            if ok:
+                assert call.warnings == [], (query, call.warnings)
+            else:  # a test CA the system does not trust: refused, and the call goes on locally
+                assert "CERTIFICATE_VERIFY_FAILED" in call.warnings[0], call.warnings
+    finally:
+        server.stop()
+
+
 # -- start-up --------------------------------------------------------------------------------------
 
 

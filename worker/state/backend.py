@@ -106,7 +106,7 @@ class Target:
     """A parsed state URL.  ``str()`` and ``repr()`` never show the password."""
 
     def __init__(self, tls: bool, host: str, port: int, db: int, username: str | None, password: str | None,
-                 verify: bool = True) -> None:  # fmt: skip
+                 verify: bool = True, ca_file: str | None = None) -> None:  # fmt: skip
         self.tls = tls
         self.host = host
         self.port = port
@@ -114,6 +114,7 @@ class Target:
         self.username = username
         self.password = password
         self.verify = verify
+        self.ca_file = ca_file  # certificates to trust beside the system's (a private CA)
 
     def __str__(self) -> str:
         host = "[%s]" % self.host if ":" in self.host else self.host
@@ -148,18 +149,22 @@ def parse_url(text: str) -> Target:
     path = parts.path.strip("/")
     if path and not (path.isdigit() and int(path) < 1 << 16):
         raise ValueError("has %r where a database number belongs (redis://host:6379/0)" % path[:20])
-    verify = True
+    verify, ca_file = True, None
     for item in filter(None, parts.query.split("&")):
         name, _, value = item.partition("=")
         if name == "ssl_cert_reqs" and value.lower() in ("none", "required"):
             verify = value.lower() == "required"
+        elif name == "ssl_ca_certs" and value:
+            ca_file = os.path.expanduser(unquote(value))
         else:
-            raise ValueError("has an unknown option %r (accepted: ssl_cert_reqs=none|required)" % name[:40])
+            raise ValueError(
+                "has an unknown option %r (accepted: ssl_cert_reqs=none|required, ssl_ca_certs=FILE)" % name[:40]
+            )
     if parts.fragment:
         raise ValueError("has a #fragment")
     username = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password else None
-    return Target(parts.scheme == "rediss", host, port, int(path or 0), username, password, verify)
+    return Target(parts.scheme == "rediss", host, port, int(path or 0), username, password, verify, ca_file)
 
 
 def state_url(settings: Mapping[str, Any] | None, environ: Mapping[str, str] | None = None) -> tuple[str | None, str]:

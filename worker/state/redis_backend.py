@@ -186,7 +186,7 @@ class RedisState(State):
     def _connect(self) -> Connection:
         if self._conn is None:
             t = self.target
-            self._conn = Connection.open(t.host, t.port, self._timeout(CONNECT_TIMEOUT_S), t.tls, t.verify)
+            self._conn = Connection.open(t.host, t.port, self._timeout(CONNECT_TIMEOUT_S), t.tls, t.verify, t.ca_file)
             self._setup = []
             if t.password is not None:
                 self._setup.append(("AUTH", t.username, t.password) if t.username else ("AUTH", t.password))

@@ -55,7 +55,15 @@ class Connection:
         self.buf = bytearray()
 
     @classmethod
-    def open(cls, host: str, port: int, connect_timeout: float, tls: bool = False, verify: bool = True) -> Connection:
+    def open(
+        cls,
+        host: str,
+        port: int,
+        connect_timeout: float,
+        tls: bool = False,
+        verify: bool = True,
+        ca_file: str | None = None,
+    ) -> Connection:
         if tls:
             import socket
             import ssl
@@ -63,6 +71,8 @@ class Connection:
             raw = socket.create_connection((host, port), timeout=connect_timeout)
             try:
                 ctx = ssl.create_default_context()
+                if ca_file:
+                    ctx.load_verify_locations(ca_file)
                 if not verify:
                     ctx.check_hostname = False
                     ctx.verify_mode = ssl.CERT_NONE
