@@ -98,3 +98,27 @@ def proxy(tmp_path_factory):
     p = TlsProxy(tmp_path_factory.mktemp("ca"))
     yield p
     p.close()
+
+
+def redis_missing():
+    """None when redis-server can be started here; else one line to skip with.  Under CI=true a missing
+    server fails instead: .ci/run installs it, so there a skip would hide a broken setup."""
+    import redisproc
+
+    why = redisproc.missing()
+    if why and os.environ.get("CI", "").lower() == "true":
+        pytest.fail("%s (CI=true: the shared-state tests must run)" % why, pytrace=False)
+    return why
+
+
+@pytest.fixture
+def redis_server(tmp_path_factory):
+    """A real redis-server of this test's own on a free port (tests/redisproc.py), stopped at teardown."""
+    import redisproc
+
+    why = redis_missing()
+    if why:
+        pytest.skip(why)
+    server = redisproc.RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()

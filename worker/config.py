@@ -63,6 +63,12 @@ SETTINGS = {
     ),
     "render": ("render", "auto, never or always: when fetch renders pages in Chromium (like --render)"),
     "browser": ("str", "the Chrome/Chromium binary fetch renders pages with (default: the system's chromium)"),
+    "state": (
+        "state",
+        '"sqlite" (default: this machine\'s files) or "redis://[:password@]host:6379/0" (rediss:// for TLS): '
+        "where the cache, rate limits and circuit breaker live; a Redis or Valkey server shares them across machines",
+    ),
+    "stateEnv": ("envname", 'the environment variable holding the "state" URL (when "state" is not set)'),
     "sites": (
         "sites",
         '{"github": {"apiBase": ..., "rawBase": ...}, ...}: the site adapters\' endpoints (worker.pages.sites)',
@@ -253,6 +259,16 @@ def _check_setting(path: str, key: str, value: Any) -> None:
                 example='{"render": "auto"}',
             )
         return None
+    if kind == "state":
+        return _check_state(path, value)
+    if kind == "envname":
+        if not (isinstance(value, str) and value and value.replace("_", "a").isalnum() and value.isascii()):
+            raise _error(
+                path,
+                '"%s" must name an environment variable (letters, digits, _), got %s' % (key, _short(value)),
+                example='{"%s": "WEBSEARCH_STATE_URL"}' % key,
+            )
+        return None
     if kind == "sites":
         from .pages import sites
 
@@ -283,6 +299,24 @@ def _check_setting(path: str, key: str, value: Any) -> None:
             example='{"%s": %s}'
             % (key, {"bool": "true", "str": '"~/.cache/websearch"', "count": "600", "header": '"mybot"'}[kind]),
         )
+
+
+def _check_state(path: str, value: Any) -> None:
+    """The "state" setting: "sqlite" or a redis:// URL that parses; messages never show its password."""
+    if value == "sqlite":
+        return
+    from .state.backend import parse_url
+
+    try:
+        parse_url(value)
+    except ValueError as exc:
+        raise _error(
+            path,
+            '"state" %s' % exc,
+            example='{"state": "redis://127.0.0.1:6379/0"}',
+            hint='"sqlite" (the default), or a Redis/Valkey URL: redis://[:PASSWORD@]HOST[:PORT][/DB], '
+            "rediss:// for TLS",
+        ) from None
 
 
 def _check_names(path: str, key: str, value: Any) -> None:

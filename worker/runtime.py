@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from types import FrameType
     from typing import Any, Callable, NoReturn, Sequence, TypeVar
 
+    from .state.backend import State
     from .state.breaker import Guard
 
     T = TypeVar("T")
@@ -120,6 +121,8 @@ class Call:
         # The directory of the state this call shares with other worker processes (cache,
         # breaker, rate-limit locks), set by the tool once it has read the config.
         self.state_dir: str | None = None
+        # That state itself (worker/state/backend.py: SQLite files, or Redis), set with state_dir.
+        self.state: State | None = None
 
     # -- stdout -----------------------------------------------------------
     def claim_stdout(self) -> None:

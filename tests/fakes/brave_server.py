@@ -7,7 +7,7 @@ the query as a fixture name:
     full      three results with every field, X-Request-Id and X-RateLimit-* headers
     missing   items with missing/mistyped fields and two without a usable url
     empty     no web section at all
-    limited   HTTP 429 with Retry-After: 7 (and Brave's X-RateLimit-* headers)
+    limited   HTTP 429 with Retry-After: 7 (``server.retry_after``; and Brave's X-RateLimit-* headers)
     boom      HTTP 503
     notjson   HTTP 200 with an HTML body
     slow      sleeps 5 s before answering (timeouts)
@@ -23,8 +23,17 @@ answers the same article under tracking, AMP and mobile variants of its URL;
 instead (a str is sent as it is: JSON text a real encoder would not write).
 
 ``server.script`` is a list of outcomes consumed one per request before the
-fixtures above are looked at: "429", "402", "500", "hang" (sleeps 5 s) or
-"ok" (the fixtures decide).  Fallback and breaker tests drive sequences with it.
+fixtures above are looked at: "429" (with ``server.retry_after``, default "7";
+None sends no Retry-After), "503" (the same, as Brave's overload answer), "402",
+"500", "hang" (sleeps 5 s) or "ok" (the fixtures decide).  Fallback and breaker
+tests drive sequences with it.
+
+``server.rate`` (seconds, default None) makes it a plan's rate limiter: a request
+less than ``rate`` seconds after the last one it let through (by arrival, less
+``server.rate_slack``, 0.2 s: the jitter of processes woken on a loaded machine) is
+answered 429 with Retry-After: 1 (``server.rate_retry_after``), as Brave's free plan does; ``server.answered``
+lists the monotonic times of the requests it let through and ``server.refused``
+counts the 429s.
 
 Every request is recorded in ``server.requests`` as (path, params, headers).
 """
@@ -222,9 +231,18 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, {"type": "ErrorResponse", "error": {"status": 404, "detail": "Not found"}})
         if self.headers.get("X-Subscription-Token") != self.server.key:
             return self._send(401, ERROR_401)
-        step = self.server.script.pop(0) if self.server.script else "ok"
-        if step == "429":
-            return self._send(429, ERROR_429, {"Retry-After": "7"})
+        with self.server.lock:
+            step = self.server.script.pop(0) if self.server.script else "ok"
+            if self.server.rate is not None and step == "ok":
+                now = time.monotonic()
+                if self.server.answered and now - self.server.answered[-1] < self.server.rate - self.server.rate_slack:
+                    self.server.refused += 1
+                    after = self.server.rate_retry_after
+                    return self._send(429, ERROR_429, {"Retry-After": after} if after is not None else {})
+                self.server.answered.append(now)
+        if step in ("429", "503"):
+            after = self.server.retry_after
+            return self._send(int(step), ERROR_429, {"Retry-After": after} if after is not None else {})
         if step == "402":
             return self._send(402, {"type": "ErrorResponse", "error": {"status": 402, "detail": "Out of credit"}})
         if step == "500":
@@ -252,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
             "X-RateLimit-Reset": "1, 1419704",
         }
         if fixture == "limited":
-            return self._send(429, ERROR_429, dict(rl, **{"Retry-After": "7"}))
+            return self._send(429, ERROR_429, dict(rl, **{"Retry-After": self.server.retry_after or "7"}))
         if fixture == "boom":
             return self._send(503, {"type": "ErrorResponse", "error": {"status": 503, "detail": "Service Unavailable"}})
         if fixture == "notjson":
@@ -310,6 +328,13 @@ class FakeBrave:
         self.server.urls = []
         self.server.bodies = {}  # query's first word -> the 200 answer given instead (str: raw JSON text)
         self.server.script = []
+        self.server.retry_after = "7"
+        self.server.rate = None
+        self.server.rate_retry_after = "1"  # the Retry-After of the rate limiter's 429s (None: none)
+        self.server.rate_slack = 0.2  # arrivals this much early still pass: a sender's late wake-up, not its pace
+        self.server.answered = []
+        self.server.refused = 0
+        self.server.lock = threading.Lock()
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -327,6 +352,14 @@ class FakeBrave:
     @property
     def script(self):
         return self.server.script
+
+    @property
+    def retry_after(self):
+        return self.server.retry_after
+
+    @retry_after.setter
+    def retry_after(self, value):
+        self.server.retry_after = value
 
     def provider_entry(self, name="brave"):
         """A config file's entry for this server: its key and address, no pause between requests."""

@@ -10,7 +10,7 @@ Scenarios, by the query's first word or the URL's path:
 
     search "status401" / "status402" / "status429" / "status500"   that HTTP error
         (401's body echoes the key it was given, as a careless API might: tests
-        check the worker scrubs it; 429 carries Retry-After: 7)
+        check the worker scrubs it; 429 carries Retry-After: 7, ``server.retry_after``)
     search "slow ..."                                              sleeps 3 s first
     contents URL path /missing/...                                 status error CRAWL_NOT_FOUND 404
     contents URL path /timeout/...                                 status error CRAWL_LIVECRAWL_TIMEOUT
@@ -21,8 +21,8 @@ under the key "contents", every contents request) with that 200 body instead (a
 str is sent as it is: JSON text a real encoder would not write).
 
 ``server.script`` is a list of outcomes consumed one per search request
-before the scenarios above: "429", "402", "500", "slow" (3 s, then the normal
-answer), "hang" (10 s, then 503) or "ok".
+before the scenarios above: "429", "503" (both with ``server.retry_after``),
+"402", "500", "slow" (3 s, then the normal answer), "hang" (10 s, then 503) or "ok".
 
 Every request is recorded in ``server.requests`` as dicts (path, headers, body).
 """
@@ -269,6 +269,11 @@ class Handler(BaseHTTPRequestHandler):
         except BadRequest as exc:
             return self._send(400, {"requestId": "req-400", "error": str(exc), "tag": "INVALID_REQUEST_BODY"})
         step = self.server.script.pop(0) if self.path == "/search" and self.server.script else "ok"
+        if step == "503":
+            after = self.server.retry_after
+            return self._send(
+                503, {"requestId": "req-503", "error": "overloaded"}, {"Retry-After": after} if after else {}
+            )
         if step in ("429", "402", "500"):
             scenario = "status" + step
         elif step == "slow":
@@ -285,7 +290,10 @@ class Handler(BaseHTTPRequestHandler):
                 402, {"requestId": "req-402", "error": "You have exceeded your credits limit", "tag": "NO_MORE_CREDITS"}
             )
         if scenario == "status429":
-            return self._send(429, {"requestId": "req-429", "error": "Rate limit exceeded"}, {"Retry-After": "7"})
+            after = self.server.retry_after
+            return self._send(
+                429, {"requestId": "req-429", "error": "Rate limit exceeded"}, {"Retry-After": after} if after else {}
+            )
         if scenario == "status500":
             return self._send(500, {"requestId": "req-500", "error": "Internal server error"})
         if scenario == "slow":
@@ -308,6 +316,7 @@ class ExaServer(ThreadingHTTPServer):
         self.key = key
         self.requests = []
         self.script = []
+        self.retry_after = "7"  # the Retry-After of its 429s and scripted 503s (None: no header)
         self.bodies = {}
 
     @property

@@ -147,7 +147,7 @@ def test_empty_answer(fake):
 @pytest.mark.parametrize(
     "query,kw,code,check",
     [
-        ("limited now", {}, "rate_limited", lambda e: e.extra["retry_after"] == 7 and e.retryable),
+        ("limited now", {}, "rate_limited", lambda e: e.extra["retry_after"] == 90 and e.retryable),
         ("boom now", {}, "provider", lambda e: e.retryable and e.extra["status"] == 503),
         ("notjson now", {}, "provider", lambda e: "not JSON" in e.message),
         (
@@ -159,6 +159,7 @@ def test_empty_answer(fake):
     ],
 )
 def test_error_statuses(fake, query, kw, code, check):
+    fake.retry_after = "90"  # beyond the call: passed on (a short one is waited out: tests/tools/test_fallback.py)
     with pytest.raises(WorkerError) as e:
         _provider(fake).search(_request(query, **kw))
     assert e.value.code == code, e.value.message
@@ -251,12 +252,13 @@ def test_worker_output_text_is_the_text_field(fake, env, tmp_path):
 @pytest.mark.parametrize(
     "query,extra,code,field",
     [
-        ("limited now", [], "rate_limited", ("retry_after", 7)),
+        ("limited now", [], "rate_limited", ("retry_after", 90)),
         ("full query", ["--country", "ZZ"], "invalid_argument", ("field", "country")),
         ("boom now", [], "provider", ("status", 503)),
     ],
 )
 def test_worker_brave_errors(fake, env, tmp_path, query, extra, code, field):
+    fake.retry_after = "90"  # beyond the call's 60 s: passed on, not waited out
     cfg = _config(tmp_path, fake)
     r = run_worker(["search", query, "--provider", "brave", "--config", cfg] + extra, env)
     assert r.returncode == 1, r

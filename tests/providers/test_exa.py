@@ -308,11 +308,12 @@ def test_search_validation_happens_before_the_call(exa_env, server, args, option
     [
         ("status401 q", "auth", {"status": 401}),
         ("status402 q", "quota", {"status": 402}),
-        ("status429 q", "rate_limited", {"status": 429, "retry_after": 7}),
+        ("status429 q", "rate_limited", {"status": 429, "retry_after": 90}),
         ("status500 q", "provider", {"status": 500}),
     ],
 )
-def test_http_errors(exa_env, query, code, extra):
+def test_http_errors(exa_env, server, query, code, extra):
+    server.retry_after = "90"  # beyond the call's 60 s: passed on, not waited out
     e = err(run_worker(["search", query, "--provider", "exa"], exa_env), code)
     for k, v in extra.items():
         assert e[k] == v, e
@@ -476,6 +477,7 @@ def test_fetch_whole_call_error(exa_env):
 
 def test_canary_key_leaks_nowhere(env, tmp_path):
     s = exa_server.start(key=CANARY)
+    s.retry_after = "90"  # the 429 is passed on at once
     try:
         cfg = tmp_path / "c.json"
         cfg.write_text(json.dumps({"apiKey": CANARY, "baseUrl": s.url}))

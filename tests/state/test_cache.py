@@ -13,7 +13,7 @@ from fakes.count_server import CountServer
 from worker import protocol
 from worker.providers.base import ProviderSpec
 from worker.request import SearchRequest
-from worker.state import cache
+from worker.state import cache, sqlite_backend
 
 FAKE_TYPE = "tests.fakes.slow_provider:SlowProvider"
 
@@ -195,7 +195,7 @@ def test_unusable_directory_means_no_cache_not_an_error(tmp_path, capsys):
 
 
 def test_busy_writer_skips_instead_of_failing(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(sqlite_backend, "CACHE_BUSY_TIMEOUT_S", 0.2)
     s = store(tmp_path)
     s.put("k", "search", "fake", {"v": 1})
     other = sqlite3.connect(s.path, isolation_level=None)

@@ -36,6 +36,9 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     Headers = Mapping[str, str] | Message
 
 MAX_BODY = 8 * 1024 * 1024  # a search answer is tens of KB; far beyond it is a broken or hostile server
+RETRY_STATUSES = (429, 503)  # answers whose Retry-After is waited out once within the call
+MAX_RETRY_WAIT = 30.0  # the longest Retry-After waited out in a call (the fetch client's bound too)
+RETRY_MARGIN_S = 1.0  # what must be left after the wait for the second ask
 
 # HTTP error status -> (code, retryable).  400 and 422 are the two ways these APIs say
 # "this request is wrong" (Exa answers 400, Brave 422); anything else not listed is the
@@ -112,6 +115,8 @@ class KeyedApi(Provider):
     request_id_headers: tuple[str, ...] = ()
     #: added to the rate-limit hint
     rate_hint = ""
+    #: the Retry-After this provider waited out before asking again (once per call), or None
+    retried_after: float | None = None
 
     # -- declared by each API ------------------------------------------------------
 
@@ -126,6 +131,19 @@ class KeyedApi(Provider):
     def refine_error(self, exc: WorkerError, status: int, body: dict[str, Any]) -> WorkerError:
         """The API's own reading of an error answer (e.g. the field a 422 names); returns the error."""
         return exc
+
+    def waitable(self, status: int, headers: Headers | None) -> float | None:
+        """Seconds to wait before asking once more after a 429 or 503, or None when its Retry-After
+        (none, too long, past what is left of the call or of this attempt) is not worth waiting for."""
+        if status not in RETRY_STATUSES or self.retried_after is not None:
+            return None
+        wait = self.retry_wait(headers) if status == 429 else numbers.retry_after(_get(headers, "Retry-After"))
+        if wait is None or wait > MAX_RETRY_WAIT:
+            return None
+        left = self.call.remaining() if self.call is not None else None
+        if left is not None and wait + RETRY_MARGIN_S > left:
+            return None
+        return float(wait)
 
     # -- shared --------------------------------------------------------------------
 
@@ -162,6 +180,8 @@ class KeyedApi(Provider):
         """The meta of an answer: request id, the provider's facts, where the key came from."""
         meta = {"request_id": self.scrub(request_id)}
         meta.update(facts or {})
+        if self.retried_after is not None:
+            meta["retried_after_s"] = round(self.retried_after, 1)
         if self.spec.key_source:
             meta["key_source"] = self.spec.key_source
         return meta
@@ -196,6 +216,22 @@ class KeyedApi(Provider):
         req = urllib.request.Request(url, data=data, headers=sent, method=method)
         with self._rate_slot():
             status, answer_headers, raw = self._send(req)
+        wait = self.waitable(status, answer_headers)
+        if wait is not None:
+            # Honoured, not passed on: the wait is the fleet's (no start for this API before it), then one more ask.
+            slot = self._rate_slot(after=wait)
+            try:
+                slot.__enter__()
+            except WorkerError as exc:
+                if exc.code != "timeout":
+                    raise
+                # other calls hold the slots up to the deadline: the first answer stands
+            else:
+                self.retried_after = wait
+                try:
+                    status, answer_headers, raw = self._send(req)
+                finally:
+                    slot.__exit__(None, None, None)
         if status != 200:
             raise self.http_error(status, answer_headers, raw)
         return answer_headers, self.decode(raw)
@@ -258,16 +294,17 @@ class KeyedApi(Provider):
             exc.extra["request_id"] = self.scrub(exc.extra["request_id"])
         return exc
 
-    def _rate_slot(self):
-        """The API's spacing between request starts, across every worker process of the user.
+    def _rate_slot(self, after: float | None = None):
+        """The API's spacing between request starts, across every worker process sharing the state
+        (this user's on this machine, or the fleet's on Redis).
 
         Concurrency itself is the search tool's slot (registry.search_concurrency); this
         only adds the minimum interval (Brave's free plan: 1 s; options.minInterval
-        sets it, 0 skips it).
+        sets it, 0 skips it) and, ``after`` a 429 or 503, its Retry-After.
         """
         options = self.spec.options
         interval = float(options.get("minInterval", self.min_interval))
-        if interval <= 0:
+        if interval <= 0 and not after:
             return contextlib.nullcontext(0.0)
         from ..state import ratelimit
 
@@ -275,7 +312,8 @@ class KeyedApi(Provider):
             self.call,
             "%s-interval-%s" % (self.spec.type, self.name),
             limit=int(options.get("concurrency", 5)),
-            min_interval=interval,
+            min_interval=max(interval, 0.0),
+            after=after,
         )
 
     def _timeout(self):

@@ -1,27 +1,23 @@
-"""Shared on-disk result cache: one SQLite file for every worker process of the user.
+"""The result cache: what may be cached, under which key, for how long, and what a stored entry must look like.
 
-Every call is a fresh process, so the cache is a file: ``cache.sqlite3`` in the
-cache directory (``--cache-dir``, the ``cacheDir`` setting, else
-``$XDG_CACHE_HOME/websearch-worker`` or ``~/.cache/websearch-worker``).
-
-Correctness under many processes and faults rests on SQLite itself: WAL mode
-(readers never wait for the writer), every write one short transaction (a
-process killed in the middle -- SIGTERM's ``os._exit`` or SIGKILL -- leaves the
-previous state; the torn tail of the WAL is ignored on the next open), and short
-busy timeouts (a busy cache costs a miss or a skipped write, never the call).
-A file SQLite calls corrupt or cannot open is moved aside and rebuilt, with a
-warning on stderr.
+Every call is a fresh process, so the cache lives in the call's state
+(worker/state/backend.py): by default ``cache.sqlite3`` in the cache directory
+(``--cache-dir``, the ``cacheDir`` setting, else ``$XDG_CACHE_HOME/websearch-worker``
+or ``~/.cache/websearch-worker``; sqlite_backend.py keeps it sound under many
+processes and faults), or a Redis/Valkey server shared by a fleet (the
+``state`` setting; redis_backend.py, where entries expire by the server's TTL
+and keys are stored hashed).  Cache trouble of either kind is a miss or a
+skipped write, never a failed call.
 
 The hit path is on every cached call, so it imports nothing but the SQLite driver and
 does not touch the network or any provider.  Keys are the normalised request as
-JSON text (no hashing module to import); they never contain an API key.
+JSON text (no hashing module to import on SQLite); they never contain an API key.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 
 from .. import jsonio, redact
 
@@ -39,11 +35,9 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     # (key, tool, provider name, value) to store
     Row = tuple[str, str, str, dict[str, Any]]
 
-DB_NAME = "cache.sqlite3"
-SCHEMA_VERSION = 1
+DB_NAME = "cache.sqlite3"  # the local file (sqlite_backend.CACHE_DB), for messages and tests
 DEFAULT_TTL = 300
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
-BUSY_TIMEOUT_S = 1.0  # short: a cache that is busy this long is skipped, not waited for
 KEY_VERSION = 1
 
 # Request fields that never change the answer: how the call runs or is shown.
@@ -63,11 +57,6 @@ NOT_IN_KEY = frozenset(
         "revalidate",  # the fetch cache's own hand-over to the provider
     }
 )
-
-# SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xff).
-_BUSY = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
-_BROKEN = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
-_UNREADABLE = {3, 8, 10, 14, 23}  # PERM, READONLY, IOERR, CANTOPEN, AUTH
 
 
 def default_dir() -> str:
@@ -182,195 +171,23 @@ def _stderr(message: str) -> None:
         pass
 
 
-def _sqlite():
-    """The SQLite driver: the C module itself when it is there.
-
-    ``sqlite3`` adds datetime adapters we never use, and importing ``datetime``
-    for them is a measurable share of a cache hit; ``sqlite3.Error`` and friends
-    are the C module's own classes, so nothing else differs.
-    """
-    try:
-        import _sqlite3 as driver
-
-        driver.connect, driver.Error  # noqa: B018 -- present in every CPython we run on; else the public module
-    except (ImportError, AttributeError):
-        import sqlite3 as driver  # type: ignore[no-redef]  # the public name of the same classes
-    return driver
-
-
-def _code(exc):
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return 5
-    if "malformed" in text or "not a database" in text or "corrupt" in text:
-        return 11
-    if "unable to open" in text or "readonly" in text or "disk i/o" in text:
-        return 14
-    return None
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    key      TEXT PRIMARY KEY,
-    tool     TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    created  REAL NOT NULL,
-    expires  REAL NOT NULL,
-    size     INTEGER NOT NULL,
-    value    TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_expires ON entries(expires);
-CREATE INDEX IF NOT EXISTS entries_created ON entries(created);
-"""
-
-
 class Store:
-    """The cache file for one call.  Every method swallows cache trouble: never a failed call."""
+    """The cache for one call, over the call's state (backend.State: SQLite files, or Redis).
+
+    Every method swallows cache trouble: never a failed call.
+    """
 
     def __init__(self, pol: Policy, call: Call | None = None) -> None:
+        from . import backend
+
         self.policy = pol
         self.call = call
         self.path = os.path.join(pol.directory, DB_NAME)
-        self._db = None
-        self._broken = False  # gave up on the cache for this call
-
-    # -- connection ----------------------------------------------------------
-    def _busy_timeout(self):
-        left = self.call.remaining() if self.call is not None else None
-        return BUSY_TIMEOUT_S if left is None else max(0.05, min(BUSY_TIMEOUT_S, left))
-
-    def _connect(self):
-        sqlite3 = _sqlite()
-
-        os.makedirs(self.policy.directory, mode=0o700, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=self._busy_timeout(), isolation_level=None, check_same_thread=False)
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version != SCHEMA_VERSION:
-                self._init_schema(db)
-            # Per-connection settings; the file's own (WAL, auto_vacuum) persist in it.
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA journal_size_limit=%d" % (8 * 1024 * 1024))
-        except BaseException:
-            db.close()
-            raise
-        return db
-
-    @staticmethod
-    def _init_schema(db):
-        # auto_vacuum must be chosen before the first table exists; WAL persists in the file.
-        db.execute("PRAGMA auto_vacuum=INCREMENTAL")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version != SCHEMA_VERSION:  # another process may have won the race
-                if version:
-                    db.execute("DROP TABLE IF EXISTS entries")
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        db.execute(stmt)
-                db.execute("PRAGMA user_version=%d" % SCHEMA_VERSION)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def _open(self):
-        if self._db is None and not self._broken:
-            self._db = self._connect()
-        return self._db
+        self.state, self._owned = backend.for_call(call, pol.directory)
 
     def close(self) -> None:
-        if self._db is not None:
-            try:
-                self._db.close()
-            except Exception:
-                pass
-            self._db = None
-
-    def _guard(self, what, fn, retry=True):
-        """Run ``fn(db)``; turn cache trouble into None, moving a broken file aside."""
-        if self._broken:
-            return None
-        try:
-            return fn(self._open())
-        except Exception as exc:
-            sqlite3 = _sqlite()
-
-            if not isinstance(exc, (sqlite3.Error, OSError)):
-                raise
-            code = _code(exc) if isinstance(exc, sqlite3.Error) else None
-            if code in _BUSY:
-                return None  # another process holds the file for longer than we wait: skip
-            self.close()
-            if isinstance(exc, OSError) or not (code in _BROKEN or code in _UNREADABLE):
-                _stderr("%s failed (%s); continuing without the cache" % (what, _one_line(exc)))
-                self._broken = True
-                return None
-            if retry and self._move_aside(exc):
-                return self._guard(what, fn, retry=False)
-            self._broken = True
-            return None
-
-    def _move_aside(self, exc):
-        """Rename a corrupt or unreadable cache file so the next open rebuilds it."""
-        import fcntl
-
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        lock_path = os.path.join(self.policy.directory, "cache.lock")
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as err:
-            _stderr(
-                "cache file %s is unusable (%s) and cannot be replaced (%s); continuing without the cache"
-                % (self.path, _one_line(exc), _one_line(err))
-            )
-            return False
-        try:
-            # Serialised: a second process that saw the same damage must not move the fresh file aside.
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            if self._usable():
-                return True
-            aside = "%s.broken-%s-%d" % (self.path, stamp, os.getpid())
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.rename(self.path + suffix, aside + suffix)
-                except FileNotFoundError:
-                    pass
-            _stderr(
-                "cache file %s was unusable (%s); moved it to %s and started a new one"
-                % (self.path, _one_line(exc), aside)
-            )
-            return True
-        except OSError as err:
-            _stderr(
-                "cache file %s is unusable (%s) and cannot be moved aside (%s); continuing without the cache"
-                % (self.path, _one_line(exc), _one_line(err))
-            )
-            return False
-        finally:
-            os.close(fd)
-
-    def _usable(self):
-        """Does the file at ``self.path`` open and pass a quick check now?"""
-        sqlite3 = _sqlite()
-
-        if not os.path.exists(self.path):
-            return True
-        try:
-            db = self._connect()
-        except (sqlite3.Error, OSError):
-            return False
-        try:
-            ok = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
-        except sqlite3.Error:
-            ok = False
-        db.close()
-        return ok
+        if self._owned:
+            self.state.close()
 
     # -- reading -------------------------------------------------------------
     def get(self, key: str, max_age: float | None = None) -> Hit | None:
@@ -379,43 +196,40 @@ class Store:
         Rows kept past the TTL (``put_many(keep=...)``: the fetch cache's, for
         revalidation and stale-if-error) are read with a larger ``max_age``.
         """
-        if not self.policy.read or not os.path.exists(self.path):
-            return None  # a missing file is a miss without importing sqlite3
+        return self.get_many([key], max_age).get(key)
 
-        def read(db):
-            return db.execute("SELECT created, expires, value FROM entries WHERE key = ?", (key,)).fetchone()
+    def get_many(self, keys: Iterable[str], max_age: float | None = None) -> dict[str, Hit]:
+        """{key: (value, age)} for the entries among ``keys`` younger than ``max_age`` (default: the TTL)."""
+        if not self.policy.read:
+            return {}
+        rows = self.state.cache_get_many(list(keys))
+        out = {}
+        for key, (created, expires, value, now) in rows.items():
+            hit = self._hit(created, expires, value, now, self.policy.ttl if max_age is None else max_age)
+            if hit is not None:
+                out[key] = hit
+        return out
 
-        row = self._guard("reading the cache", read)
-        if row is None:
-            return None
-        created, expires, value = row
-        if not (_is_time(created) and _is_time(expires) and isinstance(value, str)):
+    def _hit(self, created: Any, expires: Any, value: Any, now: float, max_age: float) -> Hit | None:
+        if not (_is_time(created) and (expires is None or _is_time(expires)) and isinstance(value, str)):
             # Valid SQLite, but not a row this code wrote (another tool, a damaged write): a miss.
-            _stderr("ignoring a cache entry of the wrong shape in %s" % self.path)
+            _stderr("ignoring a cache entry of the wrong shape in %s" % self.where)
             return None
-        now = time.time()
         age = now - created
-        if (
-            now >= expires or age >= (self.policy.ttl if max_age is None else max_age) or age < -5
-        ):  # -5: clock stepped back
+        if (expires is not None and now >= expires) or age >= max_age or age < -5:  # -5: clock stepped back
             return None
         try:
             answer = jsonio.loads(value, allow_nan=False)
         except (ValueError, RecursionError):
             answer = None
         if not _plausible(answer):
-            _stderr("ignoring a cache entry of the wrong shape in %s" % self.path)
+            _stderr("ignoring a cache entry of the wrong shape in %s" % self.where)
             return None
         return answer, max(0.0, age)
 
-    def get_many(self, keys: Iterable[str], max_age: float | None = None) -> dict[str, Hit]:
-        """{key: (value, age)} for the entries among ``keys`` younger than ``max_age`` (default: the TTL)."""
-        out = {}
-        for key in keys:
-            hit = self.get(key, max_age)
-            if hit is not None:
-                out[key] = hit
-        return out
+    @property
+    def where(self) -> str:
+        return self.path if self.state.name == "sqlite" else "the shared state"
 
     # -- writing -------------------------------------------------------------
     def put(self, key: str, tool: str, provider: str, value: dict[str, Any]) -> None:
@@ -425,7 +239,6 @@ class Store:
         """Store successes for ``keep`` seconds (default: the TTL); one transaction, then prune.  Never raises."""
         if not self.policy.write or not rows:
             return
-        now = time.time()
         keep = self.policy.ttl if keep is None else max(keep, self.policy.ttl)
         records = []
         for key, tool, provider, value in rows:
@@ -435,58 +248,9 @@ class Store:
                 text = redact.scrub(text)  # a key a server echoed (a request id...) never reaches the disk
             except (TypeError, ValueError, RecursionError):
                 continue  # not plain JSON data: not cacheable, not an error
-            records.append((key, tool, provider, now, now + keep, len(text), text))
-
-        def write(db):
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany(
-                    "INSERT OR REPLACE INTO entries (key, tool, provider, created, expires, size, value)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    records,
-                )
-                _test_pause("cache-write")
-                db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
-                self._bound_size(db)
-                db.execute("COMMIT")
-            except BaseException:
-                try:
-                    db.execute("ROLLBACK")
-                except Exception:
-                    pass
-                raise
-            self._release_free_pages(db)
-            return True
-
+            records.append((key, tool, provider, text))
         if records:
-            self._guard("writing the cache", write)
-
-    @staticmethod
-    def _release_free_pages(db):
-        # Deleted rows leave free pages inside the file; give them back to the
-        # file system once there are enough to matter (each step frees a page).
-        if db.execute("PRAGMA freelist_count").fetchone()[0] >= 256:
-            db.execute("PRAGMA incremental_vacuum").fetchall()
-
-    def _bound_size(self, db):
-        """Oldest entries out until the live data fits in 90% of the bound."""
-        limit = self.policy.max_bytes
-        page_size = db.execute("PRAGMA page_size").fetchone()[0]
-        pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
-        if pages * page_size <= limit:
-            return
-        total = db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()[0]
-        # Row sizes undercount pages (keys, indexes, slack); scale the target accordingly.
-        overhead = (pages * page_size) / max(1, total)
-        target = int(limit * 0.9 / overhead)
-        excess = total - target
-        victims = []
-        for key, size in db.execute("SELECT key, size FROM entries ORDER BY created"):
-            if excess <= 0:
-                break
-            victims.append((key,))
-            excess -= size
-        db.executemany("DELETE FROM entries WHERE key = ?", victims)
+            self.state.cache_put(records, keep, self.policy.max_bytes)
 
 
 def _is_time(value):
@@ -501,18 +265,6 @@ def _plausible(answer):
         return False
     results = answer.get("results", [])
     return isinstance(results, list) and all(isinstance(r, dict) for r in results)
-
-
-def _test_pause(point):
-    """Fault injection for tests/state/test_load.py: stop inside the write transaction so a test can kill us there."""
-    if os.environ.get("WEBSEARCH_WORKER_TEST_PAUSE") == point:
-        _stderr("test pause: %s" % point)
-        time.sleep(float(os.environ.get("WEBSEARCH_WORKER_TEST_PAUSE_S") or 30))
-
-
-def _one_line(exc: BaseException, limit: int = 200) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _Null:

@@ -1,15 +1,22 @@
-"""Cross-process rate limiting on file locks: no daemon, nothing to clean up.
+"""Rate limits across processes: concurrency on file locks, spacing through the call's state.
 
 A limit of N concurrent requests for a key is N lock files
 (``<state dir>/locks/<key>.<i>.lock``, the state dir being the call's cache
 directory); a request holds an exclusive ``flock`` on one of them.  The kernel
 drops a flock when its process ends however it ends (SIGTERM's ``os._exit``,
-SIGKILL, a crash), so a dead call never keeps a slot.  A minimum interval
-between requests is one more locked file holding the start time of the last
-request.
+SIGKILL, a crash), so a dead call never keeps a slot.  Concurrency is counted
+per machine.
 
-Waiting polls with short sleeps on the work thread: the main thread owns
-signals and the deadline, and a wait re-checks both between tries.
+A minimum interval between request starts is a reservation in the call's state
+(worker/state/backend.py): the next start is reserved atomically, ``interval``
+after the one before, and the caller sleeps until it.  On SQLite state that is
+a locked ``<key>.last`` file (this machine's processes); on Redis a script on
+the server's clock, so the whole fleet keeps one pace (Brave's free plan: one
+request a second for the key, whatever the number of machines).  A Retry-After
+moves the key's next start for everyone (``slot(..., after=seconds)``).
+
+Waiting sleeps on the work thread: the main thread owns signals and the
+deadline, and a wait re-checks both between sleeps.
 
     from worker.state import ratelimit
     with ratelimit.slot(call, "brave", limit=1, min_interval=1.0) as waited:
@@ -34,6 +41,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Literal
 
     from ..runtime import Call
+    from .backend import State
 
 POLL_MIN_S = 0.005
 POLL_MAX_S = 0.05
@@ -144,8 +152,10 @@ class slot:
         limit: float | None = DEFAULT_LIMIT,
         min_interval: float | None = 0.0,
         deadline: float | None = None,
+        after: float | None = None,
     ):
         self.call = call
+        self.after = float(after or 0.0)  # a Retry-After: no start for the key before this many seconds
         self.deadline = deadline
         self.key = safe_name(key)
         self.limit = max(1, min(MAX_SLOTS, int(limit or 1)))
@@ -166,7 +176,7 @@ class slot:
         started = time.monotonic()
         try:
             self._fd = self._acquire(started)
-            if self.min_interval > 0:
+            if self.min_interval > 0 or self.after > 0:
                 self._space(started)
         except BaseException:
             self._release()
@@ -224,37 +234,28 @@ class slot:
                 os.close(fd)
 
     def _space(self, started: float) -> None:
-        """Keep ``min_interval`` seconds between request starts for the key."""
-        import fcntl
-
-        fds = self._open_all(["%s.last" % self.key])
-        if fds is None:
-            return
-        fd = fds[0]
+        """Keep ``min_interval`` seconds between request starts for the key: reserve the next start, sleep until it."""
+        state = _state(self.call)
         try:
-            delay = POLL_MIN_S
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    _check(self.call, self.key, started, self.deadline)
-                    _sleep(self.call, delay, self.deadline)
-                    delay = min(POLL_MAX_S, delay * 1.5)
-            last = _read_time(fd)
-            while True:
-                now = time.time()
-                if last > now + self.min_interval:  # the clock stepped back: forget it
-                    break
-                wait = last + self.min_interval - now
-                if wait <= 0:
-                    break
-                _check(self.call, self.key, started, self.deadline)
-                _sleep(self.call, min(wait, POLL_MAX_S), self.deadline)
-            # Fixed width: one small pwrite, so a killed process leaves an old or a new time.
-            os.pwrite(fd, ("%-31.6f\n" % time.time()).encode("ascii"), 0)
-        finally:
-            os.close(fd)  # drops the flock
+            if self.after:
+                state.defer(self.key, self.min_interval, self.after)
+            wait = state.reserve(self.key, self.min_interval, _left(self.call, self.deadline))
+        except OSError as exc:
+            _warn_once("cannot use %s (%s); not limiting" % (lock_dir(self.call), exc))
+            return
+        if wait is None:  # nothing reserved: the slot would start after the deadline
+            raise WorkerError(
+                "timeout",
+                "the next free %s slot starts after the deadline" % self.key,
+                hint="other worker processes have taken the slots before it; raise --timeout or retry later",
+            )
+        end = time.monotonic() + wait
+        while True:
+            _check(self.call, self.key, started, self.deadline)
+            rest = end - time.monotonic()
+            if rest <= 0:
+                return
+            _sleep(self.call, rest, self.deadline)
 
     # -- leaving -----------------------------------------------------------------
     def _release(self) -> None:
@@ -275,16 +276,20 @@ class slot:
         return False
 
 
-def _read_time(fd: int) -> float:
-    """The last start time in a ``.last`` file; 0 (no wait) for anything that is not one (NaN held
-    every call of the key until its deadline: no comparison with NaN ends the wait)."""
-    from .. import checked
+def _state(call: Call | None) -> State:
+    """Where the spacing is kept: the configured directory (tests), else the call's state, else the default dir's."""
+    from . import backend
 
-    try:
-        text = os.pread(fd, 32, 0).decode("ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return 0.0
-    return float(checked.number(text, 0, checked.MAX_EPOCH) or 0.0)
+    if _dir is not None:
+        from .sqlite_backend import SqliteState
+
+        return SqliteState(_dir, call)
+    base = getattr(call, "state_dir", None)
+    if base is None:
+        from .cache import default_dir
+
+        base = default_dir()
+    return backend.for_call(call, base)[0]
 
 
 def host_slot(call: Call | None, host: str | None, limit: float | None = None, deadline: float | None = None) -> slot:

@@ -109,9 +109,9 @@ def cached_fetch(urls: list[str], request: FetchRequest, call: Call, cfg: Config
     """
     from ..pages.net import freshness
     from ..providers import registry
-    from ..state import cache
+    from ..state import backend, cache
 
-    call.state_dir = cache.resolve_dir(request, cfg.settings)
+    backend.attach(call, cache.resolve_dir(request, cfg.settings), cfg.settings)
     store = cache.open_store(request, cfg.settings, call)
     pol = store.policy
     stale_s = stale_bound(cfg.settings) if pol is not None else 0.0

@@ -18,7 +18,7 @@ import time
 from .. import config as config_mod
 from ..errors import WorkerError
 from ..providers import registry
-from ..state import cache
+from ..state import backend, cache
 from . import textview
 
 TYPE_CHECKING = False
@@ -249,7 +249,7 @@ def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
     vertical = request.vertical or "web"
     cfg = config_mod.load(request)
     key, key_spec, chain, explicit, listed = plan(cfg, request)
-    call.state_dir = cache.resolve_dir(request, cfg.settings)
+    backend.attach(call, cache.resolve_dir(request, cfg.settings), cfg.settings)
     # The cache is consulted before any provider exists: a hit imports no provider library.
     store = cache.open_store(request, cfg.settings, call)
     hit = store.get(key)
