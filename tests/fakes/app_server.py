@@ -60,8 +60,11 @@ PAGES = {
     # a script the page waits for that never arrives: the load event never fires
     "/app/never-loads": '<html><head><title>Never</title></head><body><div id="root"></div>%s'
     '<script src="/static/hang.js"></script></body></html>' % _builder("/api/article?id=never"),
-    # builds its text, then asks for far more than a page may
-    "/app/greedy": '<html><head><title>Greedy</title></head><body><div id="root"></div>%s</body></html>'
+    # builds its text, then asks for far more than a page may; a request that never ends
+    # keeps it from looking built before its requests go out (a loaded machine can take
+    # longer than the renderer's idle wait between the article's answer and the next fetch)
+    "/app/greedy": '<html><head><title>Greedy</title></head><body><div id="root"></div>'
+    "<script>fetch('/api/hang')</script>%s</body></html>"
     % _builder("/api/article?id=greedy", "for(var i=0;i<1000;i++){fetch('/api/tick?n='+i)}"),
     # dialogs and popups before the text is built
     "/app/dialogs": '<html><head><title>Dialogs</title></head><body><div id="root"></div><script>'
