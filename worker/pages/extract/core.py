@@ -406,7 +406,7 @@ def _article(result, tree, url, fmt):
     doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, True, True, True)
     t_text = _doc_text(doc)
 
-    r_root = None
+    r_root = balanced = None
     if doubtful(tree, t_text):
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
@@ -429,9 +429,11 @@ def _article(result, tree, url, fmt):
         # precision mode sometimes keeps nothing of a plain page, and readability only a
         # "skip to content" link: trafilatura's balanced mode reads such pages, unless
         # readability found a real article that balanced mode buries in other text
-        retry = _stage(
-            result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False, True, True
-        )
+        retry = balanced  # asked already when precision's text looked short: the same call gives the same text
+        if retry is None:
+            retry = _stage(
+                result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False, True, True
+            )
         b_text = _doc_text(retry)
         if words(b_text) > words(kept) and not buries(b_text, kept):
             doc, t_text, choice = retry, b_text, "trafilatura"
