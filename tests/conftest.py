@@ -85,6 +85,19 @@ def run_worker(args, env, timeout=60, input=None, cwd=ROOT):
     return Result(proc, proc.stdout.decode("ascii", errors="replace"), proc.stderr.decode("utf-8", errors="replace"))
 
 
+def spawn_worker(args, env, **popen):
+    """Start ``python -m worker`` as a real subprocess without waiting: for calls that run at once."""
+    return subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker"] + list(args),
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **popen,
+    )
+
+
 @pytest.fixture
 def env(tmp_path):
     return worker_env(tmp_path)

@@ -15,12 +15,11 @@ What issue 32 asks to be shown:
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 
 import pytest
-from conftest import ROOT, Result, run_worker, worker_env
+from conftest import Result, run_worker, worker_env
+from conftest import spawn_worker as spawn
 from fakes import brave_server, exa_server
 from redisproc import Blackhole
 
@@ -48,17 +47,6 @@ def brave_config(fake, state=None, **extra):
     if state:
         config["state"] = state
     return config
-
-
-def spawn(args, env):
-    return subprocess.Popen(
-        [sys.executable, "-I", "-m", "worker"] + list(args),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def collect(procs, timeout=120):

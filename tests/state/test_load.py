@@ -17,14 +17,13 @@ import os
 import random
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import ROOT, worker_env
+from conftest import spawn_worker as spawn
+from conftest import worker_env
 from fakes.count_server import CountServer
 
 from worker import protocol
@@ -51,18 +50,6 @@ def setup(tmp_path, server, **options):
     env = worker_env(tmp_path, {"WEBSEARCH_CONFIG": str(cfg)})
     os.makedirs(env["WEBSEARCH_WORKER_TMPDIR"], exist_ok=True)
     return env
-
-
-def spawn(args, env, **popen):
-    return subprocess.Popen(
-        [sys.executable, "-I", "-m", "worker"] + list(args),
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        **popen,
-    )
 
 
 def finish(proc, timeout=120):
