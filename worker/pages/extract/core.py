@@ -290,7 +290,7 @@ def _extract(html, url, fmt, result):
             # kept when it is longer and holds the article. Not on a page that does
             # not mark its chrome: there the region is long with menus, teasers and
             # comments, which says nothing of the article being cut, and the
-            # fallbacks' longer text is those (docs/PERFORMANCE.md, "Fallbacks").
+            # fallbacks' longer text is those (docs/PERFORMANCE.md, issue 26, run of 19:14).
             longer = None
             if landmarks:
                 longer = _stage(
