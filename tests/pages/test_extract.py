@@ -1385,3 +1385,23 @@ def test_trafilaturas_fallbacks_are_asked_only_on_pages_that_mark_their_chrome(m
     r = extract(_table_layout(landmarks), url="https://example.com/story", fmt="text")
     assert "Paragraph 5 of the story" in r["text"]
     assert bool(asked) is landmarks
+
+
+def test_on_an_article_only_words_outside_links_say_the_page_may_hold_more():
+    # a page that says it is an article: a long list of links to other stories is no
+    # sign that precision mode cut the article short; the same words as prose are
+    article = " ".join("word%d" % i for i in range(100))
+    links = "".join("<li><a href='/s%d'>Another story about kettles number %d</a></li>" % (i, i) for i in range(60))
+    prose = "".join("<p>Another story about kettles number %d</p>" % i for i in range(60))
+    result = {"text": article, "warnings": []}
+    for sure in ("strong", "weak"):
+        assert not D.page_may_hold_more(
+            P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), result, "text", sure
+        )
+        assert D.page_may_hold_more(
+            P.parse("<html><body><p>%s</p>%s</body></html>" % (article, prose)), result, "text", sure
+        )
+    # no evidence of an article: a list the classifier missed is links, which count
+    assert D.page_may_hold_more(
+        P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), result, "text", "none"
+    )

@@ -87,7 +87,12 @@ def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure
     """Whether the page's region may be long enough, next to the article, for either rule
     below to apply. The body's text words are an upper bound of the region's (the
     region is part of the body, and its rendering splits no fewer words), counted at C
-    speed; most article pages stop here, without building the region (~5-10 ms)."""
+    speed; most article pages stop here, without building the region (~5-10 ms).
+
+    On a page that says it is an article (weak or strong evidence), only the words
+    outside links count: what precision mode leaves out of a cut-short article is
+    prose, and a page's menus and lists of other stories are links. A page with no
+    such evidence may be a list the classifier missed, whose content is links."""
     body = tree.find(".//body")
     if body is None:
         return True
@@ -95,7 +100,10 @@ def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure
     ratio = ask_again_ratio(sure)
     if sure == "none":
         ratio = min(ratio, REGION_OVER_ARTICLE)
-    return words(" ".join(body.itertext())) > ratio * a_words
+    page = words(" ".join(body.itertext()))
+    if sure != "none" and page > ratio * a_words:
+        page -= words(" ".join(body.xpath("descendant::a//text()")))
+    return page > ratio * a_words
 
 
 def ask_again_ratio(sure: str) -> float:
