@@ -5,6 +5,7 @@ Self-contained: reads only tests/fixtures/pages (never the benchmark data in ../
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -1405,3 +1406,22 @@ def test_on_an_article_only_words_outside_links_say_the_page_may_hold_more():
     assert D.page_may_hold_more(
         P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), result, "text", "none"
     )
+
+
+def test_the_comment_sections_furniture_is_left_out_and_an_empty_section_with_it():
+    html = open(os.path.join(PAGES, "blog_post.html"), encoding="utf-8").read()
+    url = "https://smallbatch.example.com/2023/11/ci-cache"
+    for fmt in ("text", "markdown"):
+        text = extract(html, url=url, fmt=fmt)["text"]
+        comments = text[text.index("Comments") :]
+        assert "We saw the same thing with Gradle caches" in comments and "anna.s" in comments
+        assert "3 Comments" not in text and "Reply" not in comments, comments  # the count and the buttons
+    # a section with no comment: its count and its notices are not what the page says
+    empty = html.replace("<h3>3 Comments</h3>", "<h3>0 Comments</h3><p>Leave a Reply</p><p>Comments are closed.</p>")
+    empty = re.sub(r"<div class=\"comment\">.*?</div>", "", empty)
+    seen = E._doc_text(E._trafilatura(P.parse(empty), url, True, True, True))
+    assert "0 Comments" in seen and "Comments are closed" in seen  # trafilatura finds the section ...
+    for fmt in ("text", "markdown"):
+        text = extract(empty, url=url, fmt=fmt)["text"]
+        assert "measure the restore step on its own" in text
+        assert "Comments" not in text and "Leave a Reply" not in text, text  # ... and it is left out

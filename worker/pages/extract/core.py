@@ -454,6 +454,8 @@ def _use_readability(result, r_root, fmt, r_text):
 
 def _use_trafilatura(result, doc, tree, url, fmt, t_text):
     result["extractor"] = "trafilatura"
+    if _drop_comment_chrome(doc):
+        t_text = _doc_text(doc)
     if fmt == "text":
         result["text"] = t_text
         return
@@ -539,19 +541,71 @@ def _trafilatura(tree, url, precision=True, fast=True, comments=False):
 
 COMMENTS_HEADING = "Comments"
 
+# The comment section's own furniture, not anyone's comment: its count ("2 comments",
+# "10 thoughts on ..."), the form's prompts and notices, reply and quote buttons,
+# "comments are closed". Matched on a short element's whole text only.
+COMMENT_CHROME = (
+    r"(\W*(\d+|no|one)\s+(comments?|responses?|replies|thoughts?|trackbacks?)\b.*|comments?\W*|"
+    r"(leave|post|add|write|submit)( a| your| new)? (reply|comment|response)\b.*|.*comments are closed.*|"
+    r".*(must|need to) (be )?(log(ged)? ?in|sign(ed)? ?in|registered)\b.*|(log ?in|sign ?in|register) to (leave|post|add)\b.*|"
+    r".*(want to join the discussion|feel free to contribute|join the conversation).*|"
+    r".*your email( address)? will not be published.*|.*required fields are marked.*|\W*(reply|quote|share)\W*|"
+    r"cancel reply|\W*(previous|older|newer|next) comments\W*|total comments \(\d+\)|no account\?.*)"
+)
+COMMENT_CHROME_WORDS = 25
+
 
 def _append_comments(doc: Any) -> None:
     """The readers' comments trafilatura found, after the article under a heading of their
-    own, so that a reader (or a model) can tell the article from what others said of it."""
+    own, so that a reader (or a model) can tell the article from what others said of it.
+    The section's furniture (COMMENT_CHROME) is marked here and left out of the text
+    given (_drop_comment_chrome); the decisions between extractors see it as before."""
+    import re
+
     from lxml import etree
 
     comments, body = getattr(doc, "commentsbody", None), doc.body
     if comments is None or body is None or not len(comments) or not "".join(comments.itertext()).strip():
         return
+    chrome = re.compile(COMMENT_CHROME, re.I)
     head = etree.SubElement(body, "head", rend="h2")
     head.text = COMMENTS_HEADING
+    head.set(_COMMENTS_MARK, "head")
     for child in list(comments):
+        text = " ".join("".join(child.itertext()).split())
+        if not text or (len(text.split()) <= COMMENT_CHROME_WORDS and chrome.fullmatch(text)):
+            child.set(_COMMENTS_MARK, "chrome")
+        elif child.tail and chrome.fullmatch(" ".join(child.tail.split())):
+            child.set(_COMMENTS_MARK, "tail")  # a "Reply" button after the comment's text
         body.append(child)
+
+
+_COMMENTS_MARK = "data-comments"
+
+
+def _drop_comment_chrome(doc: Any) -> bool:
+    """Remove the comment section's marked furniture from doc, and the section's heading
+    when no comment is left ("0 comments" and a reply form are not what the page says).
+    Whether anything was removed."""
+    body = getattr(doc, "body", None)
+    if body is None:
+        return False
+    marked = body.xpath("*[@%s]" % _COMMENTS_MARK)
+    if not marked:
+        return False
+    dropped = False
+    for el in marked:
+        if el.get(_COMMENTS_MARK) == "chrome":
+            body.remove(el)  # its tail goes too: after furniture, what follows is furniture or space
+            dropped = True
+        elif el.get(_COMMENTS_MARK) == "tail":
+            el.tail = None
+            dropped = True
+    head = marked[0] if marked[0].get(_COMMENTS_MARK) == "head" else None
+    if head is not None and head.getnext() is None:
+        body.remove(head)
+        dropped = True
+    return dropped
 
 
 def _readability(tree, url):
