@@ -546,7 +546,11 @@ COMMENTS_HEADING = "Comments"
 # "comments are closed". Matched on a short element's whole text only.
 COMMENT_CHROME = (
     r"(\W*(\d+|no|one)\s+(comments?|responses?|replies|thoughts?|trackbacks?)\b.*|comments?\W*|"
-    r"(leave|post|add|write|submit)( a| your| new)? (reply|comment|response)\b.*|.*comments are closed.*|"
+    r"(this (article|story|post|entry) has )?no comments( yet)?\W*|there are no comments( added)? yet\W*|"
+    r"be the first to (post a |leave a |add a )?comment\b.*|"
+    r"(leave|post|add|write|submit)( a| your| own| new)* (reply|comment|response)\b.*|"
+    r".*comments (are|have (now )?been) closed.*|report (this comment |this )?(as )?(inappropriate|abuse)\W*|"
+    r"vote on this comment\b.*|\d+ agree \| \d+ disagree|"
     r".*(must|need to) (be )?(log(ged)? ?in|sign(ed)? ?in|registered)\b.*|(log ?in|sign ?in|register) to (leave|post|add)\b.*|"
     r".*(want to join the discussion|feel free to contribute|join the conversation).*|"
     r".*your email( address)? will not be published.*|.*required fields are marked.*|\W*(reply|quote|share)\W*|"
