@@ -128,3 +128,43 @@ def test_dated_news_entries_headed_by_links_to_their_pages_are_not_posts():
         % "".join(entry % (n, n, n + 1, n + 1, t) for n, t in enumerate(TEXTS))
     ).find(".//body")
     assert T.post_run(body) is None
+
+
+ARTICLE = [
+    "Sitting in the airport again, I have had time to think about how this trip started. The storm closed in on "
+    "the coast while I was still in Copenhagen, so I moved my flight up and rerouted through Atlanta instead.",
+    "The hotel by the airport was full of people doing the same thing, and the desk staff handed out maps and "
+    "coffee to everyone who asked. Nobody knew when the next flight north would leave or if it would leave at all.",
+    "This morning the board finally showed a flight home. I boarded with a cup of bad coffee and a bag of film, "
+    "and as the wheels left the runway I decided that next time I will stay where I am and wait it out.",
+]
+
+
+COMMENT = """<li class="comment" id="comment-%(n)d"><article class="comment-body">
+  <div class="comment-meta"><div class="comment-author vcard"><b class="fn">%(author)s</b> says:</div>
+  <div class="comment-metadata"><time datetime="2012-10-30T11:0%(n)d:00">October 30, 2012 at 11:0%(n)d am</time></div>
+  </div><div class="comment-content"><p>%(text)s</p></div></article></li>"""
+
+
+def test_posts_that_follow_an_articles_prose_are_its_comments_not_a_thread():
+    # five signed, dated comments that outweigh the article: the markup says "forum"
+    comments = "".join(
+        COMMENT % {"n": n + 1, "author": AUTHORS[n % 3], "text": TEXTS[n % 3] + " " + TEXTS[(n + 1) % 3]}
+        for n in range(5)
+    )
+    page = (
+        "<html><head><title>Wheels up</title></head><body><h1>Wheels up</h1><div class='entry'>%s</div>"
+        "<div id='comments'><ol class='commentlist'>%s</ol></div></body></html>"
+        % ("".join("<p>%s</p>" % p for p in ARTICLE), comments)
+    )
+    body = lhtml.fromstring(page).find(".//body")
+    assert T.thread_by_structure(body) is not None  # the structure shows a run of signed posts ...
+    assert T.prose_before_posts(body, 30) >= 100  # ... after an article's prose
+    for fmt in ("text", "markdown"):
+        r = extract(page, url="https://photo.example.com/blog/2012/10/30/wheels-up/", fmt=fmt)
+        text = r["text"]
+        assert r["page_type"] == "article", r["page_type"]
+        assert all(p[:40] in text for p in ARTICLE), text  # the article, which the thread alone left out
+        assert text.index(ARTICLE[-1][:40]) < text.index("Comments") < text.index(TEXTS[0][:40])  # then its comments
+    # a board's opening post is one of the run: no prose before it, read as the thread
+    assert T.prose_before_posts(lhtml.fromstring(_board()).find(".//body"), 30) == 0

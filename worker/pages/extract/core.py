@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from .decide import (
     LONGER_ARTICLE,
+    PROSE_WORDS,
     REGION_COVER,
     REGION_ENOUGH,
     REGION_KINDS,
@@ -73,6 +74,7 @@ from .decide import (
     marks_landmarks,
     page_may_hold_more,
     page_type,
+    posts_follow_an_article,
     region_is_the_page,
     words,
 )
@@ -200,41 +202,12 @@ def _extract(html, url, fmt, result):
     result["page_type"] = kind
     _stage(result, "scripts", "scripts are kept", _drop_code, tree)
     if kind in REGION_KINDS:
-        root = _stage(
-            result,
-            "region",
-            "read as an article",
-            _region,
-            tree,
-            url,
-            kind in ("listing", "collection"),
-            kind == "documentation",
-        )
-        thread = None
-        if kind == "forum" and root is not None:
-            thread = _stage(result, "posts", "the region is kept", _thread, root)
-            if thread is None:  # no schema.org markup: the posts by the page's structure (thread.py)
-                thread = _stage(result, "posts-by-structure", "the region is kept", _thread_by_structure, root)
-            if thread is not None:
-                root = thread
-        if kind in ("listing", "collection") and root is not None:
-            from .region import compact_entries
-
-            _stage(result, "entries", "entries are kept as they are", compact_entries, root)
-        r_text = _region_text(result, root)
-        # a region this long is the content, and so is a thread's posts: no need to ask trafilatura
-        if words(r_text) >= REGION_ENOUGH or (thread is not None and r_text.strip()):
-            _use_root(result, root, fmt, r_text, "region")
+        if _read_region(result, tree, url, fmt, kind):
             return
-        t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
-        t_text = _doc_text(t_doc)
-        if r_text.strip() and words(r_text) >= REGION_MIN_SHARE * words(t_text):
-            _use_root(result, root, fmt, r_text, "region")
-        elif t_text.strip():
-            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
-        else:
-            _article(result, tree, url, fmt)
-        return
+        # the posts are a blog post's comments (decide.posts_follow_an_article): read as an
+        # article, which trafilatura gives with its comments; the evidence was a forum's
+        kind, sure = "article", "weak"
+        result["page_type"] = kind
     if kind == "product":
         from . import product
         from .region import drop_screen_reader_copies
@@ -316,6 +289,50 @@ def _extract(html, url, fmt, result):
             _use_root(result, root, fmt, r_text, "region")
 
 
+def _read_region(result, tree, url, fmt, kind):
+    """Read a page of a REGION_KINDS kind as its region (a forum's as its thread);
+    False when it is to be read as an article instead."""
+    root = _stage(
+        result,
+        "region",
+        "read as an article",
+        _region,
+        tree,
+        url,
+        kind in ("listing", "collection"),
+        kind == "documentation",
+    )
+    thread = None
+    if kind == "forum" and root is not None:
+        thread = _stage(result, "posts", "the region is kept", _thread, root)
+        if thread is None:  # no schema.org markup: the posts by the page's structure (thread.py)
+            thread = _stage(result, "posts-by-structure", "the region is kept", _thread_by_structure, root)
+            if thread is not None and posts_follow_an_article(
+                _stage(result, "article-before-posts", "read as a thread", _prose_before_posts, root) or 0
+            ):
+                return False
+        if thread is not None:
+            root = thread
+    if kind in ("listing", "collection") and root is not None:
+        from .region import compact_entries
+
+        _stage(result, "entries", "entries are kept as they are", compact_entries, root)
+    r_text = _region_text(result, root)
+    # a region this long is the content, and so is a thread's posts: no need to ask trafilatura
+    if words(r_text) >= REGION_ENOUGH or (thread is not None and r_text.strip()):
+        _use_root(result, root, fmt, r_text, "region")
+        return True
+    t_doc = _stage(result, "trafilatura", "the region is kept", _trafilatura, tree, url, False)
+    t_text = _doc_text(t_doc)
+    if r_text.strip() and words(r_text) >= REGION_MIN_SHARE * words(t_text):
+        _use_root(result, root, fmt, r_text, "region")
+    elif t_text.strip():
+        _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+    else:
+        _article(result, tree, url, fmt)
+    return True
+
+
 def _longer_article(tree, url, a_text):
     """(doc, text) of trafilatura in balanced mode with its fallbacks, when that text is
     LONGER_ARTICLE times a_text and holds REGION_COVER of it, else None. A text with
@@ -379,6 +396,12 @@ def _thread_by_structure(root):
     from .thread import thread_by_structure
 
     return thread_by_structure(root)
+
+
+def _prose_before_posts(root):
+    from .thread import prose_before_posts
+
+    return prose_before_posts(root, PROSE_WORDS)
 
 
 def _region_text(result, root):

@@ -154,6 +154,20 @@ def marks_landmarks(tree: HtmlElement) -> bool:
 PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's title or a one-line comment
 
 
+# An article's prose before the posts a page's structure shows (thread.py): this many
+# words of paragraphs of PROSE_WORDS and more. A blog post's comments follow its
+# article; a forum's first post is one of the run.
+ARTICLE_BEFORE_POSTS = 100
+
+
+def posts_follow_an_article(prose_before: int) -> bool:
+    """Whether the posts found by the page's structure are an article's comments: the
+    region holds ARTICLE_BEFORE_POSTS words of prose before the first of them. Such a
+    page is read as an article with its comments, not as the thread alone (which left
+    the article out: Dragnet's blog posts, read as threads of their comments)."""
+    return prose_before >= ARTICLE_BEFORE_POSTS
+
+
 def left_out_prose(r_text: str, a_text: str) -> int:
     """Words of the region's paragraphs of PROSE_WORDS and more that the article does not
     hold, where they go on from the article (next to one of its paragraphs, or to such a

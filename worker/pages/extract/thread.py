@@ -312,3 +312,23 @@ def thread_by_structure(root: HtmlElement) -> HtmlElement | None:
             b.text = " · ".join(meta)
         out.append(post_copy(body))
     return out
+
+
+def prose_before_posts(root: HtmlElement, prose_words: int) -> int:
+    """Words of the paragraphs of prose_words and more that come before the first post of
+    root's run of posts (post_run), outside it: a blog post's article, which its
+    comments follow, and which a forum's thread (its first post one of the run) has not."""
+    run = post_run(root, _word_map(root))
+    if not run:
+        return 0
+    first = run[0]
+    enclosing = set(first.iterancestors())
+    total = 0
+    for el in root.iter():
+        if el is first:
+            break
+        if el.tag == "p" and el not in enclosing:
+            n = word_count(el)
+            if n >= prose_words:
+                total += n
+    return total
