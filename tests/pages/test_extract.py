@@ -1425,3 +1425,12 @@ def test_the_comment_sections_furniture_is_left_out_and_an_empty_section_with_it
         text = extract(empty, url=url, fmt=fmt)["text"]
         assert "measure the restore step on its own" in text
         assert "Comments" not in text and "Leave a Reply" not in text, text  # ... and it is left out
+
+
+def test_balanced_modes_text_buries_an_article_it_holds_in_a_third_more_text():
+    article = " ".join("article%d" % i for i in range(120))
+    chrome = " ".join("menu%d" % i for i in range(50))  # 50 words more: over a third of 120
+    assert D.buries(chrome + " " + article, article)
+    assert not D.buries(" ".join("menu%d" % i for i in range(20)) + " " + article, article)  # a sixth more
+    assert not D.buries(chrome + " " + " ".join("other%d" % i for i in range(200)), article)  # not holding it
+    assert not D.buries(chrome + " " + article[:300], article[:300])  # too short to be an article

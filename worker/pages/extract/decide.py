@@ -38,7 +38,9 @@ TRUNCATED_RATIO = 0.5  # readability's share found in primary below this: primar
 SUBSET_COVER = 0.97  # share of readability's shingles found in primary
 SUBSET_BAND = (0.6, 0.8)  # primary's share found in readability: extra boilerplate band
 PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
-BURY_RATIO = 5.0  # balanced mode's text this many times readability's: it buries the article
+# balanced mode's text this many times readability's (a third longer, as REGION_OVER_ARTICLE),
+# holding it: where precision mode found next to nothing, the rest is the chrome it left out
+BURY_RATIO = 1.3
 BALANCED_RATIO = 0.4  # precision's share of balanced mode's text below this: precision stopped early
 
 # Kinds read as a whole region rather than as an article (see region.py).
@@ -210,7 +212,9 @@ def longer_than(text: str, a_text: str) -> bool:
 
 def buries(big: str, small: str) -> bool:
     """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
-    ``big`` holds nearly whole inside BURY_RATIO times as much other text."""
+    ``big`` holds nearly whole, in a text BURY_RATIO times as long or longer. Asked when
+    precision mode found next to nothing: balanced mode's longer text then holds the
+    menus and teasers precision mode left out (L3S-GN1's news pages: +0.004)."""
     n = words(small)
     return n >= SHORT_SHINGLES and words(big) > BURY_RATIO * n and covers(big, small) > REGION_COVER
 
