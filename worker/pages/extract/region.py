@@ -402,14 +402,16 @@ def drop_repeated_paragraphs(
     """Remove from root each innermost paragraph (one of tags) whose text repeats an
     earlier one's (``least`` words or more); never inside code."""
     names = frozenset(tags)
+    # most regions hold no code at all: then no element needs its ancestors looked at
+    code = root.xpath("boolean(ancestor-or-self::pre | ancestor-or-self::code | descendant::pre | descendant::code)")
 
     def key(el: HtmlElement) -> str | None:
         if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
             return None  # not innermost: its own paragraphs are looked at
-        if next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
+        if code and next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
             return None
-        text = " ".join("".join(el.itertext()).split())
-        return text if len(text.split()) >= least else None
+        words = "".join(el.itertext()).split()  # joined only when long enough to compare
+        return " ".join(words) if len(words) >= least else None
 
     drop_repeated(list(root.iter(*tags)), key)
 
