@@ -411,13 +411,25 @@ _STATUS_HINTS = (
     "descendant::text()[contains(., 'wrong') or contains(., 'again') or contains(., 'roblem') or contains(., 'rror')]"
 )
 
+_STATUS_HINTS_XPATH: Any = None  # lxml XPath of _STATUS_HINTS, compiled on first use (extraction runs on one thread)
+
 
 def drop_status_messages(body: HtmlElement) -> int:
     """Remove the elements of body whose whole text is a script's status message
     (_STATUS), the outermost of them ("Oops!" and "Something went wrong" are often
     two paragraphs of one box); the number removed."""
+    global _STATUS_HINTS_XPATH
+    if _STATUS_HINTS_XPATH is None:
+        from lxml import etree
+
+        _STATUS_HINTS_XPATH = etree.XPath(_STATUS_HINTS)  # compiled once, not on every page
     gone = 0
-    for node in body.xpath(_STATUS_HINTS):
+    for node in _STATUS_HINTS_XPATH(body):
+        # An element's own text of more than STATUS_CHARS (spaces collapsed) makes all of
+        # it, and every element above, longer than a status: the walk up would stop at
+        # once. (Not a tail: that is text after its element, not in it.)
+        if node.is_text and len(node) > STATUS_CHARS and len(" ".join(node.split())) > STATUS_CHARS:
+            continue
         el, found = node.getparent(), None
         while el is not None and el is not body and isinstance(el.tag, str):
             said = " ".join(el.text_content().split())

@@ -220,19 +220,28 @@ def repeated_group(body: HtmlElement) -> dict[str, Any] | None:
     return runs(body)[0]
 
 
+# The elements with 4 entries or more among their children, in document order: only
+# they can hold a run. libxml2 finds them; a Python walk of every element cost more
+# than the runs themselves.
+_PARENTS_XPATH = "descendant-or-self::*[*[4]][count(%s) >= 4]" % " | ".join(sorted(ENTRY_TAGS))
+_PARENTS: Any = None  # its compiled lxml XPath, made on first use (extraction runs on one thread)
+
+
 def runs(body: HtmlElement, grid_min: float = 0) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the largest run, as repeated_group; the largest run of which PRICED show a
     price, of over grid_min words), in one walk of the body: the second is a shop's grid
     when a larger run that is no grid (a mega menu's columns) outweighs it."""
+    global _PARENTS
+    if _PARENTS is None:
+        from lxml import etree
+
+        _PARENTS = etree.XPath(_PARENTS_XPATH)
     best: dict[str, Any] | None = None
     grid: dict[str, Any] | None = None
-    for parent in body.iter():
-        if not isinstance(parent.tag, str) or len(parent) < 4:
-            continue
+    for parent in _PARENTS(body):
         groups: dict[tuple[Any, str], list[HtmlElement]] = {}
-        for child in parent:
-            if child.tag in ENTRY_TAGS:
-                groups.setdefault(_signature(child), []).append(child)
+        for child in parent.iterchildren(*ENTRY_TAGS):
+            groups.setdefault(_signature(child), []).append(child)
         for members in groups.values():
             if len(members) < 4:
                 continue
@@ -270,7 +279,9 @@ def _priced(texty: list[HtmlElement]) -> bool:
 def _run_facts(tag: Any, texty: list[HtmlElement], total: int) -> dict[str, Any]:
     titled = priced = dated = 0
     for m in texty:
-        head = m.find(".//h2") if m.find(".//h2") is not None else m.find(".//h3")
+        head = m.find(".//h2")
+        if head is None:
+            head = m.find(".//h3")
         if head is None:
             head = m.find(".//h4")
         link = head.find(".//a") if head is not None else None

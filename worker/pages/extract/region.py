@@ -22,6 +22,8 @@ Pure functions over an lxml tree (which they copy); no I/O.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import re
 
@@ -109,15 +111,26 @@ def chrome_named(el: HtmlElement) -> bool:
     an id made from el's own heading (documentation tools name each section after its
     title: a section headed "Cookies" is no cookie banner)."""
     ident = el.get("id") or ""
-    for name in ((el.get("class") or "") + " " + ident).split():
-        parts = class_parts(name)
-        if parts and parts[0] in NEGATIONS:
-            continue  # "hide-from-toc", "no-toc": kept out of the chrome, not chrome
-        if parts and (parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS):
+    names = el.get("class") or ""
+    if not (names or ident):
+        return False  # most elements: nothing to read
+    for name in (names + " " + ident).split():
+        parts = _chrome_parts(name)
+        if parts is not None:
             if name == ident and _named_by_heading(el, parts):
                 continue
             return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
+def _chrome_parts(name: str) -> list[str] | None:
+    """The words of name (class_parts) when they name chrome, else None. The list is
+    shared between calls: not to be changed."""
+    parts = class_parts(name)
+    if not parts or parts[0] in NEGATIONS:
+        return None  # "hide-from-toc", "no-toc": kept out of the chrome, not chrome
+    return parts if parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS else None
 
 
 def _named_by_heading(el: HtmlElement, parts: list[str]) -> bool:
@@ -154,7 +167,8 @@ def strip_never_text(root: HtmlElement) -> None:
     # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
     total = word_count(root)
     limit = KEEP_SHARE * total
-    for el in [e for e in root.iter() if isinstance(e.tag, str) and hidden(e)]:
+    # only elements with a style can be hidden by it: libxml2 finds them, not a Python walk
+    for el in [e for e in root.xpath("descendant-or-self::*[@style]") if hidden(e)]:
         if el.getparent() is not None and word_count(el) < limit:
             drop(el)
     # A modal dialog (aria-modal) shows only when opened, over the page: a privacy
@@ -222,14 +236,16 @@ def _is_menu(el: HtmlElement) -> bool:
 def _is_link_bar(el: HtmlElement) -> bool:
     """A short block that is nothing but several short links (a repository's tabs, a
     tag cloud, "Home / Docs / Blog")."""
+    # fewer than 3 links settles most blocks: looked for first, as that builds no string
+    # and stops at the third
+    if next(itertools.islice(el.iterdescendants("a"), 2, None), None) is None:
+        return False
     if words_over(el, LINK_BAR_WORDS):
         return False
     words = word_count(el)
     if not words:
         return False
     links = el.findall(".//a")
-    if len(links) < 3:
-        return False
     tokens = len(_WORD.findall(el.text_content()))  # separators ("/", "|", "·") are not words
     link_tokens = sum(len(_WORD.findall(a.text_content())) for a in links)
     return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
@@ -240,23 +256,45 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
     total = total if total is not None else max(1, word_count(root))
     most = math.ceil(KEEP_SHARE * total) - 1  # an element of more words than this is kept, whatever its name
     doomed: list[HtmlElement] = []
+    # What is inside a doomed element goes with it: the walk skips to the node after it
+    # (a nav's or a footer's menus and link bars are not looked at one by one).
+    skipping, resume = False, None
     for el in root.iter():
+        if skipping:
+            if el is not resume:
+                continue
+            skipping = False
         if el is root or not isinstance(el.tag, str):
             continue
         tag = el.tag
         role = (el.get("role") or "").lower()
         if tag in LANDMARKS or role in LANDMARK_ROLES:
-            if not words_over(el, most) or _all_links(el, total):
-                doomed.append(el)
-            continue
-        if tag not in ("body", "main", "article") and chrome_named(el):
-            if not words_over(el, most):
-                doomed.append(el)
-            continue
-        if (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el)):
+            doom = not words_over(el, most) or _all_links(el, total)
+        elif tag not in ("body", "main", "article") and chrome_named(el):
+            doom = not words_over(el, most)
+        else:
+            doom = (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el))
+        if doom:
             doomed.append(el)
+            resume = _after(el, root)
+            if resume is None:
+                break  # the rest of root is inside el
+            skipping = True
     for el in doomed:
         drop(el)
+
+
+def _after(el: HtmlElement, root: HtmlElement) -> HtmlElement | None:
+    """The first node after el and all it holds, in document order below root; None
+    when there is none."""
+    while el is not root:
+        nxt = el.getnext()
+        if nxt is not None:
+            return nxt
+        el = el.getparent()
+        if el is None:
+            return None
+    return None
 
 
 # A landmark (nav, header, footer, aside, or their roles) this much link text is the
@@ -364,14 +402,16 @@ def drop_repeated_paragraphs(
     """Remove from root each innermost paragraph (one of tags) whose text repeats an
     earlier one's (``least`` words or more); never inside code."""
     names = frozenset(tags)
+    # most regions hold no code at all: then no element needs its ancestors looked at
+    code = root.xpath("boolean(ancestor-or-self::pre | ancestor-or-self::code | descendant::pre | descendant::code)")
 
     def key(el: HtmlElement) -> str | None:
         if next((d for d in el.iterdescendants() if d.tag in names), None) is not None:
             return None  # not innermost: its own paragraphs are looked at
-        if next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
+        if code and next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
             return None
-        text = " ".join("".join(el.itertext()).split())
-        return text if len(text.split()) >= least else None
+        words = "".join(el.itertext()).split()  # joined only when long enough to compare
+        return " ".join(words) if len(words) >= least else None
 
     drop_repeated(list(root.iter(*tags)), key)
 
