@@ -7,7 +7,9 @@ it has most of its words; a page "marks its chrome" when it has landmarks), and
 docs/PERFORMANCE.md gives each rule's effect on every shared set. The order they are
 asked in is core._extract's:
 
-1. ``page_type``: the page's kind and how sure (pagetype.py holds the evidence).
+1. ``page_type``: the page's kind and how sure (pagetype.py holds the evidence); on a
+   page read as a forum, ``posts_follow_an_article`` (are the posts a blog post's
+   comments?) sends it to the article path.
 2. An article: ``doubtful`` (is trafilatura's precision text short or cut?) then
    ``cut_short`` (is balanced mode's text that text and much more?), ``choose``
    (trafilatura's or readability's) and ``buries`` (does balanced mode hide the article
