@@ -1434,3 +1434,24 @@ def test_balanced_modes_text_buries_an_article_it_holds_in_a_third_more_text():
     assert not D.buries(" ".join("menu%d" % i for i in range(20)) + " " + article, article)  # a sixth more
     assert not D.buries(chrome + " " + " ".join("other%d" % i for i in range(200)), article)  # not holding it
     assert not D.buries(chrome + " " + article[:300], article[:300])  # too short to be an article
+
+
+def test_readabilitys_answer_is_looked_at_again_when_the_page_holds_more(monkeypatch):
+    # precision mode kept two of the article's three paragraphs, and balanced mode no more;
+    # readability, asked because the page's paragraphs outweigh that text, read all three.
+    # The first choice keeps trafilatura's text (it is most of readability's); the second
+    # look, because the page holds far more, takes readability's answer, asked once
+    paras = [" ".join("%s%d" % (w, i) for i in range(60)) for w in ("harbour", "lantern", "orchard")]
+    others = "".join("<p>%s</p>" % " ".join("note%d%d" % (k, i) for i in range(40)) for k in range(8))
+    page = (
+        "<html><body><table><tr><td><div class='story'>%s</div></td></tr>"
+        "<tr><td><b>Elsewhere</b>%s</td></tr></table></body></html>" % ("".join("<p>%s</p>" % p for p in paras), others)
+    )
+    short = E._trafilatura(P.parse("<html><body><p>%s</p><p>%s</p></body></html>" % tuple(paras[:2])), None)
+    monkeypatch.setattr(E, "_trafilatura", lambda *a, **k: __import__("copy").deepcopy(short))
+    asked = []
+    real = E._readability
+    monkeypatch.setattr(E, "_readability", lambda *a: asked.append(1) or real(*a))
+    r = extract(page, url=None, fmt="text")
+    assert r["extractor"] == "readability" and all(p[:30] in r["text"] for p in paras), r
+    assert "note00" not in r["text"] and len(asked) == 1

@@ -130,7 +130,7 @@ def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") ->
         _extract(html, url, fmt, result)
     except (Exception, RecursionError) as exc:  # hostile or broken input: return what we have, and say so
         _failed(result, "pipeline", exc, "the text so far is kept")
-    for k in ("_plain", "_asked_readability", "_og_type"):  # the stages' notes to each other
+    for k in ("_plain", "_readability", "_og_type"):  # the stages' notes to each other
         result.pop(k, None)
     if not result["text"].strip():
         text = plain_fallback_text(html) if isinstance(html, str) else ""
@@ -272,17 +272,23 @@ def _extract(html, url, fmt, result):
             if longer is not None:
                 doc, a_text = longer
                 _use_trafilatura(result, doc, tree, url, fmt, a_text)
-            elif result["extractor"] == "trafilatura" and not result.get("_asked_readability"):
+            elif result["extractor"] == "trafilatura":
                 # no longer text from trafilatura: readability, which reads a page's main
-                # container whole, is asked too (not asked yet: the text did not look short)
-                r_root = _stage(result, "readability", "the article is kept", _readability, tree, url)
-                if r_root is not None:
-                    from .render import render
+                # container whole, is asked too, or its answer used again where the text
+                # looked short (_article asked it then, and chose between the two on
+                # other grounds); its text is taken when it is the article and more
+                r_root, rb_text = result.get("_readability") or (None, "")
+                if "_readability" not in result:
+                    r_root = _stage(result, "readability", "the article is kept", _readability, tree, url)
+                    if r_root is not None:
+                        from .render import render
 
-                    rb_text = _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
-                    if longer_than(rb_text, a_text):
-                        a_text = rb_text
-                        _use_readability(result, r_root, fmt, rb_text)
+                        rb_text = (
+                            _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
+                        )
+                if r_root is not None and longer_than(rb_text, a_text):
+                    a_text = rb_text
+                    _use_readability(result, r_root, fmt, rb_text)
         if region_is_the_page(sure, facts, r_text, a_text) and (
             landmarks or left_out_prose(r_text, a_text) >= words(a_text)
         ):
@@ -430,7 +436,8 @@ def _article(result, tree, url, fmt):
     t_text = _doc_text(doc)
 
     r_root = balanced = None
-    if doubtful(tree, t_text):
+    asked = doubtful(tree, t_text)
+    if asked:
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
         balanced = _stage(
@@ -440,12 +447,13 @@ def _article(result, tree, url, fmt):
         if cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
         r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
-        result["_asked_readability"] = True
     r_text = ""
     if r_root is not None:
         from .render import render
 
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
+    if asked:  # what readability said, for the page's second look (_extract)
+        result["_readability"] = (r_root, r_text)
     choice = choose(t_text, r_text)
     kept = t_text if choice == "trafilatura" else r_text
     if words(kept) < SHORT_SHINGLES or not words(t_text):
