@@ -1416,6 +1416,7 @@ def test_the_comment_sections_furniture_is_left_out_and_an_empty_section_with_it
         comments = text[text.index("Comments") :]
         assert "We saw the same thing with Gradle caches" in comments and "anna.s" in comments
         assert "3 Comments" not in text and "Reply" not in comments, comments  # the count and the buttons
+    assert "data-comments" not in extract(html, url=url, fmt="html")["text"]  # the stages' marks stay inside
     # a section with no comment: its count and its notices are not what the page says
     empty = html.replace("<h3>3 Comments</h3>", "<h3>0 Comments</h3><p>Leave a Reply</p><p>Comments are closed.</p>")
     empty = re.sub(r"<div class=\"comment\">.*?</div>", "", empty)

@@ -640,6 +640,8 @@ def _drop_comment_chrome(doc: Any) -> bool:
     if head is not None and head.getnext() is None:
         body.remove(head)
         dropped = True
+    for el in marked:  # the marks are notes between stages, not the page's: html output shows none
+        el.attrib.pop(_COMMENTS_MARK, None)
     return dropped
 
 
