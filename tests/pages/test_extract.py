@@ -864,11 +864,11 @@ def test_an_article_read_short_is_asked_again_and_excerpts_of_other_pages_are_no
         for i in range(6)
     )
     tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, more))
-    found = E._longer_article(tree, "https://news.example/wall", first)
+    found = E._longer_article(tree, "https://news.example/wall", first, True)
     assert found is not None and "Part 5 of the work" in found[1]
     teasers = more.replace("before. </p>", "before …</p>")
     tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, teasers))
-    assert E._longer_article(tree, "https://news.example/wall", first) is None
+    assert E._longer_article(tree, "https://news.example/wall", first, True) is None
 
 
 def test_how_sure_a_page_is_of_being_an_article():
@@ -1315,10 +1315,21 @@ def test_the_content_of_the_chrome_is_not_the_pages_content():
     assert r["page_type"] == "documentation" and "A widget draws itself" in r["text"]
 
 
+def _blog_post(json_ld):
+    """The blog post fixture, a modern page that describes itself in JSON-LD, or (json_ld
+    False) the same page as an older publishing system printed it, without that data."""
+    html = open(os.path.join(PAGES, "blog_post.html"), encoding="utf-8").read()
+    if json_ld:
+        return html
+    plain = re.sub(r'<script type="application/ld\+json">.*?</script>', "", html, flags=re.S)
+    assert plain != html
+    return plain
+
+
 def test_an_articles_comments_follow_it_under_their_own_heading():
     """Readers' comments are part of what a page says (trafilatura's defaults keep them):
     they come after the article, under a heading that tells them apart from it."""
-    html = open(os.path.join(PAGES, "blog_post.html"), encoding="utf-8").read()
+    html = _blog_post(json_ld=False)
     for fmt in ("text", "markdown"):
         text = extract(html, url="https://smallbatch.example.com/2023/11/ci-cache", fmt=fmt)["text"]
         article = text.find("measure the restore step on its own")
@@ -1326,6 +1337,21 @@ def test_an_articles_comments_follow_it_under_their_own_heading():
         comment = text.find("We saw the same thing with Gradle caches")
         assert 0 <= article < heading < comment, text
     assert "## Comments" in text  # the markdown says it is a heading
+
+
+def test_a_page_that_describes_itself_in_json_ld_gives_its_article_without_the_comments():
+    """A page whose publishing system states its content in schema.org JSON-LD tells its
+    own text from what readers add below it: the comments are left out there, and kept
+    (as above) on a page that states nothing."""
+    described, html = _blog_post(json_ld=True), _blog_post(json_ld=False)
+    for fmt in ("text", "markdown"):
+        r = extract(described, url="https://smallbatch.example.com/2023/11/ci-cache", fmt=fmt)
+        assert "measure the restore step on its own" in r["text"], r["text"]
+        assert "Gradle caches" not in r["text"] and "Comments" not in r["text"], r["text"]
+    # JSON-LD that does not parse states nothing: the comments stay
+    broken = html.replace("</head>", '<script type="application/ld+json">{"@type": </script></head>', 1)
+    assert "Gradle caches" in extract(broken, url="https://smallbatch.example.com/2023/11/ci-cache", fmt="text")["text"]
+    assert D.keeps_comments({}) and D.keeps_comments({"json_ld": False}) and not D.keeps_comments({"json_ld": True})
 
 
 def test_a_region_without_landmarks_is_taken_only_for_the_prose_the_article_left_out():
@@ -1409,7 +1435,7 @@ def test_on_an_article_only_words_outside_links_say_the_page_may_hold_more():
 
 
 def test_the_comment_sections_furniture_is_left_out_and_an_empty_section_with_it():
-    html = open(os.path.join(PAGES, "blog_post.html"), encoding="utf-8").read()
+    html = _blog_post(json_ld=False)
     url = "https://smallbatch.example.com/2023/11/ci-cache"
     for fmt in ("text", "markdown"):
         text = extract(html, url=url, fmt=fmt)["text"]

@@ -32,7 +32,8 @@ and the product path's steps product.py's:
    (product.py); the name, price, availability and description from the page's
    schema.org data go first when the text does not say them.
 5. Articles: trafilatura in precision mode, with the readers' comments it finds after
-   the article under a heading of their own. When its text looks short or cut, its
+   the article under a heading of their own, unless the page describes itself in
+   schema.org JSON-LD (decide.keeps_comments). When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
    readability left out). When the page's region is over twice the article, trafilatura
@@ -69,6 +70,7 @@ from .decide import (
     covers,
     cut_short,
     doubtful,
+    keeps_comments,
     left_out_prose,
     longer_than,
     marks_landmarks,
@@ -200,9 +202,10 @@ def _extract(html, url, fmt, result):
         meta.get("canonical_url"),
     ) or ("article", "none", {})
     result["page_type"] = kind
+    comments = keeps_comments(facts)
     _stage(result, "scripts", "scripts are kept", _drop_code, tree)
     if kind in REGION_KINDS:
-        if _read_region(result, tree, url, fmt, kind):
+        if _read_region(result, tree, url, fmt, kind, comments):
             return
         # the posts are a blog post's comments (decide.posts_follow_an_article): read as an
         # article, which trafilatura gives with its comments; the evidence was a forum's
@@ -250,7 +253,7 @@ def _extract(html, url, fmt, result):
         if t_text.strip():
             _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
             return
-    _article(result, tree, url, fmt)
+    _article(result, tree, url, fmt, comments)
     if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, result, fmt, sure):
         root = _stage(result, "region", "the article is kept", _region, tree, url)
         r_text = _region_text(result, root)
@@ -267,7 +270,7 @@ def _extract(html, url, fmt, result):
             longer = None
             if landmarks:
                 longer = _stage(
-                    result, "trafilatura-fallbacks", "the article is kept", _longer_article, tree, url, a_text
+                    result, "trafilatura-fallbacks", "the article is kept", _longer_article, tree, url, a_text, comments
                 )
             if longer is not None:
                 doc, a_text = longer
@@ -295,7 +298,7 @@ def _extract(html, url, fmt, result):
             _use_root(result, root, fmt, r_text, "region")
 
 
-def _read_region(result, tree, url, fmt, kind):
+def _read_region(result, tree, url, fmt, kind, comments):
     """Read a page of a REGION_KINDS kind as its region (a forum's as its thread);
     False when it is to be read as an article instead."""
     root = _stage(
@@ -335,16 +338,16 @@ def _read_region(result, tree, url, fmt, kind):
     elif t_text.strip():
         _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
     else:
-        _article(result, tree, url, fmt)
+        _article(result, tree, url, fmt, comments)
     return True
 
 
-def _longer_article(tree, url, a_text):
+def _longer_article(tree, url, a_text, comments):
     """(doc, text) of trafilatura in balanced mode with its fallbacks, when that text is
     LONGER_ARTICLE times a_text and holds REGION_COVER of it, else None. A text with
     TEASERS paragraphs cut off with an ellipsis adds excerpts of other pages, not more
     of the article."""
-    doc = _trafilatura(tree, url, False, False, True)
+    doc = _trafilatura(tree, url, False, False, comments)
     text = _doc_text(doc)
     cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
     if cut < TEASERS and words(text) > LONGER_ARTICLE * words(a_text) and covers(text, a_text) >= REGION_COVER:
@@ -430,9 +433,10 @@ def _use_root(result, root, fmt, plain, name):
     )
 
 
-def _article(result, tree, url, fmt):
-    """trafilatura with readability as a second opinion; region, then fallback, when both fail."""
-    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, True, True, True)
+def _article(result, tree, url, fmt, comments):
+    """trafilatura with readability as a second opinion; region, then fallback, when both fail.
+    comments: whether trafilatura's readers' comments follow the article (decide.keeps_comments)."""
+    doc = _stage(result, "trafilatura", "readability takes over", _trafilatura, tree, url, True, True, comments)
     t_text = _doc_text(doc)
 
     r_root = balanced = None
@@ -441,7 +445,7 @@ def _article(result, tree, url, fmt):
         # precision mode may have stopped early: balanced mode is asked first, and taken
         # when it holds nearly all of precision's text and much more
         balanced = _stage(
-            result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False, True, True
+            result, "trafilatura-balanced", "precision's result is kept", _trafilatura, tree, url, False, True, comments
         )
         b_text = _doc_text(balanced)
         if cut_short(t_text, b_text):
@@ -463,7 +467,15 @@ def _article(result, tree, url, fmt):
         retry = balanced  # asked already when precision's text looked short: the same call gives the same text
         if retry is None:
             retry = _stage(
-                result, "trafilatura-balanced", "the shorter text is kept", _trafilatura, tree, url, False, True, True
+                result,
+                "trafilatura-balanced",
+                "the shorter text is kept",
+                _trafilatura,
+                tree,
+                url,
+                False,
+                True,
+                comments,
             )
         b_text = _doc_text(retry)
         if words(b_text) > words(kept) and not buries(b_text, kept):

@@ -10,7 +10,8 @@ asked in is core._extract's:
 1. ``page_type``: the page's kind and how sure (pagetype.py holds the evidence); on a
    page read as a forum, ``posts_follow_an_article`` (are the posts a blog post's
    comments?) sends it to the article path.
-2. An article: ``doubtful`` (is trafilatura's precision text short or cut?) then
+2. An article, with its readers' comments unless ``keeps_comments`` says no:
+   ``doubtful`` (is trafilatura's precision text short or cut?) then
    ``cut_short`` (is balanced mode's text that text and much more?), ``choose``
    (trafilatura's or readability's) and ``buries`` (does balanced mode hide the article
    in other text?).
@@ -138,6 +139,20 @@ def region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: st
     if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
         enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
     return enough and covers(r_text, a_text) >= REGION_COVER
+
+
+def keeps_comments(facts: dict[str, Any]) -> bool:
+    """Whether the readers' comments trafilatura finds under an article are given after it.
+
+    Not on a page that describes itself in schema.org JSON-LD (pagetype's "json_ld"
+    fact): its publishing system states what the page's own content is (the article's
+    headline, body and author), and what readers add below is not part of it. A page
+    that states nothing (most pages before JSON-LD came into use: a 2012 blog, a 2008
+    news page) keeps them under their own heading, as trafilatura does by default:
+    there a post's comments are often read as part of it (Dragnet's truth keeps them
+    on a quarter of its pages; WCXB's and the Zyte benchmark's truths leave them out).
+    """
+    return not facts.get("json_ld")
 
 
 def marks_landmarks(tree: HtmlElement) -> bool:

@@ -120,11 +120,13 @@ _AUTHOR = re.compile(r"author|username|user-name|poster|byline|avatar", re.I)
 _CART = re.compile(r"add[\s_-]?to[\s_-]?(?:cart|bag|basket)|buy[\s_-]?now|in den warenkorb|ajouter au panier", re.I)
 
 
-def _ld_types(tree: HtmlElement) -> list[str]:
+def _ld_types(tree: HtmlElement, facts: dict[str, Any]) -> list[str]:
     from .meta import json_ld_objects
 
     out: list[str] = []
-    for obj in json_ld_objects(tree):
+    objects = json_ld_objects(tree)
+    facts["json_ld"] = bool(objects)
+    for obj in objects:
         t = obj.get("@type")
         for name in t if isinstance(t, list) else [t]:
             if isinstance(name, str):
@@ -146,11 +148,14 @@ def evidence(
 ) -> dict[str, int]:
     """{kind: points} for the page (pure). ``facts``, when given, receives what the
     markup showed: "entries", the share of the body's words in its largest run of
-    alike, titled entries (0 when there is none). ``canonical``: the URL the page
-    gives for itself (a fetched mirror, short link or tracking URL may say less)."""
+    alike, titled entries (0 when there is none); "json_ld", whether the page describes
+    itself in schema.org JSON-LD. ``canonical``: the URL the page gives for itself (a
+    fetched mirror, short link or tracking URL may say less)."""
     score = dict.fromkeys(KINDS, 0)
     seen: set[str] = set()
-    for name in _ld_types(tree):
+    if facts is None:
+        facts = {}
+    for name in _ld_types(tree, facts):
         if name in LD_TYPES and name not in seen:  # a type counts once, however often repeated
             seen.add(name)
             kind, pts = LD_TYPES[name]
@@ -167,7 +172,7 @@ def evidence(
     for i in signals:
         kind, pts = _URL_SIGNALS[i]
         score[kind] += pts
-    _markup(tree, score, facts if facts is not None else {})
+    _markup(tree, score, facts)
     return score
 
 
