@@ -1354,6 +1354,45 @@ def test_a_page_that_describes_itself_in_json_ld_gives_its_article_without_the_c
     assert D.keeps_comments({}) and D.keeps_comments({"json_ld": False}) and not D.keeps_comments({"json_ld": True})
 
 
+def test_a_table_layout_read_whole_gives_way_to_readabilitys_article():
+    """An old page built of a stack of tables (menus, a dateline, the story, other
+    stories, a footer) that precision mode reads whole: trafilatura's own test (more
+    tables than paragraphs) says so, and readability's article is taken."""
+    story = "".join(
+        "<p>Paragraph %d of the council's report on the harbour wall, which the masons rebuilt this spring"
+        " after the winter storms broke it.</p>" % i
+        for i in range(6)
+    )
+    menus = "".join(
+        "<table><tr><td>Section %d | Markets | Industry | ePaper | Archives</td></tr></table>" % i for i in range(8)
+    )
+    page = (
+        "<html><head><title>Harbour wall</title></head><body>%s<table><tr><td><p>Harbour wall rebuilt<br>"
+        "15 Jan, 2008</p></td></tr></table><table><tr><td>%s</td></tr></table><table><tr><td>Other stories in this"
+        " section</td></tr><tr><td><p>Market</p></td></tr></table><table><tr><td>About Us | Advertise with Us"
+        "<p>Copyright 2008 The Gazette. All rights reserved.</p></td></tr></table></body></html>"
+    ) % (menus, story)
+    for fmt in ("text", "markdown"):
+        r = extract(page, fmt=fmt)
+        assert "Paragraph 5 of the council's report" in r["text"], r["text"]
+        assert "Markets" not in r["text"] and "All rights reserved" not in r["text"], r["text"]
+    from lxml import etree
+
+    def body(xml):
+        return etree.fromstring("<body>%s</body>" % xml)
+
+    assert D.tables_over_paragraphs(body("<table/><table/><p>One.</p>"))
+    assert D.tables_over_paragraphs(body("<p> </p>"))  # no paragraph text at all
+    assert not D.tables_over_paragraphs(body("<table/><p>One.</p><p>Two.</p>"))
+    # the readers' comments appended after the article are not looked at
+    comments = '<head data-comments="head">Comments</head><table/><table/><table/>'
+    assert not D.tables_over_paragraphs(body("<p>One.</p>" + comments))
+    long = " ".join("word%d" % i for i in range(120))
+    assert D.holds_a_layouts_article(long, long + " " + long)
+    assert not D.holds_a_layouts_article(long, long + " " + long + " more")  # under half of the text
+    assert not D.holds_a_layouts_article("A short line.", "A short")  # not an article of its own
+
+
 def test_a_region_without_landmarks_is_taken_only_for_the_prose_the_article_left_out():
     """A table-layout page (no nav, header, footer or aside) gives a region that keeps the
     site's menus, teasers and comments: it is longer than the article but holds no more of

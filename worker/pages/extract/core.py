@@ -36,7 +36,9 @@ and the product path's steps product.py's:
    schema.org JSON-LD (decide.keeps_comments). When its text looks short or cut, its
    balanced mode and readability-lxml are asked too (``choose`` keeps trafilatura's
    result unless it is nearly empty, truncated, or padded with boilerplate
-   readability left out). When the page's region is over twice the article, trafilatura
+   readability left out). Where its text is a table layout read whole (more tables
+   than paragraphs: trafilatura's own test), readability is asked and its article taken
+   when it is half the text or more. When the page's region is over twice the article, trafilatura
    is asked again with its own fallbacks (balanced mode, its readability and jusText)
    and that longer text is kept when it holds the article and is not a list of
    excerpts. A page with no evidence of its kind is read as its region when the region
@@ -56,6 +58,7 @@ to stderr. Nothing fails silently into worse text.
 from __future__ import annotations
 
 from .decide import (
+    COMMENTS_MARK,
     LONGER_ARTICLE,
     PROSE_WORDS,
     REGION_COVER,
@@ -70,6 +73,7 @@ from .decide import (
     covers,
     cut_short,
     doubtful,
+    holds_a_layouts_article,
     keeps_comments,
     left_out_prose,
     longer_than,
@@ -78,6 +82,7 @@ from .decide import (
     page_type,
     posts_follow_an_article,
     region_is_the_page,
+    tables_over_paragraphs,
     words,
 )
 from .parse import cheap_text, over_budget, parse, plain_fallback_text
@@ -440,6 +445,7 @@ def _article(result, tree, url, fmt, comments):
     t_text = _doc_text(doc)
 
     r_root = balanced = None
+    laid_out = bool(doc is not None and doc.body is not None and tables_over_paragraphs(doc.body))
     asked = doubtful(tree, t_text)
     if asked:
         # precision mode may have stopped early: balanced mode is asked first, and taken
@@ -450,15 +456,18 @@ def _article(result, tree, url, fmt, comments):
         b_text = _doc_text(balanced)
         if cut_short(t_text, b_text):
             doc, t_text = balanced, b_text
+    if asked or laid_out:
         r_root = _stage(result, "readability", "trafilatura's result is kept", _readability, tree, url)
     r_text = ""
     if r_root is not None:
         from .render import render
 
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
-    if asked:  # what readability said, for the page's second look (_extract)
+    if asked or laid_out:  # what readability said, for the page's second look (_extract)
         result["_readability"] = (r_root, r_text)
     choice = choose(t_text, r_text)
+    if laid_out and choice == "trafilatura" and holds_a_layouts_article(r_text, t_text):
+        choice = "readability"
     kept = t_text if choice == "trafilatura" else r_text
     if words(kept) < SHORT_SHINGLES or not words(t_text):
         # precision mode sometimes keeps nothing of a plain page, and readability only a
@@ -627,7 +636,7 @@ def _append_comments(doc: Any) -> None:
         body.append(child)
 
 
-_COMMENTS_MARK = "data-comments"
+_COMMENTS_MARK = COMMENTS_MARK
 
 
 def _drop_comment_chrome(doc: Any) -> bool:

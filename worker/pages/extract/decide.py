@@ -12,7 +12,9 @@ asked in is core._extract's:
    comments?) sends it to the article path.
 2. An article, with its readers' comments unless ``keeps_comments`` says no:
    ``doubtful`` (is trafilatura's precision text short or cut?) then
-   ``cut_short`` (is balanced mode's text that text and much more?), ``choose``
+   ``cut_short`` (is balanced mode's text that text and much more?),
+   ``tables_over_paragraphs`` and ``holds_a_layouts_article`` (a table layout read
+   whole, and readability's article in it), ``choose``
    (trafilatura's or readability's) and ``buries`` (does balanced mode hide the article
    in other text?).
 3. Then ``page_may_hold_more`` (could the region be long enough to matter?),
@@ -262,6 +264,39 @@ def doubtful(tree: HtmlElement, t_text: str) -> bool:
         if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
             return True
     return False
+
+
+# core's mark on the readers' comments it appends to trafilatura's article (its
+# heading's value is "head"): what comes after it is not the article.
+COMMENTS_MARK = "data-comments"
+
+
+def tables_over_paragraphs(body: Any) -> bool:
+    """Whether trafilatura's article (its XML body, readers' comments left aside) is a
+    table layout read whole: no paragraph text, or more tables than paragraphs.
+    trafilatura's own test of a structurally deficient extraction (its defaults then
+    take readability's text); precision mode alone never asks."""
+    paragraphs = tables = 0
+    text = False
+    for child in body:
+        if child.get(COMMENTS_MARK) == "head":
+            break
+        for el in child.iter("p", "table"):
+            if el.tag == "table":
+                tables += 1
+            else:
+                paragraphs += 1
+                text = text or bool("".join(el.itertext()).strip())
+    return not text or tables > paragraphs
+
+
+def holds_a_layouts_article(r_text: str, t_text: str) -> bool:
+    """Whether readability's text is the article of a page whose trafilatura text is a
+    table layout read whole (tables_over_paragraphs): an article of its own
+    (SHORT_SHINGLES words) and at least half of trafilatura's text, as trafilatura's
+    defaults require."""
+    n = words(r_text)
+    return n >= SHORT_SHINGLES and 2 * n >= words(t_text)
 
 
 def covers(big: str, small: str) -> float:
