@@ -1521,3 +1521,17 @@ def test_readabilitys_answer_is_looked_at_again_when_the_page_holds_more(monkeyp
     r = extract(page, url=None, fmt="text")
     assert r["extractor"] == "readability" and all(p[:30] in r["text"] for p in paras), r
     assert "note00" not in r["text"] and len(asked) == 1
+
+
+def test_the_text_budget_counts_what_a_reader_sees_not_the_scripts():
+    """A page over MAX_TEXT_CHARS of visible text is read by the cheap path; one whose
+    scripts and styles hold that much, around a short article, is not."""
+    from worker.pages.extract.parse import MAX_TEXT_CHARS, over_budget
+
+    blob = "x" * (MAX_TEXT_CHARS + 10)
+    scripted = (
+        "<html><head><style>%s</style></head><body><p>A short article.</p><script>var a='%s';</script></body></html>"
+    )
+    assert over_budget(P.parse(scripted % (blob[:1000], blob))) is None
+    assert over_budget(P.parse(scripted % (blob, ""))) is None
+    assert "characters of text" in (over_budget(P.parse("<html><body><p>%s</p></body></html>" % blob)) or "")

@@ -38,7 +38,8 @@ def over_budget(tree: HtmlElement) -> str | None:
     if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
         return "over %d attributes" % MAX_ATTRIBUTES
     text = len(etree.tostring(tree, method="text", encoding="unicode"))
-    text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
+    if text > MAX_TEXT_CHARS:  # scripts' text is not the page's: counted only then (~1.3 ms a page of large scripts)
+        text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
     if text > MAX_TEXT_CHARS:
         return "over %d characters of text" % MAX_TEXT_CHARS
     return None
