@@ -350,12 +350,12 @@ def shingles(text: str | None, n: int = 4) -> Counter[tuple[str, ...]]:
 
 def choose(t_text: str, r_text: str) -> str:
     """Which extraction to keep: "trafilatura", "readability" or "fallback"."""
+    import re
+
+    if not re.search(r"\w", r_text or ""):  # readability not asked, or said nothing: no shingles to count
+        return "trafilatura" if re.search(r"\w", t_text or "") else "fallback"
     st, sr = shingles(t_text), shingles(r_text)
     nt, nr = sum(st.values()), sum(sr.values())
-    if not nt and not nr:
-        return "fallback"
-    if not nr:
-        return "trafilatura"
     if not nt:
         return "readability"
     common = sum((st & sr).values())
