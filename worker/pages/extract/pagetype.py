@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from .tree import word_count  # a light module (lxml is imported on first use): no import per element
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
@@ -131,7 +133,7 @@ def _ld_types(tree: HtmlElement, facts: dict[str, Any]) -> list[str]:
         for name in t if isinstance(t, list) else [t]:
             if isinstance(name, str):
                 out.append(name.rsplit("/", 1)[-1].lower())
-    for el in tree.iterfind(".//*[@itemtype]"):
+    for el in tree.xpath("descendant::*[@itemtype]"):  # libxml2's walk, not ElementPath's Python one
         for name in (el.get("itemtype") or "").split():
             out.append(name.rstrip("/").rsplit("/", 1)[-1].lower())
         if len(out) > 400:
@@ -210,8 +212,6 @@ def _signature(el: HtmlElement) -> tuple[Any, str]:
 
 
 def _words(el: HtmlElement) -> int:
-    from .tree import word_count
-
     return word_count(el)
 
 
