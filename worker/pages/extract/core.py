@@ -64,6 +64,7 @@ from .decide import (
     SHORT_SHINGLES,
     TEASERS,
     ask_again_ratio,
+    asking_again_can_change,
     buries,
     choose,
     covers,
@@ -72,9 +73,11 @@ from .decide import (
     left_out_prose,
     longer_than,
     marks_landmarks,
+    most_words,
     page_may_hold_more,
     page_type,
     posts_follow_an_article,
+    region_can_matter,
     region_is_the_page,
     words,
 )
@@ -252,10 +255,16 @@ def _extract(html, url, fmt, result):
             return
     _article(result, tree, url, fmt)
     if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, result, fmt, sure):
-        root = _stage(result, "region", "the article is kept", _region, tree, url)
-        r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
         landmarks = marks_landmarks(tree)
+        # the region is built, then rendered, only where what it says can change the result
+        asks = asking_again_can_change(landmarks, result["extractor"], result.get("_readability"), a_text)
+        if not region_can_matter(sure, facts, words(a_text), asks):
+            return
+        root = _stage(result, "region", "the article is kept", _region, tree, url)
+        if not region_can_matter(sure, facts, words(a_text), asks, most_words(root)):
+            return
+        r_text = _region_text(result, root)
         if words(r_text) > ask_again_ratio(sure) * words(a_text):
             # The page holds far more text than the article read: precision mode may
             # have stopped at a break in the markup. trafilatura's own fallbacks
