@@ -310,11 +310,30 @@ def covers(big: str, small: str) -> float:
     return sum((b & s).values()) / n if n else 0.0
 
 
+# The same long texts are counted again and again (the article by doubtful, _article,
+# page_may_hold_more and the second look), and a count costs ~2 ms per 100,000
+# characters: the last few counts of long texts are kept (a string keeps its hash once
+# computed: asking again for the same text costs a look-up). Not the short lines that
+# left_out_prose and longer_than count one by one: they would push the long texts out.
+_COUNTED: dict[str, int] = {}
+_COUNTED_MAX = 8
+_COUNTED_CHARS = 1000
+
+
 def words(text: str | None) -> int:
     """\\w+ words: the same count for a text and its markdown."""
     import re
 
-    return len(re.findall(r"\w+", text or ""))
+    text = text or ""
+    if len(text) < _COUNTED_CHARS:
+        return len(re.findall(r"\w+", text))
+    n = _COUNTED.get(text)
+    if n is None:
+        n = len(re.findall(r"\w+", text))
+        if len(_COUNTED) >= _COUNTED_MAX:
+            _COUNTED.clear()
+        _COUNTED[text] = n
+    return n
 
 
 def page_type(
