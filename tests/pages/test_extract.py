@@ -908,6 +908,52 @@ def test_which_pages_read_as_an_article_are_read_as_their_region():
     assert not D.region_is_the_page("strong", {"entries": 0.0}, long_page, article)  # a news brief
 
 
+def test_the_region_is_built_only_where_what_it_says_can_change_the_result():
+    # a page that says clearly it is an article, where asking again can change nothing
+    # (no landmarks, readability's text already kept): no region, whatever its length
+    assert not D.region_can_matter("strong", {}, 200, False)
+    assert D.region_can_matter("strong", {}, 200, True)  # asking again may find the rest
+    assert not D.region_can_matter("strong", {}, 200, True, 400)  # not over twice the article: not asked
+    assert D.region_can_matter("strong", {}, 200, True, 401)
+    # weak evidence: only an index page's region, or a fragment's, can be the page
+    assert not D.region_can_matter("weak", {"entries": 0.0}, 200, False)
+    assert D.region_can_matter("weak", {"entries": 0.5}, 200, False)
+    assert not D.region_can_matter("weak", {"entries": 0.5}, 200, False, 600)  # not three times longer
+    assert D.region_can_matter("weak", {"entries": 0.0}, 100, False)  # a fragment
+    # no evidence: a region a third longer than the article may be the page
+    assert D.region_can_matter("none", {}, 1000, False)
+    assert not D.region_can_matter("none", {}, 100, False, 130)
+    assert D.region_can_matter("none", {}, 100, False, 131)
+    assert not D.region_can_matter("none", {}, 100, False, 0)  # no region (its stage failed)
+
+
+def test_asking_again_can_change_the_result_only_where_an_extractor_may_answer_more():
+    article = "\n".join("Sentence %d of the article, long enough to count as its prose for sure." % i for i in range(4))
+    goes_on = "\n".join("Sentence %d that goes on with the article, as long as before." % i for i in range(9))
+    more = article + "\n" + goes_on
+    root = object()
+    assert D.asking_again_can_change(True, "readability", None, article)  # trafilatura's fallbacks are asked
+    assert not D.asking_again_can_change(False, "readability", None, article)
+    assert D.asking_again_can_change(False, "trafilatura", None, article)  # readability not asked yet
+    assert not D.asking_again_can_change(False, "trafilatura", (None, ""), article)  # it found nothing
+    assert not D.asking_again_can_change(False, "trafilatura", (root, article), article)  # nothing longer
+    assert D.asking_again_can_change(False, "trafilatura", (root, more), article)
+
+
+def test_a_region_the_page_is_read_as_is_one_that_can_matter():
+    # region_can_matter repeats region_is_the_page's word thresholds: where the latter
+    # says yes, the former must not have skipped the region
+    for a in (1, 40, 100, 149, 150, 151, 300):
+        article = "word " * a
+        for r in sorted({a + d for d in range(-2, 3)} | {int(a * k) + d for k in (1.3, 2, 3, 5) for d in (-1, 0, 1)}):
+            region = article + "other " * (r - a) if r >= a else "word " * r
+            for sure in ("none", "weak", "strong"):
+                for entries in (0.0, 0.1, 0.5):
+                    facts = {"entries": entries}
+                    if D.region_is_the_page(sure, facts, region, article):
+                        assert D.region_can_matter(sure, facts, a, False, D.words(region)), (sure, entries, a, r)
+
+
 def test_words_over_counts_as_word_count_does():
     import random
 
@@ -955,6 +1001,14 @@ def test_the_region_never_holds_more_words_than_the_body(html):
     tree = P.parse(html)
     body_words = D.words(" ".join(tree.find(".//body").itertext()))
     assert D.words(E._region_text({"warnings": []}, E._region(tree, "https://example.com/x"))) <= body_words
+
+
+@pytest.mark.parametrize("html", [p.values[1] for p in PAGE_PARAMS] + [LAYOUT_TABLE, QA_PAGE, PRODUCT_PAGE % ""])
+def test_the_regions_text_never_holds_more_words_than_its_root(html):
+    # core._extract renders no region whose bound says it cannot matter: the bound must hold
+    root = E._region(P.parse(html), "https://example.com/x")
+    bound = D.most_words(root)
+    assert D.words(E._region_text({"warnings": []}, root)) <= bound
 
 
 def test_a_paragraph_repeated_word_for_word_is_read_once_but_not_on_documentation():

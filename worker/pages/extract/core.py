@@ -68,6 +68,7 @@ from .decide import (
     SHORT_SHINGLES,
     TEASERS,
     ask_again_ratio,
+    asking_again_can_change,
     buries,
     choose,
     covers,
@@ -78,9 +79,11 @@ from .decide import (
     left_out_prose,
     longer_than,
     marks_landmarks,
+    most_words,
     page_may_hold_more,
     page_type,
     posts_follow_an_article,
+    region_can_matter,
     region_is_the_page,
     tables_over_paragraphs,
     words,
@@ -260,10 +263,16 @@ def _extract(html, url, fmt, result):
             return
     _article(result, tree, url, fmt, comments)
     if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, result, fmt, sure):
-        root = _stage(result, "region", "the article is kept", _region, tree, url)
-        r_text = _region_text(result, root)
         a_text = result["text"] if fmt == "text" else result.get("_plain", "")
         landmarks = marks_landmarks(tree)
+        # the region is built, then rendered, only where what it says can change the result
+        asks = asking_again_can_change(landmarks, result["extractor"], result.get("_readability"), a_text)
+        if not region_can_matter(sure, facts, words(a_text), asks):
+            return
+        root = _stage(result, "region", "the article is kept", _region, tree, url)
+        if not region_can_matter(sure, facts, words(a_text), asks, most_words(root)):
+            return
+        r_text = _region_text(result, root)
         if words(r_text) > ask_again_ratio(sure) * words(a_text):
             # The page holds far more text than the article read: precision mode may
             # have stopped at a break in the markup. trafilatura's own fallbacks
@@ -575,9 +584,12 @@ def _trafilatura(tree, url, precision=True, fast=True, comments=False):
     # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
     # on the benchmark; links are put back afterwards for markdown/html (_attach_links).
     # Metadata off: meta.py does it in ~1 ms instead of ~7 ms, and states no guesses.
+    # Not the "python" format: that one also writes the body and the comments as text
+    # (xmltotxt, ~0.7 ms a call), which nothing reads: the text is rendered from doc.body.
     doc = bare_extraction(
         tree,
         url=url,
+        output_format="txt",
         fast=fast,
         favor_precision=precision,
         include_comments=comments,

@@ -157,6 +157,57 @@ def keeps_comments(facts: dict[str, Any]) -> bool:
     return not facts.get("json_ld")
 
 
+def asking_again_can_change(landmarks: bool, extractor: str, readability: tuple[Any, str] | None, a_text: str) -> bool:
+    """Whether asking again, where the region is far longer than the article (core._extract),
+    can change the result: trafilatura's fallbacks are asked only on a page that marks
+    its chrome (``landmarks``); else readability, only when trafilatura's text was kept.
+    Where readability was asked already (``readability``: its root and text, when the
+    text looked short) its answer is known: it changes the result only when it is
+    ``longer_than`` the article."""
+    if landmarks:
+        return True
+    if extractor != "trafilatura":
+        return False
+    if readability is None:
+        return True
+    root, text = readability
+    return root is not None and longer_than(text, a_text)
+
+
+def region_can_matter(sure: str, facts: dict[str, Any], a_words: int, asks: bool, r_words: int | None = None) -> bool:
+    """Whether a region of at most ``r_words`` words (None: not built yet, any length) can
+    change the result of an article of ``a_words`` words; when not, core._extract builds
+    no region (~5 ms) or renders none (~1.5 ms). The two rules the region serves:
+
+    - asking again (``asks``: asking_again_can_change) when the region is over
+      ask_again_ratio(sure) times the article;
+    - region_is_the_page, whose word thresholds are these: never on a page that says
+      clearly it is an article; with weak evidence only on an index page
+      (facts["entries"]) or beside a fragment; with no evidence a third longer.
+
+    An article that asking again replaced is longer, which only makes region_is_the_page
+    less likely: the article's words before asking again are the ones to judge."""
+    if asks and (r_words is None or r_words > ask_again_ratio(sure) * a_words):
+        return True
+    longer = float("inf") if r_words is None else r_words / max(1, a_words)
+    fragment = a_words < FRAGMENT_WORDS
+    if sure == "none":
+        return longer > REGION_OVER_ARTICLE or (fragment and longer > FRAGMENT_OVER_ARTICLE)
+    if sure == "weak":
+        index = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
+        return index or (fragment and longer > FRAGMENT_UNDER_REGION)
+    return False
+
+
+def most_words(root: HtmlElement | None) -> int:
+    """An upper bound of the words of root's rendering (core._region_text): each text
+    node counted apart, so no two words the rendering joins, and the repeated
+    paragraphs and skipped elements the rendering leaves out counted too."""
+    if root is None:
+        return 0
+    return words(" ".join(root.itertext()))
+
+
 def marks_landmarks(tree: HtmlElement) -> bool:
     """Whether the page marks its chrome as landmarks (nav, header, footer, aside, or their
     ARIA roles), as pages built since HTML5 do.
@@ -309,11 +360,30 @@ def covers(big: str, small: str) -> float:
     return sum((b & s).values()) / n if n else 0.0
 
 
+# The same long texts are counted again and again (the article by doubtful, _article,
+# page_may_hold_more and the second look), and a count costs ~2 ms per 100,000
+# characters: the last few counts of long texts are kept (a string keeps its hash once
+# computed: asking again for the same text costs a look-up). Not the short lines that
+# left_out_prose and longer_than count one by one: they would push the long texts out.
+_COUNTED: dict[str, int] = {}
+_COUNTED_MAX = 8
+_COUNTED_CHARS = 1000
+
+
 def words(text: str | None) -> int:
     """\\w+ words: the same count for a text and its markdown."""
     import re
 
-    return len(re.findall(r"\w+", text or ""))
+    text = text or ""
+    if len(text) < _COUNTED_CHARS:
+        return len(re.findall(r"\w+", text))
+    n = _COUNTED.get(text)
+    if n is None:
+        n = len(re.findall(r"\w+", text))
+        if len(_COUNTED) >= _COUNTED_MAX:
+            _COUNTED.clear()
+        _COUNTED[text] = n
+    return n
 
 
 def page_type(
