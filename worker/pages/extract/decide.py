@@ -18,7 +18,9 @@ asked in is core._extract's:
    (trafilatura's or readability's) and ``buries`` (does balanced mode hide the article
    in other text?).
 3. Then ``page_may_hold_more`` (could the region be long enough to matter?),
-   ``longer_than`` (is another extractor's text the article and more?),
+   ``region_can_matter`` with ``asking_again_can_change`` (could anything the region
+   says change the result? asked before the region is built, and again with its
+   words' bound, ``most_words``, before it is rendered), ``longer_than`` (is another extractor's text the article and more?),
    ``region_is_the_page`` with ``marks_landmarks`` and ``left_out_prose`` (is the page
    better read as its region?).
 
