@@ -1589,3 +1589,37 @@ def test_the_text_budget_counts_what_a_reader_sees_not_the_scripts():
     assert over_budget(P.parse(scripted % (blob[:1000], blob))) is None
     assert over_budget(P.parse(scripted % (blob, ""))) is None
     assert "characters of text" in (over_budget(P.parse("<html><body><p>%s</p></body></html>" % blob)) or "")
+
+
+def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strings():
+    import random
+
+    from worker.pages.extract import readability_clean as RC
+    from worker.pages.extract.imports import readability
+
+    rd = readability()
+    original = rd.clean if rd.clean is not RC.clean else None
+    if original is None:  # installed already by an earlier extraction in this process
+        import re as _re
+
+        def original(text):  # readability-lxml's own, as the installed version was checked against
+            text = _re.sub(r"\s{255,}", " " * 255, text)
+            text = _re.sub(r"\s*\n\s*", "\n", text)
+            text = _re.sub(r"\t|[ \t]{2,}", " ", text)
+            return text.strip()
+
+    rng = random.Random(7)
+    alphabet = ["a", "b", " ", " ", "\t", "\n", "\r", "\u00a0", "\u2003", "\u2028", "\x0b", "\x0c", "\x1f"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert RC.clean(text) == original(text), repr(text)
+    for n in (254, 255, 256, 600):  # the long-run rule, with and without line breaks in the run
+        for run in (" " * n, " \n" * (n // 2), "\t" * n):
+            text = "x" + run + "y"
+            assert RC.clean(text) == original(text), (n, repr(run[:4]))
+    assert RC.install(rd) and rd.clean is RC.clean  # the installed readability-lxml gives the same answers
+    # a library whose cleaning differs keeps its own
+    import types
+
+    other = types.SimpleNamespace(clean=lambda text: text)
+    assert not RC.install(other) and other.clean is not RC.clean

@@ -686,8 +686,10 @@ def _readability(tree, url):
     from lxml import etree
 
     from .imports import readability
+    from .readability_clean import install
 
     rd = readability()
+    install(rd)  # its text cleaning, the same strings in less time (readability_clean.py)
     base: Any = rd.Document  # a class of a module loaded at run time: no static type
 
     class _Doc(base):
