@@ -638,17 +638,16 @@ def _append_comments(doc: Any) -> None:
     chrome = re.compile(COMMENT_CHROME, re.I)
     head = etree.SubElement(body, "head", rend="h2")
     head.text = COMMENTS_HEADING
-    head.set(_COMMENTS_MARK, "head")
+    head.set(COMMENTS_MARK, "head")
     for child in list(comments):
         text = " ".join("".join(child.itertext()).split())
         if not text or (len(text.split()) <= COMMENT_CHROME_WORDS and chrome.fullmatch(text)):
-            child.set(_COMMENTS_MARK, "chrome")
+            child.set(COMMENTS_MARK, "chrome")
         elif child.tail and chrome.fullmatch(" ".join(child.tail.split())):
-            child.set(_COMMENTS_MARK, "tail")  # a "Reply" button after the comment's text
+            child.set(COMMENTS_MARK, "tail")  # a "Reply" button after the comment's text
         body.append(child)
 
 
-_COMMENTS_MARK = COMMENTS_MARK
 
 
 def _drop_comment_chrome(doc: Any) -> bool:
@@ -658,23 +657,23 @@ def _drop_comment_chrome(doc: Any) -> bool:
     body = getattr(doc, "body", None)
     if body is None:
         return False
-    marked = body.xpath("*[@%s]" % _COMMENTS_MARK)
+    marked = body.xpath("*[@%s]" % COMMENTS_MARK)
     if not marked:
         return False
     dropped = False
     for el in marked:
-        if el.get(_COMMENTS_MARK) == "chrome":
+        if el.get(COMMENTS_MARK) == "chrome":
             body.remove(el)  # its tail goes too: after furniture, what follows is furniture or space
             dropped = True
-        elif el.get(_COMMENTS_MARK) == "tail":
+        elif el.get(COMMENTS_MARK) == "tail":
             el.tail = None
             dropped = True
-    head = marked[0] if marked[0].get(_COMMENTS_MARK) == "head" else None
+    head = marked[0] if marked[0].get(COMMENTS_MARK) == "head" else None
     if head is not None and head.getnext() is None:
         body.remove(head)
         dropped = True
     for el in marked:  # the marks are notes between stages, not the page's: html output shows none
-        el.attrib.pop(_COMMENTS_MARK, None)
+        el.attrib.pop(COMMENTS_MARK, None)
     return dropped
 
 
