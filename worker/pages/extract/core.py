@@ -648,8 +648,6 @@ def _append_comments(doc: Any) -> None:
         body.append(child)
 
 
-
-
 def _drop_comment_chrome(doc: Any) -> bool:
     """Remove the comment section's marked furniture from doc, and the section's heading
     when no comment is left ("0 comments" and a reply form are not what the page says).
