@@ -225,9 +225,7 @@ def sheet_hiders(tree: HtmlElement) -> set[tuple[str, str]]:
                 return out
             # the selector first: most rules have none that is simple, and that is cheaper to see
             names = [m.group(2) for m in map(_SIMPLE_SELECTOR.match, selectors.rsplit("{", 1)[-1].split(",")) if m]
-            if (
-                names and _HIDES.search(body.lower()) and style_hides(body)
-            ):  # its quick test first: one regex, no word loop
+            if names and style_hides(body):
                 out.update((n[0], n[1:]) for n in names)
     return out
 
