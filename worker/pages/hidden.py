@@ -198,35 +198,105 @@ def looks_like_instructions(text: str | None) -> bool:
 
 # --- the page's own stylesheet ---------------------------------------------------------
 _SIMPLE_SELECTOR = re.compile(r"^\s*([a-z][a-z0-9]*)?([.#][A-Za-z_][\w-]*)\s*$")
+# Each simple selector in a sheet (with "}" put before the sheet): the character before
+# it ("{", "}" or ","), the selector and its spaces, up to the "," or "{" after it. The
+# quantifiers are possessive: nothing they give back could let a selector match, and
+# backtracking through the tag name of every declaration ("color:") made it 60% slower.
+_SIMPLE_SELECTORS = re.compile(r"[{},]\s*+(?:[a-z][a-z0-9]*+)?([.#])([A-Za-z_][\w-]*+)\s*+(?=[,{])")
 MAX_RULES = 5000
 MAX_CSS_CHARS = 500000
 
 
-def sheet_hiders(tree: HtmlElement) -> set[tuple[str, str]]:
-    """{("." or "#", name)} that the page's <style> blocks hide with a simple rule.
+_USED_XPATHS: list[Any] = []  # compiled on first use
+
+
+class UsedNames:
+    """The classes and ids that the elements of body carry, read on first use (an XPath
+    over every element: up to a few ms on a large page)."""
+
+    def __init__(self, body: HtmlElement) -> None:
+        self.body = body
+        self._sets: tuple[set[str], set[str]] | None = None
+
+    def of(self, kind: str) -> set[str]:
+        """The classes (kind ".") or ids (kind "#")."""
+        if self._sets is None:
+            if not _USED_XPATHS:
+                from lxml import etree
+
+                # plain strings: lxml's default strings each keep their element, at twice the cost
+                _USED_XPATHS.extend(etree.XPath("descendant::*/@" + a, smart_strings=False) for a in ("class", "id"))
+            classes, ids = (xp(self.body) for xp in _USED_XPATHS)
+            self._sets = (set(" ".join(classes).split()), set(ids))
+        return self._sets[kind == "#"]
+
+
+# A sheet with more simple selectors than this is read only for the names the page uses:
+# finding them costs about what reading this many rules does. Either way the names given
+# back for the page's elements are the same.
+READ_ALL_SELECTORS = 300
+
+
+def sheet_hiders(tree: HtmlElement, used: UsedNames | None = None) -> set[tuple[str, str]]:
+    """{("." or "#", name)} that the page's <style> blocks hide with a simple rule; with
+    used, the result may leave out names the page does not use.
 
     Only single-class or single-id selectors (optionally after a tag name): a class
     hidden by a rule with a state (``:not(.show)``, ``.open >``) is hidden only
     until the reader clicks, which is a panel, not a payload.
     """
-    out: set[tuple[str, str]] = set()
-    seen = 0
+    texts = []
     for st in tree.iter("style"):
         css = st.text or ""
         if "/*" in css:
             css = re.sub(r"/\*.*?\*/", " ", css[:MAX_CSS_CHARS], flags=re.S)
-        # rule by rule with str.split (a regex over a framework's stylesheet is slow)
-        for chunk in css[:MAX_CSS_CHARS].split("}"):
-            selectors, brace, body = chunk.rpartition("{")
-            if not brace:
-                continue
-            seen += 1
-            if seen > MAX_RULES:
-                return out
-            # the selector first: most rules have none that is simple, and that is cheaper to see
-            names = [m.group(2) for m in map(_SIMPLE_SELECTOR.match, selectors.rsplit("{", 1)[-1].split(",")) if m]
-            if names and style_hides(body):
-                out.update((n[0], n[1:]) for n in names)
+        texts.append(css[:MAX_CSS_CHARS])
+    if sum(css.count("{") for css in texts) > MAX_RULES:  # a rule holds one "{" or more
+        texts = _first_rules(texts, MAX_RULES)
+    # A framework's sheet has thousands of rules: one regex finds the simple selectors (a
+    # Python step a rule cost 8-20 ms on such pages), and only the rules holding one are
+    # read, as a whole; on a large sheet, only those holding one that the page uses.
+    found = [(css, m) for css in texts for m in _SIMPLE_SELECTORS.finditer("}" + css)]
+    if used is not None and len(found) <= READ_ALL_SELECTORS:
+        used = None
+    out: set[tuple[str, str]] = set()
+    read: set[tuple[int, int]] = set()
+    for css, m in found:
+        if used is not None and m.group(2) not in used.of(m.group(1)):
+            continue
+        start = css.rfind("}", 0, m.start()) + 1  # m.start() is its "{", "}" or "," in css, less one
+        if (id(css), start) in read:
+            continue
+        read.add((id(css), start))
+        end = css.find("}", start)
+        out.update(_hidden_by_rule(css[start:] if end < 0 else css[start:end]))
+    return out
+
+
+def _hidden_by_rule(rule: str) -> list[tuple[str, str]]:
+    """The simple selectors of a rule ("selectors { body", no closing brace) whose body hides."""
+    selectors, brace, body = rule.rpartition("{")
+    if not brace:
+        return []
+    names = [m.group(2) for m in map(_SIMPLE_SELECTOR.match, selectors.rsplit("{", 1)[-1].split(",")) if m]
+    if names and style_hides(body):
+        return [(n[0], n[1:]) for n in names]
+    return []
+
+
+def _first_rules(texts: list[str], n: int) -> list[str]:
+    """texts cut after their first n rules (the pieces between "}" that hold a "{")."""
+    out = []
+    for css in texts:
+        end = 0
+        for chunk in css.split("}"):
+            if "{" in chunk:
+                if n == 0:
+                    out.append(css[:end])
+                    return out
+                n -= 1
+            end += len(chunk) + 1
+        out.append(css)
     return out
 
 
@@ -321,8 +391,9 @@ def strip(tree: Any) -> Report:
     place_streamed_segments(body)
     controlled: set[str] | None = None
     dropped: set[HtmlElement] = set()
-    sheet = sheet_hiders(root)
-    for el in _candidates(body, sheet):
+    used = UsedNames(body)
+    sheet = sheet_hiders(root, used)
+    for el in _candidates(body, sheet, used):
         if not isinstance(el.tag, str) or el.getparent() is None:
             continue
         if el in dropped:
@@ -463,16 +534,15 @@ _BASE = ("descendant::template", "descendant::*/@style", "descendant::*/@hidden"
 _XPATHS: dict[str, Any] = {}  # expression -> compiled lxml.etree.XPath
 
 
-def _candidates(body: HtmlElement, sheet: set[tuple[str, str]]) -> list[HtmlElement]:
+def _candidates(body: HtmlElement, sheet: set[tuple[str, str]], used: UsedNames) -> list[HtmlElement]:
     parts = list(_BASE)
     if sheet:
-        # only the sheet's classes the page uses: a framework's stylesheet hides dozens,
+        # only the sheet's names the page uses: a framework's stylesheet hides dozens,
         # and each one tested on every element cost up to 10 ms a page
-        used = set(" ".join(body.xpath("descendant::*/@class")).split())
-        names = [n for k, n in sorted(sheet) if (k == "#" or n in used) and re.match(r"^[\w-]+$", n)]
+        names = [(k, n) for k, n in sorted(sheet) if n in used.of(k) and re.match(r"^[\w-]+$", n)]
         names = names[:MAX_SHEET_NAMES]
-        classes = ["contains(., '%s')" % n for k, n in sorted(sheet) if k == "." and n in names]
-        ids = [". = '%s'" % n for k, n in sorted(sheet) if k == "#" and n in names]
+        classes = ["contains(., '%s')" % n for k, n in names if k == "."]
+        ids = [". = '%s'" % n for k, n in names if k == "#"]
         if classes:
             parts.append("descendant::*/@class[%s]" % " or ".join(classes))
         if ids:
