@@ -26,6 +26,7 @@ reports them on the item.
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -202,7 +203,8 @@ _SIMPLE_SELECTOR = re.compile(r"^\s*([a-z][a-z0-9]*)?([.#][A-Za-z_][\w-]*)\s*$")
 # it ("{", "}" or ","), the selector and its spaces, up to the "," or "{" after it. The
 # quantifiers are possessive: nothing they give back could let a selector match, and
 # backtracking through the tag name of every declaration ("color:") made it 60% slower.
-_SIMPLE_SELECTORS = re.compile(r"[{},]\s*+(?:[a-z][a-z0-9]*+)?([.#])([A-Za-z_][\w-]*+)\s*+(?=[,{])")
+_SIMPLE_SELECTORS = re.compile(r"[{},]\s*+(?:[a-z][a-z0-9]*+)?([.#][A-Za-z_][\w-]*+)\s*+(?=[,{])")
+_RULE = re.compile(r"\{()[^}]*")  # a rule: its first "{" up to the "}" that ends it (the group: no copies)
 MAX_RULES = 5000
 MAX_CSS_CHARS = 500000
 
@@ -217,9 +219,20 @@ class UsedNames:
     def __init__(self, body: HtmlElement) -> None:
         self.body = body
         self._sets: tuple[set[str], set[str]] | None = None
+        self._selectors: set[str] | None = None
 
     def of(self, kind: str) -> set[str]:
         """The classes (kind ".") or ids (kind "#")."""
+        self._read()
+        return self._sets[kind == "#"]  # type: ignore[index]
+
+    def selectors(self) -> set[str]:
+        """".class" and "#id" for each."""
+        if self._selectors is None:
+            self._selectors = {"." + n for n in self.of(".")} | {"#" + n for n in self.of("#")}
+        return self._selectors
+
+    def _read(self) -> None:
         if self._sets is None:
             if not _USED_XPATHS:
                 from lxml import etree
@@ -228,7 +241,6 @@ class UsedNames:
                 _USED_XPATHS.extend(etree.XPath("descendant::*/@" + a, smart_strings=False) for a in ("class", "id"))
             classes, ids = (xp(self.body) for xp in _USED_XPATHS)
             self._sets = (set(" ".join(classes).split()), set(ids))
-        return self._sets[kind == "#"]
 
 
 # A sheet with more simple selectors than this is read only for the names the page uses:
@@ -257,13 +269,12 @@ def sheet_hiders(tree: HtmlElement, used: UsedNames | None = None) -> set[tuple[
     # Python step a rule cost 8-20 ms on such pages), and only the rules holding one are
     # read, as a whole; on a large sheet, only those holding one that the page uses.
     found = [(css, m) for css in texts for m in _SIMPLE_SELECTORS.finditer("}" + css)]
-    if used is not None and len(found) <= READ_ALL_SELECTORS:
-        used = None
+    if used is not None and len(found) > READ_ALL_SELECTORS:
+        names = used.selectors()
+        found = [(css, m) for css, m in found if m.group(1) in names]
     out: set[tuple[str, str]] = set()
     read: set[tuple[int, int]] = set()
     for css, m in found:
-        if used is not None and m.group(2) not in used.of(m.group(1)):
-            continue
         start = css.rfind("}", 0, m.start()) + 1  # m.start() is its "{", "}" or "," in css, less one
         if (id(css), start) in read:
             continue
@@ -288,14 +299,12 @@ def _first_rules(texts: list[str], n: int) -> list[str]:
     """texts cut after their first n rules (the pieces between "}" that hold a "{")."""
     out = []
     for css in texts:
-        end = 0
-        for chunk in css.split("}"):
-            if "{" in chunk:
-                if n == 0:
-                    out.append(css[:end])
-                    return out
-                n -= 1
-            end += len(chunk) + 1
+        rules = len(_RULE.findall(css))
+        if rules > n:
+            nth = next(islice(_RULE.finditer(css), n, None))  # the first rule past n
+            out.append(css[: css.rfind("}", 0, nth.start()) + 1])
+            return out
+        n -= rules
         out.append(css)
     return out
 
