@@ -1623,3 +1623,66 @@ def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strin
 
     other = types.SimpleNamespace(clean=lambda text: text)
     assert not RC.install(other) and other.clean is not RC.clean
+
+
+def _markup_pages():
+    """Pages whose markup gives each kind its points: code blocks, a grid of priced cards,
+    a list of titled entries, signed and dated posts, a cart button."""
+    pre = "".join("<pre><code>make install %d</code></pre>" % i for i in range(5))
+    card = "<div class='card'><a href='/p/%d'><span>Steel kettle model %d with lid</span></a><span>$%d.00</span></div>"
+    entry = "<li class='e'><h2><a href='/n/%d'>A titled story number %d here</a></h2><p>Short text of it.</p></li>"
+    post = "<div class='post'><time>2024-0%d-01</time><p>%s</p></div>" % (
+        1,
+        "I tried the valve and it held for a week before it leaked again, so I swapped it. " * 2,
+    )
+    posts = "".join(post.replace("2024-01", "2024-0%d" % (i + 1)) for i in range(6))
+    cart = "<button class='add-to-cart'>Add to cart</button>"
+    yield "<html><body><main><p>Setup of the tool.</p>%s</main></body></html>" % pre
+    yield "<html><body><div class='grid'>%s</div>%s</body></html>" % (
+        "".join(card % (i, i, 20 + i) for i in range(12)),
+        cart,
+    )
+    yield "<html><body><ul>%s</ul></body></html>" % "".join(entry % (i, i) for i in range(12))
+    yield "<html><body><section>%s</section></body></html>" % posts
+    yield "<html><body><h1>Kettle</h1><p>A steel kettle that pours well.</p>%s</body></html>" % cart
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests", "fixtures", "pages"))):
+        if name.endswith(".html"):
+            with open(os.path.join(ROOT, "tests", "fixtures", "pages", name), encoding="utf-8") as f:
+                yield f.read()
+
+
+def test_the_markup_gives_no_kind_more_than_markup_most():
+    # page_type skips the markup's walk when an article's stated evidence is out of its
+    # reach (pagetype.settled): that holds only while add_markup keeps to MARKUP_MOST
+    from worker.pages.extract.pagetype import KINDS, MARKUP_MOST, evidence
+
+    reached = dict.fromkeys(KINDS, 0)
+    for html in _markup_pages():
+        tree = P.parse(html)
+        stated = evidence(tree, "https://example.com/a", markup=False)
+        whole = evidence(tree, "https://example.com/a")
+        for k in KINDS:
+            assert 0 <= whole[k] - stated[k] <= MARKUP_MOST.get(k, 0), (k, html[:200])
+            reached[k] = max(reached[k], whole[k] - stated[k])
+    assert reached == dict.fromkeys(KINDS, 0) | MARKUP_MOST  # each bound is reached: none is loose
+
+
+def test_an_article_out_of_the_markups_reach_is_named_without_it(monkeypatch):
+    from worker.pages.extract import pagetype
+
+    walked = []
+    real = pagetype.add_markup
+    monkeypatch.setattr(pagetype, "add_markup", lambda *a: walked.append(1) or real(*a))
+    grid = list(_markup_pages())[1]  # a shop's grid of priced cards: collection by its markup
+    for ld, want, walks in (
+        ("NewsArticle", ("article", "strong"), False),  # 5 points: the grid's 4 cannot reach them
+        ("Article", ("collection", "strong"), True),  # 3 points: weak, the markup decides
+        (None, ("collection", "strong"), True),
+    ):
+        head = '<script type="application/ld+json">{"@type": "%s"}</script>' % ld if ld else ""
+        tree = P.parse(grid.replace("<html>", "<html><head>%s</head>" % head))
+        del walked[:]
+        kind, sure, facts = D.page_type(tree, "https://example.com/kettles", None)
+        assert (kind, sure) == want and bool(walked) == walks
+        whole = pagetype.evidence(tree, "https://example.com/kettles")
+        assert pagetype.pick(whole) == kind  # the same as with every point counted

@@ -227,7 +227,7 @@ class UsedNames:
         return self._sets[kind == "#"]  # type: ignore[index]
 
     def selectors(self) -> set[str]:
-        """".class" and "#id" for each."""
+        """ ".class" and "#id" for each."""
         if self._selectors is None:
             self._selectors = {"." + n for n in self.of(".")} | {"#" + n for n in self.of("#")}
         return self._selectors

@@ -397,10 +397,13 @@ def page_type(
     (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
     set those on every page, index pages too. Other kinds' evidence counts as strong.
     """
-    from .pagetype import WEAK_ARTICLE, evidence, pick
+    from .pagetype import WEAK_ARTICLE, add_markup, evidence, pick, settled
 
     facts: dict[str, Any] = {}
-    score = evidence(tree, url, og_type, facts, canonical)
+    score = evidence(tree, url, og_type, facts, canonical, markup=False)
+    if settled(score):
+        return "article", "strong", facts
+    add_markup(tree, score, facts)
     kind = pick(score)
     if score[kind] <= 0:
         return kind, "none", facts
