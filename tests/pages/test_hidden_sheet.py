@@ -138,3 +138,13 @@ def test_a_hidden_class_the_page_uses_is_removed_past_thirty_unused_ids():
     report = hidden.strip(tree)
     assert report.by_rule.get("sheet") == 2 and "Ad" not in tree.text_content()
     assert "Visible words" in tree.text_content()
+
+
+def test_a_rules_body_is_judged_as_an_inline_style_is():
+    # style_hides(rule=True) only tests the regex before the words: the same answers
+    rng = random.Random(3)
+    parts = HIDING + SHOWING + ["left:  -900px", "position:fixed", "top:-1px", "TEXT-INDENT:-999em", "overflow:clip"]
+    parts += ["transform: scale(0)", "clip: rect(0 0 0 0)", "color:transparent", "height:0", "font-size: 0px"]
+    for _ in range(5000):
+        style = rng.choice([";", "; ", ";\n"]).join(rng.sample(parts, rng.randint(1, 4)))
+        assert hidden.style_hides(style, rule=True) == hidden.style_hides(style), style
