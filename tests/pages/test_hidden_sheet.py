@@ -71,7 +71,7 @@ def sheet(rng, rules):
         rule = "%s{%s}" % (sels, body)
         r = rng.random()
         if r < 0.1:
-            rule = "@media (max-width: 600px){%s %s}" % (rule, rule)
+            rule = "@media (max-width: 600px){%s}" % rule
         elif r < 0.15:
             rule = "/* %s */ %s" % (rng.choice(NAMES), rule)
         elif r < 0.18:

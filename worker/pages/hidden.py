@@ -212,7 +212,11 @@ _SIMPLE_SELECTOR = re.compile(r"^\s*([a-z][a-z0-9]*)?([.#][A-Za-z_][\w-]*)\s*$")
 # it ("{", "}" or ","), the selector and its spaces, up to the "," or "{" after it. The
 # quantifiers are possessive: nothing they give back could let a selector match, and
 # backtracking through the tag name of every declaration ("color:") made it 60% slower.
-_SIMPLE_SELECTORS = re.compile(r"[{},]\s*+(?:[a-z][a-z0-9]*+)?([.#][A-Za-z_][\w-]*+)\s*+(?=[,{])")
+# One regex for each character before: a regex that starts with one literal character
+# skips to it at C speed, where a class of characters is tested at each position (one
+# regex for the three took 40% longer).
+_SIMPLE_SELECTOR_TAIL = r"\s*+(?:[a-z][a-z0-9]*+)?([.#][A-Za-z_][\w-]*+)\s*+(?=[,{])"
+_SIMPLE_SELECTORS = tuple(re.compile(c + _SIMPLE_SELECTOR_TAIL) for c in (r"\}", r"\{", ","))
 _RULE = re.compile(r"\{()[^}]*")  # a rule: its first "{" up to the "}" that ends it (the group: no copies)
 MAX_RULES = 5000
 MAX_CSS_CHARS = 500000
@@ -277,7 +281,10 @@ def sheet_hiders(tree: HtmlElement, used: UsedNames | None = None) -> set[tuple[
     # A framework's sheet has thousands of rules: one regex finds the simple selectors (a
     # Python step a rule cost 8-20 ms on such pages), and only the rules holding one are
     # read, as a whole; on a large sheet, only those holding one that the page uses.
-    found = [(css, m) for css in texts for m in _SIMPLE_SELECTORS.finditer("}" + css)]
+    found = []
+    for css in texts:
+        marked = "}" + css
+        found.extend((css, m) for rx in _SIMPLE_SELECTORS for m in rx.finditer(marked))
     if used is not None and len(found) > READ_ALL_SELECTORS:
         names = used.selectors()
         found = [(css, m) for css, m in found if m.group(1) in names]
