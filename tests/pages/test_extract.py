@@ -1594,7 +1594,7 @@ def test_the_text_budget_counts_what_a_reader_sees_not_the_scripts():
 def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strings():
     import random
 
-    from worker.pages.extract import readability_clean as RC
+    from worker.pages.extract import readability_fast as RC
     from worker.pages.extract.imports import readability
 
     rd = readability()
@@ -1686,3 +1686,77 @@ def test_an_article_out_of_the_markups_reach_is_named_without_it(monkeypatch):
         assert (kind, sure) == want and bool(walked) == walks
         whole = pagetype.evidence(tree, "https://example.com/kettles")
         assert pagetype.pick(whole) == kind  # the same as with every point counted
+
+
+def test_readabilitys_div_test_gives_the_same_answers_without_writing_the_tree_out():
+    import random
+    import re
+    import types
+
+    import lxml.html
+    from lxml import etree
+
+    from worker.pages.extract import readability_fast as RF
+    from worker.pages.extract.imports import readability
+
+    regex = re.compile(RF.DIV_TO_P, re.I)
+    rng = random.Random(5)
+    tags = ["div", "DIV", "p", "pre", "param", "span", "a", "b", "img", "ol", "ul", "li", "dl", "dd", "table", "td"]
+    tags += ["blockquote", "em", "object", "picture", "section", "abbr", "pé"]
+
+    def grow(parent, depth):
+        for _ in range(rng.randint(0, 3)):
+            r = rng.random()
+            if r < 0.1:
+                parent.append(etree.Comment(rng.choice([" <p>inside a comment ", " plain ", "<DIV"])))
+                continue
+            child = etree.SubElement(parent, rng.choice(tags))
+            child.text = rng.choice(["", "text <table> as text", "x"])
+            child.tail = rng.choice(["", "tail <pre>", " "])
+            if rng.random() < 0.3:
+                child.set("title", "<div> in a value")
+            if depth < 4:
+                grow(child, depth + 1)
+
+    for _ in range(1500):
+        root = lxml.html.fragment_fromstring("<div></div>")
+        grow(root, 0)
+        for div in root.iter("div", "DIV"):
+            written = str(b"".join(etree.tostring(c, encoding="utf-8") for c in div))
+            walked = str(b"".join(RF.block_start(c, encoding="utf-8") for c in div))
+            assert bool(regex.search(written)) == bool(regex.search(walked)), etree.tostring(div)
+    rd = readability()
+    assert RF.install_block_test(rd) and rd.tostring is RF.block_start
+    # a library whose regex differs, or that writes trees out elsewhere, keeps lxml's tostring
+    changed = types.SimpleNamespace(
+        __name__="m", tostring=etree.tostring, REGEXES={"divToPElementsRe": re.compile("<(a|p)", re.I)}, Document=object
+    )
+    assert not RF.install_block_test(changed) and changed.tostring is etree.tostring
+    more = types.ModuleType("more")
+    more.tostring, more.REGEXES, more.Document = etree.tostring, {"divToPElementsRe": regex}, rd.Document
+    exec("def output(el):\n    return tostring(el)", more.__dict__)
+    assert not RF.install_block_test(more) and more.tostring is etree.tostring
+
+
+def test_readability_reads_the_same_article_with_the_faster_div_test(monkeypatch):
+    from lxml import etree
+
+    from worker.pages.extract import readability_fast as RF
+    from worker.pages.extract.imports import readability
+
+    rd = readability()
+    pages = list(_markup_pages())
+    pages.append(
+        "<html><body><div class='story'><div>Lead paragraph of the story, long enough to count for readability"
+        " here, with commas, and more words, and more.</div><div><span>An inline run</span> of text beside"
+        " <a href='/x'>a link</a>, and more of it, and more, to be a paragraph.</div><!-- <div> -->"
+        "<div><p>A real paragraph inside a div, with words, and commas, and length enough.</p></div></div></body></html>"
+    )
+    for html in pages:
+        tree = P.parse(html)
+        monkeypatch.setattr(RF, "install_block_test", lambda module: False)
+        monkeypatch.setattr(rd, "tostring", etree.tostring)
+        plain = E._readability(tree, "https://example.com/a")
+        monkeypatch.setattr(rd, "tostring", RF.block_start)
+        fast = E._readability(tree, "https://example.com/a")
+        assert (None if plain is None else etree.tostring(plain)) == (None if fast is None else etree.tostring(fast))
