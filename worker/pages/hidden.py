@@ -281,7 +281,7 @@ def sheet_hiders(tree: HtmlElement, used: UsedNames | None = None) -> set[tuple[
     # A framework's sheet has thousands of rules: one regex finds the simple selectors (a
     # Python step a rule cost 8-20 ms on such pages), and only the rules holding one are
     # read, as a whole; on a large sheet, only those holding one that the page uses.
-    found = []
+    found: list[tuple[str, Any]] = []
     for css in texts:
         marked = "}" + css
         found.extend((css, m) for rx in _SIMPLE_SELECTORS for m in rx.finditer(marked))
