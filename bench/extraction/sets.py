@@ -247,7 +247,8 @@ def main(argv=None):
     o, t = means(pages, [r["ours"] for r in rows]), means(pages, [r["trafilatura"] for r in rows])
     table("## 1. In-process, token F1", sets, [("trafilatura defaults", t), ("websearch-worker", o)])
     print(
-        "\n| speed, ms a page, interleaved, best of %d | ours median | ours p90 | trafilatura median | trafilatura p90 | ratio median | ratio p90 |" % max(1, a.repeat)
+        "\n| speed, ms a page, interleaved, best of %d | ours median | ours p90 | trafilatura median | trafilatura p90 | ratio median | ratio p90 |"
+        % max(1, a.repeat)
     )
     print("|---|---|---|---|---|---|---|")
     for s in sets:

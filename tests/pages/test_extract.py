@@ -748,12 +748,32 @@ def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
         "<p>a fragment</p>",
         "plain words",
         '<?xml version="1.0" encoding="utf-8"?><html><body><p>x</p></body></html>',
+        # each of trafilatura's repairs, and a declared charset the bytes must not follow
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">'
+        "\n<html><body><p>Strict page, caf\u00e9</p></body></html>",
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN" "http://www.w3.org/TR/html4/strict.dtd"><p>one line</p>',
+        "<html/>\n<body><p>self-closing html</p></body>",
+        "<html><body><p>bell\x07 and form feed\x0c and \ufffe here</p></body></html>",
+        '<html><head><meta charset="iso-8859-1"></head><body><p>na\u00efve \u00e9t\u00e9 \u4e2d\u6587</p></body></html>',
+        "<html><body><p>\U0001f600 astral and \u0394 Greek</p></body></html>",
     ]
     for html in pages:
         ours, theirs = P.load_html(html), load_html(html)
         assert (ours is None) == (theirs is None), html[:80]
         if ours is not None:
             assert etree.tostring(ours) == etree.tostring(theirs)
+    import random
+
+    from trafilatura.utils import repair_faulty_html
+
+    rng = random.Random(9)
+    bits = ["<!DOCTYPE html>", '<!doctype html PUBLIC "-//W3C//DTD X//EN" "http://x/y.dtd">', "<html/>", "<html>"]
+    bits += ["\n", "<p>", "x", "\x00", "\x1f", "\t", "\ufffe", "\uffff", "\u00e9", " />", "<html lang=en />"]
+    for _ in range(3000):
+        html = "".join(rng.choice(bits) for _ in range(rng.randint(0, 8)))
+        beginning = html[:50].lower()
+        fixed, data = P.repaired(html, beginning)
+        assert fixed == repair_faulty_html(html, beginning) and data == fixed.encode("utf-8", "surrogatepass")
     # one parser per thread: lxml parsers must never be shared between threads
     seen = []
     t = threading.Thread(target=lambda: seen.append(P.html_parser()))
