@@ -1635,8 +1635,9 @@ def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strin
         assert RC.clean(text) == original(text), repr(text)
     for n in (254, 255, 256, 600):  # the long-run rule, with and without line breaks in the run
         for run in (" " * n, " \n" * (n // 2), "\t" * n):
-            text = "x" + run + "y"
-            assert RC.clean(text) == original(text), (n, repr(run[:4]))
+            for before in range(0, 400, 37):  # the run anywhere against the 128-character blocks
+                text = "x" * before + run + "y" + " " * (n % 7)
+                assert RC.clean(text) == original(text), (n, before, repr(run[:4]))
     assert RC.install(rd) and rd.clean is RC.clean  # the installed readability-lxml gives the same answers
     # a library whose cleaning differs keeps its own
     import types
