@@ -82,7 +82,7 @@ def clean(text: str) -> str:
 
 
 DIV_TO_P = "<(blockquote|dl|div|img|ol|p|pre|table|ul)"
-_BLOCK_NAMES = ("blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul")
+_BLOCK_NAMES = tuple(DIV_TO_P[2:-1].split("|"))  # a tag DIV_TO_P matches starts with one
 
 
 def block_start(el: Any, *args: Any, **kwargs: Any) -> bytes:
@@ -108,8 +108,6 @@ def install_block_test(module: Any) -> bool:
     """Put ``block_start`` in place of ``module.tostring`` (readability.readability) when
     the module uses tostring in one function only, its <div> test, with the regex
     DIV_TO_P; whether it is in place."""
-    import re
-
     from lxml import etree
 
     current = getattr(module, "tostring", None)
