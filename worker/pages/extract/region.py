@@ -233,6 +233,11 @@ def _is_menu(el: HtmlElement) -> bool:
     return True
 
 
+def _tokens(text: str) -> int:
+    """\\w+ tokens of text, counted without a string a token (findall makes one)."""
+    return _WORD.subn("", text)[1]
+
+
 def _is_link_bar(el: HtmlElement) -> bool:
     """A short block that is nothing but several short links (a repository's tabs, a
     tag cloud, "Home / Docs / Blog")."""
@@ -246,8 +251,8 @@ def _is_link_bar(el: HtmlElement) -> bool:
     if not words:
         return False
     links = el.findall(".//a")
-    tokens = len(_WORD.findall(el.text_content()))  # separators ("/", "|", "·") are not words
-    link_tokens = sum(len(_WORD.findall(a.text_content())) for a in links)
+    tokens = _tokens(el.text_content())  # separators ("/", "|", "·") are not words
+    link_tokens = sum(_tokens(a.text_content()) for a in links)
     return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
 
 
@@ -304,15 +309,15 @@ NAV_MOST = 0.8  # ... unless it is nearly the whole region (a sitemap, an index 
 
 
 def _all_links(el: HtmlElement, total: int) -> bool:
-    if len(_WORD.findall(el.text_content())) >= NAV_MOST * total:
+    if _tokens(el.text_content()) >= NAV_MOST * total:
         return False
     return _link_share(el) >= NAV_LINK_SHARE
 
 
 def _link_share(el: HtmlElement) -> float:
     """The share of el's words that are link text."""
-    words = len(_WORD.findall(el.text_content()))
-    links = sum(len(_WORD.findall(a.text_content())) for a in el.iter("a"))
+    words = _tokens(el.text_content())
+    links = sum(_tokens(a.text_content()) for a in el.iter("a"))
     return links / max(1, words)
 
 
