@@ -203,3 +203,38 @@ def test_timeout_counts_from_the_process_start():
     age, moved, cap = map(float, out.stdout.split())
     assert 0.4 <= age <= cap, out
     assert 0.4 <= moved <= cap, out
+
+
+def test_cleanup_waits_for_a_child_between_spawn_and_track(tmp_path):
+    # A signal's cleanup runs on the main thread while the work thread spawns: a child
+    # spawned but not yet tracked must still be killed, and none may start after.
+    import threading
+
+    from worker.runtime import Call
+
+    call = Call()
+    call.tempdir = str(tmp_path / "call")
+    os.makedirs(call.tempdir)
+    killed, spawned = [], threading.Event()
+
+    class Child:
+        def kill(self):
+            killed.append(time.monotonic())
+
+    def work():
+        with call.spawning():
+            spawned.set()
+            time.sleep(0.3)  # the spawn itself
+            call.track(Child())
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    spawned.wait(5)
+    call.cleanup()
+    worker.join(5)
+    assert len(killed) == 1 and not os.path.exists(call.tempdir)
+    late = []
+    threading.Thread(target=lambda: late.append(call.spawning().acquire(timeout=0.2))).start()
+    time.sleep(0.4)
+    assert late == [False]
+    call.cleanup()  # a signal during finish() re-enters on the same thread, at once

@@ -108,6 +108,7 @@ class Call:
         self.keep_temp = keep_temp
         self.warnings: list[Any] = []
         self.children: set[Any] = set()
+        self._spawn_lock = threading.RLock()  # re-entered by a signal that comes during finish()
         self.tempdir: str | None = None
         self._out_fd: int | None = None
         self._emit_lock = threading.Lock()
@@ -225,6 +226,12 @@ class Call:
         self.children.add(proc)
         return proc
 
+    def spawning(self) -> threading.RLock:
+        """Hold it from a child's spawn to its ``track``: a signal's cleanup runs on the main
+        thread while the work thread spawns, and a child it cannot see would outlive the
+        call (a browser recreates its profile in the removed temp directory)."""
+        return self._spawn_lock
+
     def _kill_children(self) -> None:
         for proc in list(self.children):
             try:
@@ -234,6 +241,8 @@ class Call:
 
     # -- exit ---------------------------------------------------------------
     def cleanup(self) -> None:
+        # kept to the exit: no child can start after the kill, nor between its spawn and track
+        self._spawn_lock.acquire(timeout=2.0)
         self._kill_children()
         if self.tempdir and not self.keep_temp:
             remove_tree(self.tempdir)

@@ -300,6 +300,53 @@ def test_a_browser_that_dies_at_once_leaves_the_shell_as_it_was(app, env):
     assert any("did not start" in w for w in it["warnings"]), it
 
 
+def _script(path, body):
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_browser_that_hangs_at_start_is_replaced_once(app, env, tmp_path):
+    # The first start prints a line and hangs (as Chromium once did in CI, 15 s without an
+    # answer); the second is the real browser.
+    marker = tmp_path / "started-once"
+    hangs_once = _script(
+        tmp_path / "chrome",
+        'if [ ! -e %s ]; then touch %s; echo "stuck on purpose" >&2; exec sleep 60; fi\nexec %s "$@"\n'
+        % (marker, marker, BROWSER or "chromium"),
+    )
+    base = env["WEBSEARCH_WORKER_TMPDIR"]
+    started = time.monotonic()
+    r = fetch(dict(env, WEBSEARCH_WORKER_BROWSER=hangs_once), PRIV, "--timeout", "40", app.url("/app/shell"))
+    [it] = items(r)
+    assert it["rendered"] is True and ARTICLE[:60] in it["content"], it
+    assert r.payload["meta"]["browser_restarts"] == 1 and marker.exists()
+    assert r.payload["meta"]["browser_start_ms"] >= hook_first_start_ms()
+    assert time.monotonic() - started < 30
+    assert live_browsers(base) == [] and call_dirs(base) == []
+
+
+def hook_first_start_ms():
+    from worker.pages.render import hook
+
+    return int(hook.FIRST_START_S * 1000)
+
+
+def test_a_browser_that_will_not_start_says_why(app, env, tmp_path):
+    runs = tmp_path / "runs"
+    says = _script(
+        tmp_path / "chrome", 'echo run >> %s\necho "[0:ERROR] no usable display or sandbox here" >&2\nexit 1\n' % runs
+    )
+    started = time.monotonic()
+    r = fetch(dict(env, WEBSEARCH_WORKER_BROWSER=says), PRIV, app.url("/app/shell"))
+    [it] = items(r)
+    assert it["error"]["code"] == "needs_javascript" and time.monotonic() - started < 10
+    [why] = [w for w in it["warnings"] if "did not start" in w]
+    assert "(it said: [0:ERROR] no usable display or sandbox here)" in why, why
+    # a start that fails at once is tried once more too, at no cost in waiting
+    assert runs.read_text().split() == ["run", "run"]
+
+
 # ------------------------------------------------------------------ without a browser
 
 

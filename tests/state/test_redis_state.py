@@ -110,21 +110,27 @@ def test_reservations_are_spaced_on_the_server_and_refused_past_max_wait(redis_s
 
 
 def test_reservations_from_many_connections_never_share_a_start(redis_server):
-    waits, lock = [], threading.Lock()
+    # A wait counts from the moment its own call reached the server, somewhere between the
+    # call's start and its return: each start is known to lie in [before + wait, after + wait].
+    starts, lock = [], threading.Lock()
 
     def one():
+        before = time.monotonic()
         w = state(redis_server).reserve("fleet", 0.2, None)
+        after = time.monotonic()
         with lock:
-            waits.append(w)
+            starts.append((before + w, after + w))
 
     threads = [threading.Thread(target=one) for _ in range(12)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    waits.sort()
-    gaps = [b - a for a, b in zip(waits, waits[1:])]
-    assert len(waits) == 12 and min(gaps) >= 0.19, waits
+    starts.sort()
+    # the latest b can start minus the earliest a can: under 0.19 only if two share a slot
+    gaps = [b[1] - a[0] for a, b in zip(starts, starts[1:])]
+    assert len(starts) == 12 and min(gaps) >= 0.19, starts
+    assert starts[-1][1] - starts[0][0] >= 11 * 0.2 - 0.01, starts
 
 
 # -- the cache ------------------------------------------------------------------------------------

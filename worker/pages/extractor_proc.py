@@ -156,10 +156,16 @@ class Extractor:
         env = dict(os.environ)
         env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
         env[PARENT_ENV] = str(os.getpid())
+        # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
+        argv = [sys.executable] + (["-I"] if sys.flags.isolated else []) + ["-m", "worker.pages.extractor_main"]
+        if self.call is None:
+            return self._spawned(argv, env)
+        with self.call.spawning():
+            return self._spawned(argv, env)
+
+    def _spawned(self, argv: list[str], env: dict[str, str]) -> bool:
         try:
-            # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
-            flags = ["-I"] if sys.flags.isolated else []
-            self.proc = _spawn([sys.executable] + flags + ["-m", "worker.pages.extractor_main"], env)
+            self.proc = _spawn(argv, env)
         except (OSError, ValueError) as exc:  # no interpreter to run, no processes left
             self.broken = "%s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])
             return False

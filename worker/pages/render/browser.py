@@ -77,6 +77,8 @@ FLAGS = (
     "--window-size=1280,2000",
     "--remote-debugging-pipe",
 )
+# The browser's stderr, kept in its profile: when it will not start, its last line says why.
+STDERR_LOG = "stderr.log"
 
 
 def find(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
@@ -166,7 +168,13 @@ class Browser:
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                     (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                    (
+                        os.POSIX_SPAWN_OPEN,
+                        2,
+                        os.path.join(profile, STDERR_LOG),
+                        os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                        0o600,
+                    ),
                     (os.POSIX_SPAWN_DUP2, child_r, 3),
                     (os.POSIX_SPAWN_DUP2, child_w, 4),
                 ],
@@ -215,6 +223,18 @@ class Browser:
 
     def close(self) -> None:
         self.kill()
+
+    def last_words(self, limit: int = 160) -> str:
+        """The last non-blank line the browser wrote to stderr, shortened; "" when none (read before ``kill``)."""
+        try:
+            with open(os.path.join(self.profile, STDERR_LOG), "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - 4096))
+                tail = f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        lines = [" ".join(line.split()) for line in tail.splitlines() if line.strip()]
+        return lines[-1][:limit] if lines else ""
 
     def _remove_profile(self) -> None:
         # A dying process may still be finishing a write: try again until the directory stays gone.

@@ -30,6 +30,8 @@ BROWSER_SLOTS = 2  # browsers at once for one user, across all worker processes
 MAX_SLOTS = 16
 TABS = 4  # pages rendered at once in one browser
 PAGE_S = 20.0  # the longest one page may take
+FIRST_START_S = 5.0  # a start takes a quarter second; one that has not answered in 5 s is hung, so start again
+START_S = 15.0  # the longest the second start may take
 RESERVE_S = 1.0  # kept back from the call's deadline for extraction and the answer
 MAX_CONNECTIONS = 400  # connections one browser may open through the gate, all pages together
 
@@ -100,33 +102,56 @@ def _render_all(
     if end - time.monotonic() < 1.0:
         raise WorkerError("timeout", "too little of --timeout was left to start a browser")
     with ratelimit.slot(call, "browser", limit=_slots(), deadline=end):
-        from .browser import Browser
         from .gate import Gate
 
         gate = Gate(spec.allow_private, spec.max_bytes * len(todo), MAX_CONNECTIONS * len(todo))
-        profile = os.path.join(_tempdir(call), "browser-%d" % time.time_ns())
-        started = time.monotonic()
         try:
-            browser = Browser(executable, profile, gate.address, on_spawn=call.track if call is not None else None)
+            browser = _start(executable, _tempdir(call), gate.address, call, end, info)
         except BaseException:
             gate.close()
             raise
         try:
-            try:
-                browser.conn.send("Browser.getVersion", timeout=max(0.1, min(15.0, end - time.monotonic())))
-            except Exception as exc:
-                raise WorkerError(
-                    "network",
-                    "the browser %s did not start: %s" % (executable, exc),
-                    hint=decide.unrendered_hint("auto", False),
-                ) from None
-            info["browser_start_ms"] = int((time.monotonic() - started) * 1000)
             _pages(items, urls, todo, call, spec, browser, end, info)
         finally:
             browser.close()
             gate.close()
             if call is not None:
                 call.children.discard(browser)
+
+
+def _start(executable: str, tempdir: str, gate: str, call: Call | None, end: float, info: dict[str, Any]) -> Any:
+    """A browser that answers, in a fresh profile: one that does not answer in FIRST_START_S is
+    killed and started once more (a hung start is rare and does not end by itself)."""
+    from .browser import Browser
+
+    started = time.monotonic()
+    for attempt in (1, 2):
+        profile = os.path.join(tempdir, "browser-%d" % time.time_ns())
+        if call is None:
+            browser = Browser(executable, profile, gate)
+        else:
+            with call.spawning():
+                browser = Browser(executable, profile, gate, on_spawn=call.track)
+        wait = end - time.monotonic()
+        wait = min(FIRST_START_S, wait / 2) if attempt == 1 else min(START_S, wait)
+        try:
+            browser.conn.send("Browser.getVersion", timeout=max(0.1, wait))
+        except Exception as exc:
+            said = browser.last_words()
+            browser.close()
+            if call is not None:
+                call.children.discard(browser)
+            if attempt == 1 and end - time.monotonic() >= 1.0:
+                info["browser_restarts"] = 1
+                continue
+            raise WorkerError(
+                "network",
+                "the browser %s did not start: %s%s" % (executable, exc, " (it said: %s)" % said if said else ""),
+                hint=decide.unrendered_hint("auto", False),
+            ) from None
+        info["browser_start_ms"] = int((time.monotonic() - started) * 1000)
+        return browser
+    raise AssertionError("unreachable")
 
 
 def _deadline(call: Call | None) -> float:
