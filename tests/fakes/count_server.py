@@ -60,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
         serial = stats.enter(parts.path)
+        left = False
         stats.event(query.get("q", [parts.path])[0]).set()
         try:
             delay = float(query.get("delay", ["0"])[0])
@@ -89,13 +90,18 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.send_error(404)
                 return
+            # Out of flight before the first byte of the answer: a client frees its slot once it
+            # has the answer, and the next request may arrive before this thread runs again.
+            left = True
+            stats.leave()
             self.send_response(200)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
         finally:
-            stats.leave()
+            if not left:
+                stats.leave()
 
 
 class CountServer(ThreadingHTTPServer):
