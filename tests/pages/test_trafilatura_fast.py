@@ -1,0 +1,195 @@
+"""trafilatura's XPaths with their regex tests asked only where the attribute is
+(worker/pages/extract/trafilatura_fast.py): the same elements as the originals."""
+
+import functools
+import importlib
+import random
+import re
+
+import pytest
+from lxml import etree, html
+
+from worker.pages.extract import trafilatura_fast as fast
+
+NS = {"re": fast.REGEXP_NS}
+
+
+def _expressions(module):
+    """{name: XPath} of a module's XPaths, bound by name or in lists ("LIST[n]")."""
+    out = {}
+    for name, value in vars(module).items():
+        if isinstance(value, etree.XPath):
+            out[name] = value
+        elif isinstance(value, list) and value and all(isinstance(x, etree.XPath) for x in value):
+            out.update(("%s[%d]" % (name, n), x) for n, x in enumerate(value))
+    return out
+
+
+# the trafilatura modules that define expressions with regex tests
+DEFINING = ("xpaths", "settings")
+
+
+@functools.lru_cache(maxsize=None)
+def pristine(name):
+    """trafilatura.<name> as its source defines it, loaded apart from the module that
+    install() rewrites in place (an earlier test in this process may have run it)."""
+    import importlib.util
+    import types
+
+    importlib.import_module("trafilatura." + name)  # what its relative imports need is loaded
+    spec = importlib.util.find_spec("trafilatura." + name)
+    module = types.ModuleType("pristine_trafilatura_" + name)
+    module.__package__, module.__file__ = "trafilatura", spec.origin
+    with open(spec.origin, encoding="utf-8") as f:
+        exec(compile(f.read(), spec.origin, "exec"), module.__dict__)
+    return module
+
+
+def pairs():
+    """(name, trafilatura's original expression, the rewritten one) for every rewritten one."""
+    out = []
+    for module in DEFINING:
+        for name, original in sorted(_expressions(pristine(module)).items()):
+            path, count = fast.rewrite(original.path)
+            if count:
+                out.append(("%s.%s" % (module, name), original, etree.XPath(path, namespaces=NS)))
+    return out
+
+
+# ------------------------------------------------------------------ the rewriting
+
+
+def test_a_test_of_one_attribute_is_asked_of_that_attribute():
+    assert fast.rewrite(".//*[re:test(@class, 'a|b')]") == (".//*[@class[re:test(., 'a|b')]]", 1)
+
+
+def test_a_union_is_read_as_re_test_reads_it_its_first_node():
+    assert fast.rewrite(".//div[re:test(@id|@class, 'x')]") == (".//div[(@id|@class)[1][re:test(., 'x')]]", 1)
+
+
+def test_flags_and_commas_inside_the_pattern_are_kept():
+    assert fast.rewrite(".//*[re:test(@class, '(a,b)', 'i')]") == (".//*[@class[re:test(., '(a,b)', 'i')]]", 1)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".//*[re:test(@class, '^|x')]",  # matches "": an element without @class passes re:test
+        ".//*[re:test(@class, 'X*', 'i')]",
+        ".//*[re:test(., 'x')]",  # not an attribute
+        ".//*[re:test(text(), 'x')]",
+        ".//*[re:test(@class, $pattern)]",  # not a literal
+        ".//x:div[re:test(@class, 'x')]",  # a prefix the rewritten expression would not know
+        ".//*[re:test(@class, 'x'",  # not closed
+    ],
+)
+def test_what_cannot_be_rewritten_safely_is_kept(path):
+    assert fast.rewrite(path) == (path, 0)
+
+
+def test_the_installed_trafilatura_has_its_tests_rewritten():
+    from worker.pages.extract.core import extract
+
+    extract("<html><body><p>Loads trafilatura and puts the expressions in place.</p></body></html>")
+    got = pairs()
+    # BODY_XPATH, OVERALL_DISCARD_XPATH and the comments' are where the time goes (docs/PERFORMANCE.md)
+    names = {name.split("[")[0] for name, _, _ in got}
+    wanted = {
+        "xpaths.BODY_XPATH",
+        "xpaths.OVERALL_DISCARD_XPATH",
+        "xpaths.COMMENTS_XPATH",
+        "settings.BASIC_CLEAN_XPATH",
+    }
+    assert wanted <= names, names
+    modules = fast.trafilatura_modules()
+    in_place = {x.path for m in modules for x in _expressions(m).values()}
+    assert all(new.path in in_place for _, _, new in got)
+    assert not any(original.path in in_place for _, original, _ in got)
+    # bound by name elsewhere too: baseline's is settings' rewritten one
+    baseline = importlib.import_module("trafilatura.baseline")
+    assert baseline.BASIC_CLEAN_XPATH is importlib.import_module("trafilatura.settings").BASIC_CLEAN_XPATH
+    assert fast.install(modules) == fast.install(modules) == len(got) + 1  # + baseline's binding
+
+
+# ------------------------------------------------------------------ the same elements
+
+TAGS = ["div", "section", "span", "p", "article", "main", "aside", "header", "footer", "a", "ul", "li", "list", "item"]
+ATTRIBUTES = ["id", "class", "style", "role", "aria-hidden", "itemprop", "data-component", "title"]
+
+
+def _vocabulary():
+    words = {"hidden", "nav", "true", "display:none", "display: none", "comments-title", "reply-x", "main", "article"}
+    for _, original, _ in pairs():
+        for literal in re.findall(r"'([^']*)'", original.path):
+            words.update(w for w in re.split(r"[^A-Za-z_-]+", literal) if len(w) > 2)
+    return sorted(words)
+
+
+def _tree(rng, words):
+    def value():
+        parts = [rng.choice(words) for _ in range(rng.randint(0, 3))]
+        text = rng.choice([" ", "-", "_", ""]).join(parts)
+        return text.upper() if rng.random() < 0.1 else (text.title() if rng.random() < 0.1 else text)
+
+    def element(depth):
+        el = etree.Element(rng.choice(TAGS))
+        for name in rng.sample(ATTRIBUTES, rng.randint(0, 4)):  # in random order: the union reads the first
+            el.set(name, value())
+        el.text = "text %d" % rng.randint(0, 9)
+        if depth < 4:
+            for _ in range(rng.randint(0, 4)):
+                el.append(element(depth + 1))
+        return el
+
+    root = etree.Element("html")
+    body = etree.SubElement(root, "body")
+    for _ in range(6):
+        body.append(element(0))
+    return html.fromstring(etree.tostring(root))
+
+
+def test_generated_pages_give_the_same_elements():
+    rng = random.Random(7)
+    words = _vocabulary()
+    checked = 0
+    for _ in range(300):
+        tree = _tree(rng, words)
+        for name, original, new in pairs():
+            assert original(tree) == new(tree), name
+            checked += len(original(tree))
+    assert checked > 1000  # the pages do hold elements the expressions select
+
+
+def _shared_pages():
+    from conftest import shared_data_missing
+
+    why = shared_data_missing()  # a fresh clone has no ../shared: one line says what is skipped (CI fails)
+    if why:
+        return [pytest.param(None, id="shared-pages", marks=pytest.mark.skip(reason="real pages: %s" % why))]
+    from fakes import corpus_server as cs
+
+    pages = [("wcxb", r["id"]) for r in cs.wcxb_rows()[::12]]
+    pages += [("classic", r["id"]) for r in cs.classic_rows()[::12]]
+    pages += [("zyte", i) for i in cs.zyte_ids()[::6]]
+    return [pytest.param(pages, id="shared-pages")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pages", _shared_pages())
+def test_real_pages_give_the_same_elements(pages):
+    from fakes import corpus_server as cs
+
+    from worker.pages.extract.parse import parse
+
+    load = {"wcxb": cs.wcxb_page, "classic": cs.classic_page, "zyte": cs.zyte_page}
+    expressions = pairs()
+    selected = 0
+    for kind, page_id in pages:
+        tree = parse(load[kind](page_id).decode("utf-8", "replace"))
+        if tree is None:
+            continue
+        for name, original, new in expressions:
+            want = original(tree)
+            assert new(tree) == want, (kind, page_id, name)
+            selected += len(want)
+    assert len(pages) > 250 and selected > 1000

@@ -1,0 +1,164 @@
+"""trafilatura's XPath expressions, with each regex test asked only of the elements that
+carry the attribute it reads.
+
+lxml runs EXSLT's ``re:test`` as a Python callback, once for every element an
+expression visits, with the attribute's value, or "" where the element has none.
+trafilatura's expressions test ``@id`` and ``@class`` this way: on large pages its
+XPaths are about a third of our extraction time, most of it in these callbacks.
+
+``re:test(@a, P)`` holds of an element exactly when ``@a[re:test(., P)]`` is not
+empty, as long as P cannot match "": an element without ``@a`` fails both. Given a
+union (``@id|@class``), re:test reads the first node of the set, in document order,
+which is what ``(@id|@class)[1]`` selects. So each such test is rewritten; a test
+whose pattern can match "", or whose first argument is not attributes, is kept as
+it is. The rewritten expressions select the same elements (tests/pages/
+test_trafilatura_fast.py holds them to the originals on generated and real pages).
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from types import ModuleType
+    from typing import Any
+
+REGEXP_NS = "http://exslt.org/regular-expressions"
+_CALL = "re:test("
+_ATTRIBUTES = re.compile(r"@[\w.-]+(?:\s*\|\s*@[\w.-]+)*")
+_LITERALS = re.compile(r"'[^']*'|\"[^\"]*\"")
+# a namespace prefix (not an axis's "::"): the rewritten expression knows only "re"
+_PREFIX = re.compile(r"(?<![:\w.-])([A-Za-z_][\w.-]*):(?!:)")
+
+
+def _arguments(path: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level arguments of the call whose "(" ends just before ``start``, and the
+    index after its ")"; None when the call is not closed."""
+    depth, quote, args, begin = 0, "", [], start
+    for i in range(start, len(path)):
+        c = path[i]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            if depth == 0:
+                args.append(path[begin:i])
+                return args, i + 1
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(path[begin:i])
+            begin = i + 1
+    return None
+
+
+def _literal(arg: str) -> str | None:
+    """The value of an XPath string literal (XPath 1.0 has no escapes), else None."""
+    arg = arg.strip()
+    if len(arg) >= 2 and arg[0] == arg[-1] and arg[0] in "'\"":
+        return arg[1:-1]
+    return None
+
+
+def _rewritable(args: list[str]) -> bool:
+    if len(args) not in (2, 3) or not _ATTRIBUTES.fullmatch(args[0].strip()):
+        return False
+    literals = [_literal(a) for a in args[1:]]
+    if any(lit is None for lit in literals):
+        return False
+    pattern, flags = literals[0], literals[1] if len(literals) > 1 else ""
+    try:  # lxml compiles the pattern with Python's re, "i" in the flags for IGNORECASE
+        return re.search(pattern or "", "", re.I if "i" in (flags or "") else 0) is None
+    except re.error:
+        return False
+
+
+def rewrite(path: str) -> tuple[str, int]:
+    """``path`` with every rewritable ``re:test(@a, ...)`` as ``@a[re:test(., ...)]``
+    (a union as ``(@a|@b)[1][...]``), and how many were rewritten."""
+    if any(prefix != "re" for prefix in _PREFIX.findall(_LITERALS.sub("", path))):
+        return path, 0
+    out, i, count = [], 0, 0
+    while True:
+        j = path.find(_CALL, i)
+        if j < 0:
+            out.append(path[i:])
+            return "".join(out), count
+        found = _arguments(path, j + len(_CALL))
+        if found is None:
+            out.append(path[i:])
+            return "".join(out), count
+        args, end = found
+        if not _rewritable(args):
+            out.append(path[i:end])
+            i = end
+            continue
+        first = args[0].strip()
+        nodes = first if "|" not in first else "(%s)[1]" % first
+        out.append(path[i:j])
+        out.append("%s[re:test(., %s)]" % (nodes, ",".join(args[1:]).strip()))
+        i = end
+        count += 1
+
+
+def install(modules: Iterable[ModuleType]) -> int:
+    """Put the rewritten expressions in place of the originals in ``modules`` (trafilatura's):
+    in its lists of XPaths, which its other modules hold as the same list objects, and
+    wherever a module binds an XPath by name (one expression can be bound in several,
+    as ``from .settings import BASIC_CLEAN_XPATH`` binds it in baseline). Returns how many
+    expressions the modules hold rewritten. An expression that does not compile once
+    rewritten is kept as it was."""
+    from lxml.etree import XPath
+
+    memo: dict[int, Any] = {}
+    count = 0
+    for module in modules:
+        done = getattr(module, "__worker_rewritten__", None)
+        if done is None:
+            done = 0
+            for name, value in list(vars(module).items()):
+                if isinstance(value, XPath):
+                    new = _rewritten(value, memo)
+                    if new is not value:
+                        setattr(module, name, new)
+                        done += 1
+                elif isinstance(value, list) and value and all(isinstance(x, XPath) for x in value):
+                    for n, expression in enumerate(value):
+                        new = _rewritten(expression, memo)
+                        if new is not expression:
+                            value[n] = new
+                            done += 1
+            module.__worker_rewritten__ = done  # type: ignore[attr-defined]
+        count += int(done)
+    return count
+
+
+def _rewritten(expression: Any, memo: dict[int, Any]) -> Any:
+    """The rewritten XPath for ``expression`` (the same object for the same original), or
+    ``expression`` itself when nothing in it is rewritten or the rewriting does not compile."""
+    from lxml.etree import XPath, XPathSyntaxError
+
+    key = id(expression)
+    if key not in memo:
+        path, changed = rewrite(expression.path)
+        new = expression
+        if changed:
+            try:
+                new = XPath(path, namespaces={"re": REGEXP_NS})
+            except XPathSyntaxError:
+                pass
+        memo[key] = (expression, new)  # the original is kept alive, so its id stays its own
+    return memo[key][1]
+
+
+def trafilatura_modules() -> list[ModuleType]:
+    """trafilatura's modules loaded so far (not the package, which worker.pages.extract.imports
+    may hold as a stand-in)."""
+    import sys
+
+    return [m for name, m in list(sys.modules.items()) if name.startswith("trafilatura.") and m is not None]
