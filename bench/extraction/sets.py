@@ -116,6 +116,14 @@ def _trafilatura(html, url):
     return trafilatura.extract(html, url=url) or ""
 
 
+def _shipped(rewritten):
+    """trafilatura as it ships (False) for its own run, or with our rewritten XPaths (True),
+    which ours put in place in this process (worker/pages/extract/trafilatura_fast.py)."""
+    from worker.pages.extract import trafilatura_fast
+
+    trafilatura_fast.placed(rewritten)
+
+
 def _in_process(chunk, repeat=1):
     """[(ours F1, ours ms, trafilatura F1, trafilatura ms, ours text, trafilatura text)] for pages
     (index, page), timed page by page in alternating order; with repeat, that many passes
@@ -125,12 +133,15 @@ def _in_process(chunk, repeat=1):
 
     first = chunk[0][1]
     warm = decode(page_bytes(first), first["ct"], "html")[0]
-    _ours(warm, first["url"]), _trafilatura(warm, first["url"])  # imports are not per-page costs
+    _ours(warm, first["url"])  # imports are not per-page costs
+    _shipped(False)
+    _trafilatura(warm, first["url"])
     runs = {}
     for n in range(repeat):
         for i, page in chunk:
             html = decode(page_bytes(page), page["ct"], "html")[0]
             for name, fn in (("ours", _ours), ("trafilatura", _trafilatura))[:: 1 if (i + n) % 2 else -1]:
+                _shipped(name == "ours")
                 t0 = time.perf_counter()
                 text = fn(html, page["url"])
                 ms = (time.perf_counter() - t0) * 1000
