@@ -202,3 +202,20 @@ def test_real_pages_give_the_same_elements(pages):
             assert new(tree) == want, (kind, page_id, name)
             selected += len(want)
     assert len(pages) > 250 and selected > 1000
+
+
+def test_install_checks_lxmls_reading_first(monkeypatch):
+    import types
+
+    def module():
+        m = types.ModuleType("some_xpaths")
+        m.LIST = [etree.XPath(".//*[re:test(@class, 'nav')]", namespaces=NS)]
+        m.ONE = etree.XPath(".//*[re:test(@id|@class, 'nav')]", namespaces=NS)
+        return m
+
+    assert fast.lxml_reads_as_assumed()
+    m = module()
+    assert fast.install([m]) == 2 and "@class[re:test(., 'nav')]" in m.LIST[0].path
+    monkeypatch.setattr(fast, "lxml_reads_as_assumed", lambda: False)
+    m = module()
+    assert fast.install([m]) == 0 and m.LIST[0].path == ".//*[re:test(@class, 'nav')]"
