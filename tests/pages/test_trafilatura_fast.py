@@ -52,7 +52,9 @@ def pairs():
         for name, original in sorted(_expressions(pristine(module)).items()):
             path, count = fast.rewrite(original.path)
             if count:
-                out.append(("%s.%s" % (module, name), original, etree.XPath(path, namespaces=NS)))
+                # as install() compiles it
+                new = etree.XPath(path, namespaces=NS, smart_strings=not fast.selects_elements(path))
+                out.append(("%s.%s" % (module, name), original, new))
     return out
 
 
@@ -219,3 +221,22 @@ def test_install_checks_lxmls_reading_first(monkeypatch):
     monkeypatch.setattr(fast, "lxml_reads_as_assumed", lambda: False)
     m = module()
     assert fast.install([m]) == 0 and m.LIST[0].path == ".//*[re:test(@class, 'nav')]"
+
+
+@pytest.mark.parametrize(
+    "path,elements",
+    [
+        (".//*[re:test(@class, 'x')]", True),
+        ("(.//div[@id='a'])[1]|(.//main)[1]", True),
+        (".//*[p[span[@class]]]", True),
+        (".//a/@href", False),
+        (".//meta/attribute::content", False),
+        (".//p/text()", False),
+        (".//p/node()", False),
+        ("string(.//title)", False),
+        ("count(//*)", False),
+    ],
+)
+def test_plain_strings_only_where_the_results_are_elements(path, elements):
+    # lxml's smart_strings only changes string results (and what re:test is handed)
+    assert fast.selects_elements(path) is elements

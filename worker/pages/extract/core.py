@@ -578,10 +578,10 @@ def _region(tree, url=None, teasers=False, document=False):
 
 def _trafilatura(tree, url, precision=True, fast=True, comments=False):
     from .imports import core
-    from .trafilatura_fast import install, trafilatura_modules
+    from .trafilatura_fast import install_once
 
     bare_extraction = core().bare_extraction
-    install(trafilatura_modules())  # its XPaths' regex tests, asked only where they can hold
+    install_once()  # its XPaths' regex tests, asked only where they can hold
 
     # Links off: with include_links trafilatura keeps link-dense blocks and loses ~0.06 F1
     # on the benchmark; links are put back afterwards for markdown/html (_attach_links).

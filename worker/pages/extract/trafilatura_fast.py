@@ -106,6 +106,23 @@ def rewrite(path: str) -> tuple[str, int]:
         count += 1
 
 
+_PREDICATE = re.compile(r"\[[^\[\]]*\]")
+_FUNCTION_CALL = re.compile(r"[\w-]\s*\(")
+
+
+def selects_elements(path: str) -> bool:
+    """Whether an expression can only give elements (no attribute, text or other string):
+    with its literals and predicates taken out, it names no attribute, axis of one, nor
+    function (text(), node(), string()...); "( ... )[n]" groups and unions are fine."""
+    bare = _LITERALS.sub("''", path)
+    while True:
+        shorter = _PREDICATE.sub("", bare)
+        if shorter == bare:
+            break
+        bare = shorter
+    return "@" not in bare and "attribute::" not in bare and "[" not in bare and not _FUNCTION_CALL.search(bare)
+
+
 def install(modules: Iterable[ModuleType]) -> int:
     """Put the rewritten expressions in place of the originals in ``modules`` (trafilatura's):
     in its lists of XPaths, which its other modules hold as the same list objects, and
@@ -186,11 +203,23 @@ def _rewritten(expression: Any, memo: dict[int, Any]) -> Any:
         new = expression
         if changed:
             try:
-                new = XPath(path, namespaces={"re": REGEXP_NS})
+                # plain strings: lxml's default hands re:test each attribute as a string that
+                # keeps its element, built for the call (a tenth of these expressions' time)
+                new = XPath(path, namespaces={"re": REGEXP_NS}, smart_strings=not selects_elements(path))
             except XPathSyntaxError:
                 pass
         memo[key] = (expression, new)  # the original is kept alive, so its id stays its own
     return memo[key][1]
+
+
+_ONCE: list[int] = []
+
+
+def install_once() -> None:
+    """``install`` on trafilatura's modules, the first time only (later calls cost nothing:
+    the modules trafilatura loads afterwards bind the rewritten objects by name)."""
+    if not _ONCE:
+        _ONCE.append(install(trafilatura_modules()))
 
 
 def trafilatura_modules() -> list[ModuleType]:
