@@ -1609,6 +1609,52 @@ def test_the_text_budget_counts_what_a_reader_sees_not_the_scripts():
     assert over_budget(P.parse(scripted % (blob[:1000], blob))) is None
     assert over_budget(P.parse(scripted % (blob, ""))) is None
     assert "characters of text" in (over_budget(P.parse("<html><body><p>%s</p></body></html>" % blob)) or "")
+    big = "<html><body><p>%s</p></body></html>" % blob
+    assert "characters of text" in (over_budget(P.parse(big), len(big)) or "")
+
+
+def test_the_budgets_bounds_from_the_markups_length_hold():
+    """over_budget skips the text and attribute counts that the markup's length bounds: a
+    tree's text is never longer than its markup, and each attribute takes two characters."""
+    import random
+
+    from lxml import etree
+
+    from worker.pages.extract.parse import MAX_ATTRIBUTES, over_budget
+
+    rng = random.Random(3)
+    pieces = [
+        "<p>",
+        "</p>",
+        "&amp;",
+        "&nbsp",
+        "&#x1F600;",
+        "<a b c d>",
+        "<br/>",
+        "x",
+        " ",
+        "\n",
+        "<!--c-->",
+        "</div",
+        "<td>",
+        "<table>",
+        "<script>s</script>",
+        "<?pi?>",
+        "<![CDATA[q]]>",
+        "\u00e9",
+        "<b c=d e='f'>",
+        "&",
+        "<",
+    ]
+    for _ in range(3000):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        tree = P.parse(html)
+        if tree is None:
+            continue
+        assert len(etree.tostring(tree, method="text", encoding="unicode")) <= len(html), html
+        assert 2 * tree.xpath("count(//@*)") <= len(html), html
+    many = "<html><body>%s</body></html>" % ("<i a b c d e f g h i j></i>" * (MAX_ATTRIBUTES // 10 + 1))
+    assert "attributes" in (over_budget(P.parse(many), len(many)) or "")
 
 
 def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strings():

@@ -188,7 +188,7 @@ def _extract(html, url, fmt, result):
     _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
     meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
     result.update(meta)
-    over = over_budget(tree)
+    over = over_budget(tree, len(html))
     if over:
         result["warnings"].append(
             "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over

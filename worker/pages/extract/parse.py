@@ -29,14 +29,22 @@ MAX_TEXT_CHARS = 1000000  # visible text: a book, not a page
 MAX_TAG_CHARS = 50000
 
 
-def over_budget(tree: HtmlElement) -> str | None:
-    """Why the page is over the work budget, or None (counted by libxml2: no Python walk)."""
+def over_budget(tree: HtmlElement, source_chars: int | None = None) -> str | None:
+    """Why the page is over the work budget, or None (counted by libxml2: no Python walk).
+
+    source_chars, the length of the markup the tree was parsed from, skips the counts it
+    bounds: the tree's text is never longer than the markup, and each attribute takes two
+    of its characters at least (a space and a name)."""
     from lxml import etree
 
     if tree.xpath("count(//*)") > MAX_NODES:
         return "over %d elements" % MAX_NODES
+    if source_chars is not None and source_chars <= MAX_TEXT_CHARS and source_chars <= 2 * MAX_ATTRIBUTES:
+        return None
     if tree.xpath("count(//@*)") > MAX_ATTRIBUTES:
         return "over %d attributes" % MAX_ATTRIBUTES
+    if source_chars is not None and source_chars <= MAX_TEXT_CHARS:
+        return None
     text = len(etree.tostring(tree, method="text", encoding="unicode"))
     if text > MAX_TEXT_CHARS:  # scripts' text is not the page's: counted only then (~1.3 ms a page of large scripts)
         text -= sum(len(el.text or "") for el in tree.iter("script", "style"))
