@@ -62,15 +62,33 @@ def pairs():
 
 
 def test_a_test_of_one_attribute_is_asked_of_that_attribute():
-    assert fast.rewrite(".//*[re:test(@class, 'a|b')]") == (".//*[@class[re:test(., 'a|b')]]", 1)
+    assert fast.rewrite(".//*[re:test(@class, 'a|b')]") == (".//*[boolean(@class[re:test(., 'a|b')])]", 1)
 
 
 def test_a_union_is_read_as_re_test_reads_it_its_first_node():
-    assert fast.rewrite(".//div[re:test(@id|@class, 'x')]") == (".//div[(@id|@class)[1][re:test(., 'x')]]", 1)
+    got = fast.rewrite(".//div[re:test(@id|@class, 'x')]")
+    assert got == (".//div[boolean((@id|@class)[1][re:test(., 'x')])]", 1)
 
 
 def test_flags_and_commas_inside_the_pattern_are_kept():
-    assert fast.rewrite(".//*[re:test(@class, '(a,b)', 'i')]") == (".//*[@class[re:test(., '(a,b)', 'i')]]", 1)
+    got = fast.rewrite(".//*[re:test(@class, '(a,b)', 'i')]")
+    assert got == (".//*[boolean(@class[re:test(., '(a,b)', 'i')])]", 1)
+
+
+def test_the_rewritten_test_is_a_boolean_in_any_context():
+    # not only in a predicate: as a string or a number too, re:test gives a boolean's
+    # ("true", 1), and so does the rewritten test, not the attribute's value
+    tree = etree.fromstring('<r><e class="nav main"/><e id="nav" class="x"/><e/></r>')
+    for path in (
+        "string(re:test(@class, 'nav'))",
+        "number(re:test(@id|@class, 'nav'))",
+        "re:test(@class, 'nav') = true()",
+        "concat(re:test(@id, 'nav'), '-', re:test(@class, 'x'))",
+    ):
+        new, n = fast.rewrite(path)
+        assert n >= 1
+        for e in tree:
+            assert etree.XPath(new, namespaces=NS)(e) == etree.XPath(path, namespaces=NS)(e), (path, e.attrib)
 
 
 @pytest.mark.parametrize(
@@ -217,7 +235,7 @@ def test_install_checks_lxmls_reading_first(monkeypatch):
 
     assert fast.lxml_reads_as_assumed()
     m = module()
-    assert fast.install([m]) == 2 and "@class[re:test(., 'nav')]" in m.LIST[0].path
+    assert fast.install([m]) == 2 and "boolean(@class[re:test(., 'nav')])" in m.LIST[0].path
     monkeypatch.setattr(fast, "lxml_reads_as_assumed", lambda: False)
     m = module()
     assert fast.install([m]) == 0 and m.LIST[0].path == ".//*[re:test(@class, 'nav')]"

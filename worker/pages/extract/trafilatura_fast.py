@@ -7,7 +7,7 @@ trafilatura's expressions test ``@id`` and ``@class`` this way: on large pages i
 XPaths are about 30% of our extraction time, much of it in these callbacks.
 
 ``re:test(@a, P)`` holds of an element exactly when ``@a[re:test(., P)]`` is not
-empty, as long as P cannot match "": an element without ``@a`` fails both. Given a
+empty (``boolean()`` of it), as long as P cannot match "": an element without ``@a`` fails both. Given a
 union (``@id|@class``), re:test reads the first node of the set, in document order,
 which is what ``(@id|@class)[1]`` selects. So each such test is rewritten; a test
 whose pattern can match "", or whose first argument is not attributes, is kept as
@@ -79,7 +79,7 @@ def _rewritable(args: list[str]) -> bool:
 
 
 def rewrite(path: str) -> tuple[str, int]:
-    """``path`` with every rewritable ``re:test(@a, ...)`` as ``@a[re:test(., ...)]``
+    """``path`` with every rewritable ``re:test(@a, ...)`` as ``boolean(@a[re:test(., ...)])``
     (a union as ``(@a|@b)[1][...]``), and how many were rewritten."""
     if any(prefix != "re" for prefix in _PREFIX.findall(_LITERALS.sub("", path))):
         return path, 0
@@ -101,7 +101,9 @@ def rewrite(path: str) -> tuple[str, int]:
         first = args[0].strip()
         nodes = first if "|" not in first else "(%s)[1]" % first
         out.append(path[i:j])
-        out.append("%s[re:test(., %s)]" % (nodes, ",".join(args[1:]).strip()))
+        # boolean(): a boolean as re:test gives, in any context (a node-set would be read
+        # as its string value by string(), say)
+        out.append("boolean(%s[re:test(., %s)])" % (nodes, ",".join(args[1:]).strip()))
         i = end
         count += 1
 
