@@ -15,12 +15,13 @@ NS = {"re": fast.REGEXP_NS}
 
 
 def _expressions(module):
-    """{name: XPath} of a module's XPaths, bound by name or in lists ("LIST[n]")."""
+    """{name: XPath or the Lazy in its place} of a module's, bound by name or in lists ("LIST[n]")."""
+    kinds = (etree.XPath, fast.Lazy)
     out = {}
     for name, value in vars(module).items():
-        if isinstance(value, etree.XPath):
+        if isinstance(value, kinds):
             out[name] = value
-        elif isinstance(value, list) and value and all(isinstance(x, etree.XPath) for x in value):
+        elif isinstance(value, list) and value and all(isinstance(x, kinds) for x in value):
             out.update(("%s[%d]" % (name, n), x) for n, x in enumerate(value))
     return out
 
@@ -128,7 +129,17 @@ def test_the_installed_trafilatura_has_its_tests_rewritten():
     # bound by name elsewhere too: baseline's is settings' rewritten one
     baseline = importlib.import_module("trafilatura.baseline")
     assert baseline.BASIC_CLEAN_XPATH is importlib.import_module("trafilatura.settings").BASIC_CLEAN_XPATH
-    assert fast.install(modules) == fast.install(modules) == len(got) + 1  # + baseline's binding
+    # every expression with a regex test is a Lazy (those not rewritten call the original),
+    # bound by name in baseline too; installing again changes nothing
+    places = {}  # a list that several modules import is one place a member
+    for m in modules:
+        for name, value in vars(m).items():
+            if isinstance(value, fast.Lazy):
+                places[id(m), name] = value
+            elif isinstance(value, list):
+                places.update(((id(value), n), x) for n, x in enumerate(value) if isinstance(x, fast.Lazy))
+    assert len(places) >= len(got) + 1 and all("re:test(" in x.original.path for x in places.values())
+    assert fast.install(modules) == fast.install(modules) == len(places)
     # a benchmark's baseline is trafilatura as it ships: the originals go back, and return
     try:
         fast.placed(False)
@@ -224,21 +235,25 @@ def test_real_pages_give_the_same_elements(pages):
     assert len(pages) > 250 and selected > 1000
 
 
-def test_install_checks_lxmls_reading_first(monkeypatch):
+def test_the_rewriting_is_used_only_where_lxml_reads_as_assumed(monkeypatch):
     import types
 
     def module():
         m = types.ModuleType("some_xpaths")
-        m.LIST = [etree.XPath(".//*[re:test(@class, 'nav')]", namespaces=NS)]
+        m.LIST = [etree.XPath(".//*[re:test(@class, 'nav')]", namespaces=NS), etree.XPath(".//p")]
         m.ONE = etree.XPath(".//*[re:test(@id|@class, 'nav')]", namespaces=NS)
         return m
 
+    page = etree.fromstring('<r><div class="nav"/><p/></r>')
     assert fast.lxml_reads_as_assumed()
     m = module()
-    assert fast.install([m]) == 2 and "boolean(@class[re:test(., 'nav')])" in m.LIST[0].path
-    monkeypatch.setattr(fast, "lxml_reads_as_assumed", lambda: False)
+    assert fast.install([m]) == 2 and isinstance(m.LIST[0], fast.Lazy) and isinstance(m.LIST[1], etree.XPath)
+    monkeypatch.setattr(fast, "_CHECKED", [True])
+    assert m.LIST[0].path == ".//*[boolean(@class[re:test(., 'nav')])]" and m.LIST[0](page) == [page[0]]
+    monkeypatch.setattr(fast, "_CHECKED", [False])  # an lxml that reads otherwise: the originals run
     m = module()
-    assert fast.install([m]) == 0 and m.LIST[0].path == ".//*[re:test(@class, 'nav')]"
+    assert fast.install([m]) == 2 and m.LIST[0].path == ".//*[re:test(@class, 'nav')]"
+    assert m.LIST[0](page) == [page[0]] and m.ONE.path == ".//*[re:test(@id|@class, 'nav')]"
 
 
 @pytest.mark.parametrize(

@@ -72,8 +72,8 @@ def _rewritable(args: list[str]) -> bool:
     if any(lit is None for lit in literals):
         return False
     pattern, flags = literals[0], literals[1] if len(literals) > 1 else ""
-    try:  # lxml compiles the pattern with Python's re, "i" in the flags for IGNORECASE
-        return re.search(pattern or "", "", re.I if "i" in (flags or "") else 0) is None
+    try:  # with the flags lxml compiles it with: re's cache hands lxml this compiled pattern
+        return re.compile(pattern or "", re.U | (re.I if "i" in (flags or "") else 0)).search("") is None
     except re.error:
         return False
 
@@ -125,18 +125,55 @@ def selects_elements(path: str) -> bool:
     return "@" not in bare and "attribute::" not in bare and "[" not in bare and not _FUNCTION_CALL.search(bare)
 
 
+class Lazy:
+    """Stands in for one of trafilatura's XPaths: on its first call, compiles the rewritten
+    expression (or keeps the original, where nothing in it is rewritten), and from then on
+    calls that. Lazily, as every call is a fresh process: compiling the patterns of all of
+    trafilatura's expressions costs 5-9 ms, most of them never asked on a page (its
+    metadata's), and the patterns of those asked are compiled once, for lxml too (re's
+    cache, same flags)."""
+
+    __slots__ = ("original", "_compiled")
+
+    def __init__(self, original: Any) -> None:
+        self.original = original
+        self._compiled: Any = None
+
+    def compiled(self) -> Any:
+        if self._compiled is None:
+            self._compiled = _rewritten(self.original) if _lxml_checked() else self.original
+        return self._compiled
+
+    @property
+    def path(self) -> str:
+        return str(self.compiled().path)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self.compiled()
+        return compiled(*args, **kwargs)
+
+
 def install(modules: Iterable[ModuleType]) -> int:
-    """Put the rewritten expressions in place of the originals in ``modules`` (trafilatura's):
-    in its lists of XPaths, which its other modules hold as the same list objects, and
-    wherever a module binds an XPath by name (one expression can be bound in several,
-    as ``from .settings import BASIC_CLEAN_XPATH`` binds it in baseline). Returns how many
-    expressions the modules hold rewritten. An expression that does not compile once
-    rewritten is kept as it was."""
+    """Put a ``Lazy`` in place of each of ``modules``' (trafilatura's) XPaths that holds a
+    regex test: in its lists of XPaths, which its other modules hold as the same list
+    objects, and wherever a module binds one by name (one expression can be bound in
+    several, as ``from .settings import BASIC_CLEAN_XPATH`` binds it in baseline).
+    Returns how many places now hold one. Each compiles its rewritten expression on its
+    first call, where a probe shows that this lxml's re:test reads a node-set as the
+    rewriting assumes; else it calls the original."""
     from lxml.etree import XPath
 
-    if not lxml_reads_as_assumed():
-        return 0
-    memo: dict[int, Any] = {}
+    memo: dict[int, Lazy] = {}
+
+    def lazy(expression: Any) -> Lazy | None:
+        if _CALL not in expression.path:
+            return None
+        if id(expression) not in memo:
+            memo[id(expression)] = Lazy(expression)  # it keeps the original alive: its id stays its own
+        return memo[id(expression)]
+
     count = 0
     for module in modules:
         done = getattr(module, "__worker_rewritten__", None)
@@ -144,15 +181,15 @@ def install(modules: Iterable[ModuleType]) -> int:
             done = 0
             for name, value in list(vars(module).items()):
                 if isinstance(value, XPath):
-                    new = _rewritten(value, memo)
-                    if new is not value:
+                    new = lazy(value)
+                    if new is not None:
                         setattr(module, name, new)
                         _PLACED.append((module, name, value, new))
                         done += 1
                 elif isinstance(value, list) and value and all(isinstance(x, XPath) for x in value):
                     for n, expression in enumerate(value):
-                        new = _rewritten(expression, memo)
-                        if new is not expression:
+                        new = lazy(expression)
+                        if new is not None:
                             value[n] = new
                             _PLACED.append((value, n, expression, new))
                             done += 1
@@ -179,6 +216,16 @@ def lxml_reads_as_assumed() -> bool:
     return got == rewritten == [probe[1]]
 
 
+_CHECKED: list[bool] = []
+
+
+def _lxml_checked() -> bool:
+    """lxml_reads_as_assumed(), asked once a process (by the first expression called)."""
+    if not _CHECKED:
+        _CHECKED.append(lxml_reads_as_assumed())
+    return _CHECKED[0]
+
+
 # (module or list, name or index, original, rewritten) of every expression put in place
 _PLACED: list[tuple[Any, Any, Any, Any]] = []
 
@@ -194,24 +241,20 @@ def placed(rewritten: bool) -> None:
             setattr(where, key, value)
 
 
-def _rewritten(expression: Any, memo: dict[int, Any]) -> Any:
-    """The rewritten XPath for ``expression`` (the same object for the same original), or
-    ``expression`` itself when nothing in it is rewritten or the rewriting does not compile."""
+def _rewritten(expression: Any) -> Any:
+    """The rewritten XPath for ``expression``, or ``expression`` itself when nothing in it is
+    rewritten or the rewriting does not compile."""
     from lxml.etree import XPath, XPathSyntaxError
 
-    key = id(expression)
-    if key not in memo:
-        path, changed = rewrite(expression.path)
-        new = expression
-        if changed:
-            try:
-                # plain strings: lxml's default hands re:test each attribute as a string that
-                # keeps its element, built for the call (a tenth of these expressions' time)
-                new = XPath(path, namespaces={"re": REGEXP_NS}, smart_strings=not selects_elements(path))
-            except XPathSyntaxError:
-                pass
-        memo[key] = (expression, new)  # the original is kept alive, so its id stays its own
-    return memo[key][1]
+    path, changed = rewrite(expression.path)
+    if not changed:
+        return expression
+    try:
+        # plain strings: lxml's default hands re:test each attribute as a string that
+        # keeps its element, built for the call (a tenth of these expressions' time)
+        return XPath(path, namespaces={"re": REGEXP_NS}, smart_strings=not selects_elements(path))
+    except XPathSyntaxError:
+        return expression
 
 
 _ONCE: list[int] = []
