@@ -99,7 +99,27 @@ def test_help_says_how_the_file_is_found_and_which_it_is_here(home_env, tmp_path
     r = run_worker(["--help"], home_env)
     text = "".join(r.stdout.split())  # argparse wraps a long path anywhere
     assert "$XDG_CONFIG_HOME/websearch-worker/config.json" in text and "~/.pi/agent/web-search.json" in text, r
-    assert "Here:%s(exists)" % old in text
-    new = plant(xdg_file(home_env), "{}")
+    # A file in the home folder is named as the user writes it, never by one account's home path.
+    assert old.startswith(home_env["HOME"] + "/") and home_env["HOME"] not in text, text
+    assert "Here:~/.pi/agent/web-search.json(exists)" in text
+    new = plant(xdg_file(home_env), "{}")  # $XDG_CONFIG_HOME is outside the home: named in full
     text = "".join(run_worker(["--help"], home_env).stdout.split())
-    assert ("Here:%s(exists;%sispassedover)" % (new, old)) in text
+    assert ("Here:%s(exists;~/.pi/agent/web-search.jsonispassedover)" % new) in text
+    del home_env["XDG_CONFIG_HOME"]
+    text = "".join(run_worker(["--help"], home_env).stdout.split())
+    assert "Here:~/.config/websearch-worker/config.json(absent:thebuiltinsanswer;" not in text
+    assert "Here:~/.pi/agent/web-search.json(exists)" in text  # the old file, with no XDG file in the home
+    plant(os.path.join(home_env["HOME"], ".config", "websearch-worker", "config.json"), "{}")
+    text = "".join(run_worker(["--help"], home_env).stdout.split())
+    assert "Here:~/.config/websearch-worker/config.json(exists;~/.pi/agent/web-search.jsonispassedover)" in text
+
+
+def test_as_written_puts_a_tilde_for_the_home_only():
+    from worker.config import as_written
+
+    env = {"HOME": "/home/me"}
+    assert as_written("/home/me/.config/websearch-worker/config.json", env) == "~/.config/websearch-worker/config.json"
+    assert as_written("/home/mel/x.json", env) == "/home/mel/x.json"  # another folder that starts alike
+    assert as_written("/home/me", env) == "/home/me"
+    assert as_written("/etc/ws.json", {"HOME": "/"}) == "/etc/ws.json"  # a home of / shortens nothing
+    assert as_written("/srv/x/ws.json", {"HOME": "/srv/x/"}) == "~/ws.json"

@@ -207,6 +207,91 @@ def test_the_table_check_sees_a_changed_option():
     assert r.returncode == 1 and docs_options.REGENERATE in r.stderr
 
 
+def _home_env(home, **extra):
+    """The environment of a user whose home is ``home``: no config named, no XDG folders of ours."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WEBSEARCH_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env.update(HOME=str(home), **extra)
+    return env
+
+
+def test_the_docs_checks_pass_with_home_an_empty_folder(tmp_path):
+    """README's test command's docs checks in another account: HOME an empty folder (issue 44)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    here = "tests/test_docs.py::test_the_docs_checks_pass_with_home_an_empty_folder"
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/test_docs.py", "-m", "not slow", "-q", "-p", "no:cacheprovider"]
+        + ["--deselect", here],  # not itself again
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_home_env(home),
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", r.stdout)
+    assert passed and int(passed.group(1)) >= 50 and " failed" not in r.stdout, r.stdout[-2000:]
+    assert os.listdir(home) == [], "the docs checks wrote into the home: %s" % os.listdir(home)
+
+
+@pytest.mark.parametrize("where", ["empty", "config in the home", "XDG_CONFIG_HOME elsewhere", "old file"])
+def test_the_tables_and_help_are_the_same_for_any_home(tmp_path, where):
+    """docs/usage.md holds no machine's path or state: --check passes whatever the home holds,
+    and --help names a file in the home as ~/..."""
+    home = tmp_path / "a-home-of-its-own"
+    home.mkdir()
+    extra = {}
+    planted = {
+        "config in the home": home / ".config" / "websearch-worker" / "config.json",
+        "XDG_CONFIG_HOME elsewhere": tmp_path / "xdg" / "websearch-worker" / "config.json",
+        "old file": home / ".pi" / "agent" / "web-search.json",
+    }.get(where)
+    if planted is not None:
+        planted.parent.mkdir(parents=True)
+        planted.write_text("{}")
+    if where == "XDG_CONFIG_HOME elsewhere":
+        extra["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    env = _home_env(home, **extra)
+    check = subprocess.run(
+        [sys.executable, "-I", "-m", "worker.docs_options", "--check"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    assert check.returncode == 0, check.stderr
+    help_text = subprocess.run(
+        [sys.executable, "-I", "-m", "worker", "--help"], capture_output=True, text=True, cwd=ROOT, env=env
+    ).stdout
+    flat = "".join(help_text.split())  # argparse wraps a long path anywhere
+    assert str(home) not in flat
+    if planted is None:
+        assert "Here:~/.config/websearch-worker/config.json(absent" in flat, help_text
+    elif where == "XDG_CONFIG_HOME elsewhere":
+        assert "Here:%s(exists)" % planted in flat, help_text
+    else:
+        assert "Here:~/%s(exists)" % planted.relative_to(home) in flat, help_text
+
+
+MACHINE_HOME = re.compile(r"/root/|/home/(?!me/)[a-z_][\w.-]*/|/Users/(?!me/)\w+/")
+
+
+def test_no_doc_holds_a_machines_home_path():
+    """The manual's examples name /home/me or ~; never the home of the account that wrote them."""
+    found = []
+    for path in DOCS:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if MACHINE_HOME.search(line) or (HOME_HERE and HOME_HERE in line):
+                    found.append("%s:%d: %s" % (os.path.relpath(path, ROOT), n, line.strip()[:120]))
+    assert not found, "\n".join(found)
+    assert MACHINE_HOME.search("Here: /root/.config/websearch-worker/config.json")  # the check sees one
+    assert MACHINE_HOME.search("/home/alice/x") and not MACHINE_HOME.search("/home/me/.config")
+
+
+HOME_HERE = os.path.expanduser("~").rstrip("/") + "/" if os.path.expanduser("~").rstrip("/") else None
+
+
 def _help_options(args):
     """{'--flag VALUE'} from the usage lines of ``--help``, written as the tables write them."""
     r = subprocess.run([sys.executable, "-I", "-m", "worker"] + args, capture_output=True, text=True, timeout=60)

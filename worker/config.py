@@ -187,12 +187,26 @@ def config_path(request: Request | None = None, environ: Mapping[str, str] | Non
     return path, explicit
 
 
-def help_text() -> str:
-    """What --help says of --config: the order of the lookup, and the file it comes to here and now."""
+def as_written(path: str, environ: Mapping[str, str] | None = None) -> str:
+    """``path`` as a user would write it: ``~/...`` for a file under the home folder, so that
+    --help never prints one account's home (nor docs/usage.md, generated from the declarations)."""
+    environ = os.environ if environ is None else environ
+    home = (environ.get("HOME") or os.path.expanduser("~")).rstrip("/")
+    if home and os.path.isabs(home) and path.startswith(home + "/"):
+        return "~" + path[len(home) :]
+    return path
+
+
+def help_text(here: bool = True) -> str:
+    """What --help says of --config: the order of the lookup, and (``here``) the file it comes to
+    here and now, written as the user would (``~/...``).  docs/usage.md takes ``here=False``: which
+    file a reader's machine reads is for their own --help to say."""
+    if not here:
+        return "config file: %s. --help names the file it reads on your machine" % LOOKUP
     path, _, passed_over = lookup()
     state = "exists" if os.path.exists(path) else "absent: the builtins answer"
-    extra = "; %s is passed over" % passed_over if passed_over else ""
-    return "config file: %s. Here: %s (%s%s)" % (LOOKUP, path, state, extra)
+    extra = "; %s is passed over" % as_written(passed_over) if passed_over else ""
+    return "config file: %s. Here: %s (%s%s)" % (LOOKUP, as_written(path), state, extra)
 
 
 def read_text(path: str, explicit: bool) -> str | None:

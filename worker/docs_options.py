@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from . import cli
+from . import cli, config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only
@@ -63,6 +63,9 @@ def _rows(options: dict[str, tuple[str, dict[str, Any]]], flags: list[str]) -> l
         if kw.get("action") == "append":
             meaning = kw.get("help") or ""
             meaning = meaning if "repeatable" in meaning else (meaning + " (repeatable)").strip()
+        elif flag == "--config":
+            # --help names the file this machine reads (config.help_text); the manual cannot
+            meaning = config.help_text(here=False)
         else:
             meaning = kw.get("help") or ""
         rows.append("| %s | %s | %s |" % (_cell(_value(flag, kw)), _range(kw), _cell(meaning)))
