@@ -119,6 +119,28 @@ def test_a_group_naming_us_replaces_the_star_group():
     assert allowed("User-agent: websearch-worker/1.0\nDisallow: /\n", "websearch-worker", "/a") is False
 
 
+def test_a_byte_order_mark_is_no_part_of_the_first_line():
+    """A robots.txt saved with a BOM (Windows editors do): its first group still counts."""
+    body = b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /private\r\n"
+    text = robots.decode(body)
+    assert text == "User-agent: *\r\nDisallow: /private\r\n"
+    assert allowed(text, "x", "/private/x") is False and allowed(text, "x", "/public") is True
+    # parse drops a BOM left in the text too (a verdict cached before decode dropped it)
+    assert robots.parse("\ufeffUser-agent: *\nDisallow: /private\n") == [(["*"], [(False, "/private", "/private")])]
+    assert allowed("\ufeffUser-agent: *\nDisallow: /private\n", "x", "/private/x") is False
+    # only a leading one: a BOM inside the file is a character like another (not a key's)
+    assert allowed("User-agent: *\n\ufeffDisallow: /private\n", "x", "/private/x") is True
+    assert robots.decode(b"User-agent: *\nDisallow: /\xff\n") == "User-agent: *\nDisallow: /\ufffd\n"
+
+
+def test_a_dollar_sign_before_the_end_is_the_character():
+    text = "User-agent: *\nDisallow: /price$list\nDisallow: /end$\n"
+    assert allowed(text, "x", "/price$list") is False
+    assert allowed(text, "x", "/price$list/2") is False
+    assert allowed(text, "x", "/pricelist") is True
+    assert allowed(text, "x", "/end") is False and allowed(text, "x", "/end/more") is True
+
+
 # ----------------------------------------------------------------- end to end
 
 
@@ -158,6 +180,18 @@ def test_disallowed_url_is_an_item_error_naming_the_rule(web, env):
     r = fetch(env, "--respect-robots", "--no-adapters", web.url("/private/other"))
     assert items(r)[0]["error"]["code"] == "robots"
     assert web.hits("/robots.txt") == 1
+
+
+def test_a_robots_txt_with_a_byte_order_mark_refuses_its_disallowed_page(web, env):
+    web.robots = ("text", b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /private\r\n")
+    web.reset_stats()
+    r = fetch(env, "--respect-robots", web.url("/article"), web.url("/private/page"))
+    assert r.returncode == 0, r
+    ok, refused = items(r)
+    assert ok["ok"], ok
+    assert refused["ok"] is False and refused["error"]["code"] == "robots", refused
+    assert refused["error"]["rule"] == "Disallow: /private"
+    assert web.hits("/private/page") == 0 and web.hits("/robots.txt") == 1
 
 
 def test_config_turns_it_on_and_names_the_agent(web, env, tmp_path):

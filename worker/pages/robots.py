@@ -11,6 +11,7 @@ Pure functions; worker.pages.robots_check fetches and caches the file.
 * Paths and patterns are compared percent-encoded: non-ASCII as UTF-8 ``%XX``,
   ``%XX`` of an unreserved character decoded (``%62`` is ``b``), hex in upper case.
 * ``/robots.txt`` itself is always allowed; an empty ``disallow`` is no rule.
+* A leading byte-order mark (U+FEFF) is no part of the file's text.
 """
 
 from __future__ import annotations
@@ -47,6 +48,20 @@ def _normalise(text: str, literal: str = "") -> str:
     return "".join(out)
 
 
+def _pattern(value: str) -> str:
+    """A rule's value normalised: ``*`` stays the wildcard, a final ``$`` the anchor, and a ``$``
+    anywhere else is the character itself (``%24``, as a path's ``$`` is; Google's parser does the same)."""
+    if value.endswith("$"):
+        return _normalise(value[:-1], literal="$") + "$"
+    return _normalise(value, literal="$")
+
+
+def decode(body: bytes) -> str:
+    """robots.txt's bytes as text: UTF-8 (RFC 9309 2.3), a leading byte-order mark dropped, an
+    invalid byte one U+FFFD."""
+    return body.decode("utf-8-sig", "replace")
+
+
 def _token(value: str) -> str:
     """The product token a ``user-agent`` line names: its leading letters, ``_`` and ``-``, lower case."""
     value = value.strip()
@@ -64,6 +79,8 @@ def parse(text: str) -> list[tuple[list[str], list[Rule]]]:
     agents: list[str] | None = None  # the group being read
     rules: list[Rule] = []
     in_rules = False
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark decoded as text: not part of the first key
+        text = text[1:]
     for raw in text[:MAX_BYTES].splitlines():
         line = raw.split("#", 1)[0].strip()
         key, colon, value = line.partition(":")
@@ -80,7 +97,7 @@ def parse(text: str) -> list[tuple[list[str], list[Rule]]]:
                 continue  # a rule before any user-agent line belongs to no group
             in_rules = True
             if value:
-                rules.append((key == "allow", value, _normalise(value)))
+                rules.append((key == "allow", value, _pattern(value)))
     return groups
 
 

@@ -74,7 +74,9 @@ def _read(robots_url: str, opts: Options) -> dict[str, Any]:
         return {"state": "unreachable", "why": "HTTP %d" % resp.status}
     if resp.status >= 300:
         return {"state": "unavailable", "why": "HTTP %d" % resp.status}
-    return {"state": "rules", "text": resp.body.decode("utf-8", "replace")}
+    # UTF-8 with or without a byte-order mark: a Windows editor's BOM is no part of the first
+    # line's key (robots.parse drops one too, for a text cached before this was so)
+    return {"state": "rules", "text": robots.decode(resp.body)}
 
 
 class RobotsCheck:
