@@ -11,7 +11,8 @@ the import only, by stand-ins whose attributes load the real library on first us
 (so every code path still works, it just pays then). The trafilatura package
 __init__ is not run at import; its names are filled in on first access of any
 attribute it defines. If anything about this fails, it falls back to the plain
-import. Set WEBSEARCH_WORKER_PLAIN_IMPORTS=1 to disable it.
+import. Set WEBSEARCH_WORKER_PLAIN_IMPORTS=1 to disable it; it is off, with a warning,
+on a version other than the tested one (versions.py).
 
 tests/pages/test_extract.py checks that the output is identical either way.
 """
@@ -185,6 +186,10 @@ def core() -> types.ModuleType:
         return sys.modules["trafilatura.core"]
     if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "trafilatura" in sys.modules:
         return _plain("trafilatura.core")
+    from .versions import tested
+
+    if not tested("trafilatura"):  # the stand-ins name what 2.3.1 imports: another version loads as it ships
+        return _plain("trafilatura.core")
     before = set(sys.modules)
     spec = importlib.util.find_spec("trafilatura")
     if spec is None or not spec.submodule_search_locations or not spec.origin:
@@ -222,6 +227,10 @@ def readability() -> types.ModuleType:
     if "readability.readability" in sys.modules:
         return sys.modules["readability.readability"]
     if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "readability" in sys.modules:
+        return importlib.import_module("readability.readability")
+    from .versions import tested
+
+    if not tested("readability-lxml"):
         return importlib.import_module("readability.readability")
     before = set(sys.modules)
     try:

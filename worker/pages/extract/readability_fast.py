@@ -110,6 +110,10 @@ def install_block_test(module: Any) -> bool:
     DIV_TO_P; whether it is in place."""
     from lxml import etree
 
+    from .versions import tested
+
+    if not tested("readability-lxml"):
+        return False
     current = getattr(module, "tostring", None)
     if current is block_start:
         return True
@@ -140,6 +144,10 @@ def _names(code: Any) -> set[str]:
 def install(module: Any) -> bool:
     """Put ``clean`` in place of ``module.clean`` (readability.readability), when that
     gives the same answers on PROBES; whether ``clean`` is in place."""
+    from .versions import tested  # another readability-lxml than the tested one runs as it ships
+
+    if not tested("readability-lxml"):
+        return False
     original = getattr(module, "clean", None)
     if original is clean:
         return True

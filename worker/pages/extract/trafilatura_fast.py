@@ -264,7 +264,9 @@ def install_once() -> None:
     """``install`` on trafilatura's modules, the first time only (later calls cost nothing:
     the modules trafilatura loads afterwards bind the rewritten objects by name)."""
     if not _ONCE:
-        _ONCE.append(install(trafilatura_modules()))
+        from .versions import tested  # another trafilatura than the tested one runs as it ships
+
+        _ONCE.append(install(trafilatura_modules()) if tested("trafilatura") else 0)
 
 
 def trafilatura_modules() -> list[ModuleType]:
