@@ -212,6 +212,7 @@ def _extract(html, url, fmt, result):
     comments = keeps_comments(facts)
     _stage(result, "scripts", "scripts are kept", _drop_code, tree)
     _stage(result, "status-messages", "a script's failure messages are kept", _status_messages, tree)
+    _stage(result, "site-furniture", "permalink marks and edit links are kept", _site_furniture, tree)
     if kind in REGION_KINDS:
         if _read_region(result, tree, url, fmt, kind, comments):
             return
@@ -408,6 +409,12 @@ def _status_messages(tree):
 
     body = tree.find(".//body")
     drop_status_messages(body if body is not None else tree)
+
+
+def _site_furniture(tree):
+    from .chrome import strip
+
+    strip(tree)
 
 
 def _thread(root):

@@ -94,6 +94,8 @@ MAX_DEPTH = 400
 # Not U+200B: a browser shows a zero-width space as nothing, so it joins what it sits
 # between ("ig\u200bnore" is "ignore"); worker.pages.hidden removes it from the output.
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+# What _walk_inline writes for a <br>: a character no text node can hold (lxml refuses NUL)
+_BR = "\x00"
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _MD_RISKY = re.compile(r"[\\_*`\[<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -228,7 +230,7 @@ def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int, au
         if t is None or t in SKIP or d > MAX_DEPTH:
             continue
         if t == "br":
-            out.append("\n")
+            out.append(_BR)
             continue
         if t == "img":
             if authored:
@@ -291,10 +293,11 @@ def _inline(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     out: list[str] = []
     _walk_inline(el, markdown, out, 0, authored)
     s = "".join(out)
+    # Only a <br> breaks the line: a line break in the markup's text is white space, as a
+    # browser shows it (wrapped source lines are not the author's lines)
     if markdown:
-        # keep explicit line breaks as markdown hard breaks
-        return "  \n".join(_squash(part).strip() for part in s.split("\n") if part.strip())
-    return ("\n" if authored else " ").join(_squash(part).strip() for part in s.split("\n") if part.strip())
+        return "  \n".join(_squash(part).strip() for part in s.split(_BR) if part.strip())
+    return ("\n" if authored else " ").join(_squash(part).strip() for part in s.split(_BR) if part.strip())
 
 
 def _has_block_child(el: HtmlElement) -> bool:

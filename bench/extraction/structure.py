@@ -1,0 +1,317 @@
+#!/usr/bin/env python
+"""Structure fidelity through the real CLI: code blocks, tables, headings and list items.
+
+Usage (from the repo root, with the dev venv's python):
+
+    python bench/extraction/structure.py [--sets wcxb,python,shapes] [--limit N] [--batch 30]
+                                         [--shapes-sample 6] [--per-page FILE]
+
+The metric is the team's (../shared/tools/structure.py, read from there, never copied):
+per page, the share of its code blocks that come back as one fenced block with the same
+lines (code exact), of its code lines found inside a fence, of its table rows found as a
+row of a markdown table, of its headings found as heading lines and of its list items as
+list lines; then the mean over the pages that have that structure.
+
+Sets:
+- wcxb: the WCXB development pages whose main content holds code or tables (the same
+  filter as the held-out figures of issue 41), scored against `truth(html, main_content)`,
+  plus token F1 of the markdown against the main content;
+- python: every page of the Python 3.11 documentation that Debian's python3-doc installs
+  (`dpkg -L python3.11-doc`), served under /3.11/ as the real site lives, scored against
+  the site's own content container (`docs_truth(html, "python")`);
+- shapes: every Nth page of each shared set (wcxb by type, classic, Zyte) served at a
+  neutral path and at each of SHAPES (paths that read as a product, a collection, a forum,
+  a listing, documentation), token F1 of the text against the truth at each.
+
+Ours runs as users run it: `python -I -m worker fetch URL...` in batches of --batch URLs at
+the default concurrency, `--format markdown --no-cache`. trafilatura's markdown
+(`trafilatura.extract(html, url=url, output_format="markdown")`) runs in-process on the same
+pages, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "tests"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fakes import corpus_server as cs  # noqa: E402
+
+SHARED = os.path.join(os.path.dirname(REPO), "shared")
+METRIC = os.path.join(SHARED, "tools", "structure.py")
+PYDOCS = "/usr/share/doc/python3.11/html"
+UTF8 = "text/html; charset=utf-8"
+# Paths that carry a page-type signal in their shape (Substack's posts, shop categories,
+# Discourse topics, WordPress categories, search pages, tag pages, documentation)
+SHAPES = ("/p/%s", "/c/%s", "/t/%s", "/category/news/%s", "/search/%s", "/tag/%s", "/docs/%s")
+NEUTRAL = "/%s"
+_TOKEN = re.compile(r"\w+")
+
+
+def metric():
+    if not os.path.exists(METRIC):
+        sys.exit("error: the structure metric is missing (%s); it lives in ../shared beside the repo" % METRIC)
+    spec = importlib.util.spec_from_file_location("structure_metric", METRIC)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def token_f1(truth, pred):
+    t, p = Counter(_TOKEN.findall(truth or "")), Counter(_TOKEN.findall(pred or ""))
+    tp = sum((t & p).values())
+    if not tp:
+        return 0.0
+    precision, recall = tp / sum(p.values()), tp / sum(t.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def pydocs_pages():
+    """[(relative path, bytes)] of the Python docs' HTML pages, or [] when not installed."""
+    out = []
+    if not os.path.isdir(PYDOCS):
+        return out
+    for base, _, files in os.walk(PYDOCS):
+        for f in sorted(files):
+            if f.endswith(".html"):
+                path = os.path.join(base, f)
+                rel = os.path.relpath(path, PYDOCS)
+                if rel.startswith(("_static", "_sources")):
+                    continue
+                with open(path, "rb") as fh:
+                    out.append((rel, fh.read()))
+    return sorted(out)
+
+
+def cli_markdown(served, names, batch, fmt="markdown"):
+    """{name: content} through the real CLI, batches of `batch` at the default concurrency."""
+    from worker import protocol
+
+    server = cs.CorpusServer(served).start(hosts=8)
+    env = dict(os.environ)
+    env["WEBSEARCH_CONFIG"] = os.path.join(REPO, ".bench-no-config.json")
+    for k in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+        env.pop(k, None)
+    out, crashes, elapsed = {}, 0, 0.0
+    try:
+        for start in range(0, len(names), batch):
+            chunk = names[start : start + batch]
+            urls = [server.url(n, host=i) for i, n in enumerate(chunk)]
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-I", "-m", "worker", "fetch"]
+                + urls
+                + ["--allow-private", "--no-cache", "--format", fmt, "--max-chars", "50000000", "--timeout", "600"],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+            )
+            elapsed += time.perf_counter() - t0
+            try:
+                payload = protocol.parse(proc.stdout.decode("ascii"))
+            except protocol.ProtocolError:
+                crashes += 1
+                continue
+            items = payload["results"] if payload["ok"] else payload["error"].get("results", [])
+            for name, item in zip(chunk, items):
+                out[name] = item.get("content") or ""
+    finally:
+        server.stop()
+    return out, crashes, elapsed
+
+
+def traf_markdown(html, url):
+    import trafilatura
+
+    try:
+        return trafilatura.extract(html, url=url, output_format="markdown") or ""
+    except Exception:
+        return ""
+
+
+def summary_rows(M, per_page, f1=None):
+    s = M.summarize(per_page)
+    row = ["%.3f (%d)" % (s[k][0], s[k][1]) if s[k][0] is not None else "-" for k in M.METRICS]
+    if f1 is not None:
+        row.append("%.3f" % (sum(f1) / len(f1) if f1 else 0))
+    return row
+
+
+def print_table(title, M, rows, with_f1):
+    print("\n" + title)
+    heads = list(M.METRICS) + (["token F1"] if with_f1 else [])
+    print("| pipeline | %s |" % " | ".join(heads))
+    print("|---" * (len(heads) + 1) + "|")
+    for name, cells in rows:
+        print("| %s | %s |" % (name, " | ".join(cells)))
+
+
+def run_wcxb(M, a, per_page):
+    from worker.pages.content import decode
+
+    pages = []
+    for r in cs.wcxb_rows():
+        raw = cs.wcxb_page(r["id"])
+        t = M.truth(raw, r["main_content"])
+        if t["code"] or t["tables"]:
+            pages.append((r, raw, t))
+    if a.limit:
+        pages = pages[:: a.limit]
+    names = ["wcxb/%s%s" % (r["id"], _path(r["url"])) for r, _, _ in pages]
+    served = {n: (raw, UTF8) for n, (_, raw, _) in zip(names, pages)}
+    ours, crashes, elapsed = cli_markdown(served, names, a.batch)
+    o_scores, t_scores, o_f1, t_f1 = [], [], [], []
+    for n, (r, raw, t) in zip(names, pages):
+        html = decode(raw, UTF8, "html")[0]
+        md_o = ours.get(n, "")
+        md_t = traf_markdown(html, r["url"])
+        so, st = M.score(t, md_o), M.score(t, md_t)
+        o_scores.append(so)
+        t_scores.append(st)
+        o_f1.append(token_f1(r["main_content"], md_o))
+        t_f1.append(token_f1(r["main_content"], md_t))
+        per_page.append(dict(set="wcxb", id=r["id"], type=r["page_type"], ours=so, trafilatura=st, ours_f1=o_f1[-1]))
+    print_table(
+        "## WCXB dev pages with code or tables: %d pages (%d CLI batches with no block, %.1f s)"
+        % (len(pages), crashes, elapsed),
+        M,
+        [
+            ("trafilatura markdown (in-process)", summary_rows(M, t_scores, t_f1)),
+            ("websearch-worker CLI", summary_rows(M, o_scores, o_f1)),
+        ],
+        True,
+    )
+
+
+def run_python(M, a, per_page):
+    pages = pydocs_pages()
+    if not pages:
+        print("\n## Python docs: skipped, %s is missing (apt-get install python3-doc)" % PYDOCS)
+        return
+    if a.limit:
+        pages = pages[:: a.limit]
+    names = ["3.11/" + rel for rel, _ in pages]
+    served = {n: (raw, UTF8) for n, (_, raw) in zip(names, pages)}
+    ours, crashes, elapsed = cli_markdown(served, names, a.batch)
+    o_scores, t_scores = [], []
+    for n, (rel, raw) in zip(names, pages):
+        t = M.docs_truth(raw, "python")
+        if not any(t.values()):
+            continue
+        so = M.score(t, ours.get(n, ""))
+        st = M.score(t, traf_markdown(raw.decode("utf-8", "replace"), "https://docs.python.org/" + n))
+        o_scores.append(so)
+        t_scores.append(st)
+        per_page.append(dict(set="python", id=rel, ours=so, trafilatura=st))
+    print_table(
+        "## Python 3.11 docs (python3-doc): %d pages with structure (%d CLI batches with no block, %.1f s)"
+        % (len(o_scores), crashes, elapsed),
+        M,
+        [
+            ("trafilatura markdown (in-process)", summary_rows(M, t_scores)),
+            ("websearch-worker CLI", summary_rows(M, o_scores)),
+        ],
+        False,
+    )
+
+
+def _path(url):
+    from urllib.parse import urlsplit
+
+    return urlsplit(url or "").path or "/"
+
+
+def run_shapes(M, a, per_page):
+    """Token F1 of the same pages at a neutral path and at each shape, per set (wcxb by type)."""
+    sample = []
+    for r in cs.wcxb_rows():
+        sample.append(("wcxb-" + r["page_type"], r["id"], cs.wcxb_page(r["id"]), r["main_content"], UTF8))
+    if not cs.classic_missing():
+        for r in cs.classic_rows():
+            sample.append(("classic-" + r["dataset"], r["id"], cs.classic_page(r["id"]), r["main_content"], "text/html"))
+    import run as zyte_bench
+
+    for pid, _, _, truth in zyte_bench.load_benchmark(zyte_bench.DEFAULT_DATA):
+        sample.append(("zyte", pid, cs.zyte_page(pid), truth, UTF8))
+    sample = sample[:: max(1, a.shapes_sample)]
+    layouts = (NEUTRAL,) + SHAPES
+    served, names = {}, {}
+    for group, pid, raw, _, ct in sample:
+        slug = "%s-%s" % (group, re.sub(r"[^A-Za-z0-9]+", "-", str(pid)))
+        for lay in layouts:
+            name = (lay % slug).lstrip("/")
+            served[name] = (raw, ct)
+            names[(pid, group, lay)] = name
+    order = list(served)
+    texts, crashes, elapsed = cli_markdown(served, order, a.batch, fmt="text")
+    f1 = defaultdict(list)  # (group, layout) -> [F1]
+    for group, pid, _, truth, _ in sample:
+        for lay in layouts:
+            f1[(group, lay)].append(token_f1(truth, texts.get(names[(pid, group, lay)], "")))
+    groups = sorted({g for g, *_ in sample})
+    print(
+        "\n## URL shapes: %d pages, each at %d paths (%d CLI batches with no block, %.1f s); token F1 of the text"
+        % (len(sample), len(layouts), crashes, elapsed)
+    )
+    print("| set | pages | neutral | %s | worst delta |" % " | ".join(s.strip("/%s") for s in SHAPES))
+    print("|---" * (len(SHAPES) + 4) + "|")
+    worst_all = 0.0
+    for g in groups + ["classic", "wcxb"]:
+        keys = [x for x in groups if x == g or x.startswith(g + "-")] if g in ("classic", "wcxb") else [g]
+        vals = {lay: [v for k in keys for v in f1[(k, lay)]] for lay in layouts}
+        n = len(vals[NEUTRAL])
+        if not n:
+            continue
+        mean = {lay: sum(v) / len(v) for lay, v in vals.items()}
+        worst = min(mean[s] - mean[NEUTRAL] for s in SHAPES)
+        worst_all = min(worst_all, worst)
+        print(
+            "| %s | %d | %.4f | %s | %+.4f |"
+            % (g, n, mean[NEUTRAL], " | ".join("%.4f" % mean[s] for s in SHAPES), worst)
+        )
+    print("\nworst drop from the neutral path, any set and shape: %+.4f" % worst_all)
+    per_page.append(dict(set="shapes", f1={"%s %s" % k: v for k, v in f1.items()}))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="wcxb,python,shapes", help="comma-separated: wcxb, python, shapes")
+    ap.add_argument("--limit", type=int, default=0, help="every Nth page only (quick runs)")
+    ap.add_argument("--batch", type=int, default=30)
+    ap.add_argument("--shapes-sample", type=int, default=6, help="shapes: every Nth page of the shared sets")
+    ap.add_argument("--per-page", default="", help="write per-page scores (JSON) here")
+    a = ap.parse_args(argv)
+    problem = cs.missing()
+    if problem:
+        sys.stderr.write("error: %s\n" % problem)
+        return 2
+    M = metric()
+    per_page: list = []
+    sets = [s for s in a.sets.split(",") if s]
+    if "wcxb" in sets:
+        run_wcxb(M, a, per_page)
+    if "python" in sets:
+        run_python(M, a, per_page)
+    if "shapes" in sets:
+        run_shapes(M, a, per_page)
+    if a.per_page:
+        opener = gzip.open if a.per_page.endswith(".gz") else open
+        with opener(a.per_page, "wt", encoding="utf-8") as f:
+            json.dump(per_page, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""Furniture that site generators print inside the content, removed before any extractor reads.
+
+Small named steps over one tree, each a rule a person can check on the page:
+
+- permalink_marks: the mark beside a heading that links to the heading itself (Sphinx's
+  "¶", MkDocs' and GitHub's "#", "§", a link symbol). It is not the heading's text: with it,
+  no heading of a Sphinx site reads as the page's heading.
+- docbook_navigation: DocBook's Prev / Up / Home / Next tables at the top and foot of
+  every page (PostgreSQL's manual, the Linux documentation project).
+- edit_links: "Edit on GitHub", "Edit this page", "View page source", "Suggest an edit".
+- breadcrumbs: the trail of the page's parents (marked by class, id, ARIA label or
+  schema.org's BreadcrumbList).
+
+Pure functions over lxml trees; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+# The whole text of a link that marks a permalink: a symbol, not a word
+PERMALINK_MARKS = frozenset(("", "¶", "§", "#", "🔗", "⚓", "⚓︎", "link", "permalink", "anchor"))
+_EDIT = re.compile(
+    r"(edit (this )?(page|file|doc|document|article|section)( on (github|gitlab|bitbucket))?|"
+    r"edit on (github|gitlab|bitbucket)|suggest (an )?(edit|change)s?( to this page)?|"
+    r"view (the )?(page )?source|show source|view on github|improve this (page|doc|document|article)|"
+    r"report an? (issue|problem) with this page)\W*",
+    re.I,
+)
+_BREADCRUMB_XPATH = (
+    "//*[contains(translate(@class, 'BREADCUM', 'breadcum'), 'breadcrumb') or "
+    "contains(translate(@id, 'BREADCUM', 'breadcum'), 'breadcrumb') or "
+    "contains(translate(@aria-label, 'BREADCUM', 'breadcum'), 'breadcrumb') or "
+    "contains(@itemtype, 'BreadcrumbList')]"
+)
+
+
+def _drop(el: HtmlElement) -> None:
+    """Remove el, keeping the text after it (lxml's drop_tree, for any lxml element)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)
+
+
+def _words(el: HtmlElement) -> str:
+    return " ".join("".join(t for t in el.itertext() if isinstance(t, str)).split())
+
+
+def permalink_marks(tree: HtmlElement) -> int:
+    """Drop links to the page's own fragments whose whole text is a mark (¶, #, §...), and
+    Sphinx's and MkDocs' headerlinks whatever they show. Returns how many."""
+    n = 0
+    for a in tree.xpath("//a[starts-with(normalize-space(@href), '#')]"):
+        cls = (a.get("class") or "").lower()
+        text = _words(a)
+        if text.lower() in PERMALINK_MARKS and (text or "headerlink" in cls or "anchor" in cls or "permalink" in cls):
+            _drop(a)
+            n += 1
+        elif "headerlink" in cls.split():
+            _drop(a)
+            n += 1
+    return n
+
+
+def docbook_navigation(tree: HtmlElement) -> int:
+    """Drop DocBook's navigation header and footer (a table of Prev / Up / Home / Next)."""
+    found = tree.xpath("//div[@class='navheader' or @class='navfooter']")
+    for el in found:
+        _drop(el)
+    return len(found)
+
+
+def edit_links(tree: HtmlElement) -> int:
+    """Drop "Edit on GitHub" and its kin, with the block that held only that link."""
+    n = 0
+    for a in list(tree.iter("a")):
+        text = _words(a)
+        if not text or len(text) > 60 or not _EDIT.fullmatch(text):
+            continue
+        holder = a
+        parent = a.getparent()
+        # the small block that holds only the link (a <p>, <li>, <div> or <span> around it)
+        while parent is not None and parent.tag in ("p", "li", "span", "div", "small") and _words(parent) == text:
+            holder, parent = parent, parent.getparent()
+        _drop(holder)
+        n += 1
+    return n
+
+
+def breadcrumbs(tree: HtmlElement) -> int:
+    """Drop the breadcrumb trail (the outermost element that says it is one)."""
+    found = tree.xpath(_BREADCRUMB_XPATH)
+    dropped = 0
+    for el in found:
+        if any(anc in found for anc in el.iterancestors()):
+            continue  # inside a trail already dropped
+        if el.tag in ("html", "body", "main", "article"):
+            continue  # a page whose body says "breadcrumb" in its class is more than its trail
+        if len(_words(el)) > 400:
+            continue  # a trail is a line of links, not a section
+        _drop(el)
+        dropped += 1
+    return dropped
+
+
+STEPS = (permalink_marks, docbook_navigation, edit_links, breadcrumbs)
+
+
+def strip(tree: HtmlElement) -> None:
+    for step in STEPS:
+        step(tree)
