@@ -46,9 +46,11 @@ examples:
   %(prog)s search "typescript 5.7 release notes" --recency week --limit 8 --output text
   %(prog)s search "state of WebGPU" --provider exa --type deep --category "research paper"
   %(prog)s search "rust foundation" --news --recency week
+  %(prog)s search "tokio spawn panics" --query "tokio task panic" --sources web,github,stackexchange
   %(prog)s fetch https://example.org/article
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
   %(prog)s fetch URL --focus "how is the cache invalidated" --max-chars 3000
+  %(prog)s fetch URL --find "max_connections" --find "pool size"
   %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
@@ -139,6 +141,22 @@ def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     # Read by worker.tool_schemas: the tools' JSON Schemas carry the same range.
     parse.bounds = (lo, hi)  # type: ignore[attr-defined]  # an attribute set on a function
     return parse
+
+
+SEARCH_SOURCES = ("web", "github", "stackexchange")  # worker.request.SOURCES, without importing it here
+
+
+def _source_list(value: str) -> str:
+    """--sources: names from SEARCH_SOURCES, comma-separated; the folded list, or a usage error."""
+    names = [n.strip().lower() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SEARCH_SOURCES]
+    if unknown or not names:
+        raise _bad_value("expected sources from %s, got %r" % (", ".join(SEARCH_SOURCES), value[:40]))
+    return ",".join(names)
+
+
+# Read by worker.tool_schemas: each item of the tools' list is one of these.
+_source_list.items = SEARCH_SOURCES  # type: ignore[attr-defined]  # an attribute set on a function
 
 
 def _config_help() -> str:
@@ -257,6 +275,22 @@ def _search_options(s: Any, suppress: Any) -> None:
         help="ddgs engines, comma-separated, tried in order (default duckduckgo,brave,mojeek,yahoo)",
     )
     s.add_argument("--max-chars", type=_int(200), metavar="N", default=None, help="bound for the payload's text field")
+    s.add_argument(
+        "--query",
+        dest="queries",
+        action="append",
+        default=[],
+        metavar="QUERY",
+        help="another phrasing, searched at once, the lists merged by rank (repeatable; 5 queries in all)",
+    )
+    s.add_argument(
+        "--sources",
+        type=_source_list,
+        action="append",
+        default=[],
+        metavar="LIST",
+        help="where to search, comma-separated: web (default), github (issues, pull requests), stackexchange",
+    )
     ex = s.add_argument_group("exa options")
     ex.add_argument(
         "--type", dest="search_type", default=None, metavar="TYPE", help="auto, neural, keyword, fast, deep, ..."
@@ -322,6 +356,13 @@ def _fetch_options(f: Any, suppress: Any) -> None:
     f.add_argument("--start-index", type=_int(0), metavar="N", default=0, help="continue a long page from here")
     f.add_argument("--concurrency", type=_int(1, 64), metavar="N", default=8, help="simultaneous downloads (default 8)")
     _focus_options(f)
+    f.add_argument(
+        "--find",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="every occurrence of TEXT in the whole page (case and spacing ignored), each with its offset and context",
+    )
     f.add_argument(
         "--no-adapters",
         action="store_true",
@@ -578,6 +619,7 @@ def parse_args(argv: list[str], prog: str = "websearch-worker") -> argparse.Name
             args.vertical = "news"
         if args.vertical == "web":
             args.vertical = None  # the default: one cache key for "--vertical web" and nothing
+        args.sources = [name for value in args.sources for name in value.split(",") if name]
     return args
 
 

@@ -78,6 +78,10 @@ def dispatch(request: SearchRequest | FetchRequest, call: Call) -> dict[str, Any
     from .request import SearchRequest  # loaded already: cli.request_of built the request
 
     if isinstance(request, SearchRequest):
+        if request.merged():  # several queries or sources: one list from many (worker/tools/multisearch.py)
+            from .tools.multisearch import run_multi
+
+            return run_multi(request, call)
         from .tools.search import run_search
 
         return run_search(request, call)
@@ -107,7 +111,7 @@ def main(argv: list[str] | None = None, prog: str = "websearch-worker", early: S
         sys.exit(0)
     from . import redact
 
-    redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY", "GITHUB_TOKEN", "GH_TOKEN"))
+    redact.register_env(os.environ, ("EXA_API_KEY", "BRAVE_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "STACKEXCHANGE_KEY"))
     human = False
     try:
         from . import __version__

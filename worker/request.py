@@ -14,6 +14,8 @@ it read ``args.query``, and the cache key, made from the fields, is what it was.
 from .errors import WorkerError
 
 MAX_QUERY_CHARS = 2000
+MAX_QUERIES = 5  # queries in one search call (the first and its --query phrasings)
+SOURCES = ("web", "github", "stackexchange")  # what --sources names; web is the configured provider chain
 
 TYPE_CHECKING = False  # typing's own flag, without importing typing on every call
 if TYPE_CHECKING:
@@ -134,6 +136,8 @@ class SearchRequest(Request):
     command = "search"
 
     query: str = ""
+    queries: "tuple[str, ...]" = ()  # --query: more phrasings, searched at once, results merged
+    sources: "tuple[str, ...]" = ()  # --sources other than web alone (); see worker/tools/multisearch.py
     limit: "int | None" = None
     page: int = 1
     region: "str | None" = None
@@ -171,7 +175,43 @@ class SearchRequest(Request):
     max_total_chars: "int | None" = None  # the excerpts' budget for the whole call
 
     def __post_init__(self):
-        object.__setattr__(self, "query", clean_query(self.query))
+        query = clean_query(self.query)
+        object.__setattr__(self, "query", query)
+        if self.queries:
+            more: list[str] = []
+            for text in self.queries:
+                text = clean_query(text)
+                if text != query and text not in more:  # a phrasing given twice is searched once
+                    more.append(text)
+            if 1 + len(more) > MAX_QUERIES:
+                raise WorkerError(
+                    "invalid_query",
+                    "%d queries in one call; the limit is %d" % (1 + len(more), MAX_QUERIES),
+                    hint="keep the %d best phrasings" % MAX_QUERIES,
+                )
+            object.__setattr__(self, "queries", tuple(more))
+        if self.sources:
+            unknown = [s for s in self.sources if s not in SOURCES]
+            if unknown:
+                raise WorkerError(
+                    "invalid_argument",
+                    "unknown source %r" % unknown[0],
+                    hint="sources: %s" % ", ".join(SOURCES),
+                )
+            named = tuple(dict.fromkeys(self.sources))
+            object.__setattr__(self, "sources", () if named == ("web",) else named)
+
+    def all_queries(self) -> "tuple[str, ...]":
+        """The call's queries: the first, then each --query."""
+        return (self.query,) + tuple(self.queries)
+
+    def all_sources(self) -> "tuple[str, ...]":
+        """Where the call searches: web unless --sources said otherwise."""
+        return tuple(self.sources) or ("web",)
+
+    def merged(self) -> bool:
+        """Several lists to merge (more than one query, or a source other than the web alone)."""
+        return bool(self.queries or self.sources)
 
 
 @record
@@ -186,6 +226,7 @@ class FetchRequest(Request):
     start_index: int = 0
     concurrency: int = 8
     focus: "str | None" = None  # the page's passages most relevant to this (worker.pages.focus)
+    find: "tuple[str, ...]" = ()  # --find: every occurrence of each text in the whole page (worker.pages.find)
     max_total_chars: "int | None" = None  # page text for the whole call, shared by the pages
     no_adapters: bool = False
     llms_txt: bool = False

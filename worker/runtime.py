@@ -115,15 +115,32 @@ class Call:
         self._emitted = False
         self._exiting = False
         self.cancelled = threading.Event()
-        # A provider attempt's own, earlier deadline (search fallback): a provider
-        # that hangs gives the next one the rest of --timeout.  Seen by remaining().
-        self.attempt_deadline: float | None = None
-        self.breaker: Guard | None = None  # set while a search provider runs (ddgs skips engines by it)
+        # Per thread (attempt_deadline and breaker below): the queries of one search run at once.
+        self._attempt = threading.local()
         # The directory of the state this call shares with other worker processes (cache,
         # breaker, rate-limit locks), set by the tool once it has read the config.
         self.state_dir: str | None = None
         # That state itself (worker/state/backend.py: SQLite files, or Redis), set with state_dir.
         self.state: State | None = None
+
+    # A provider attempt's own, earlier deadline (search fallback): a provider that hangs
+    # gives the next one the rest of --timeout.  Seen by remaining() on the thread that set it.
+    @property
+    def attempt_deadline(self) -> float | None:
+        return getattr(self._attempt, "deadline", None)
+
+    @attempt_deadline.setter
+    def attempt_deadline(self, value: float | None) -> None:
+        self._attempt.deadline = value
+
+    # Set while a search provider runs, on its thread (ddgs skips engines by it).
+    @property
+    def breaker(self) -> Guard | None:
+        return getattr(self._attempt, "breaker", None)
+
+    @breaker.setter
+    def breaker(self, value: Guard | None) -> None:
+        self._attempt.breaker = value
 
     # -- stdout -----------------------------------------------------------
     def claim_stdout(self) -> None:

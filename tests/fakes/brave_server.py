@@ -19,6 +19,9 @@ The news endpoint (/res/v1/news/search) answers NEWS (the first word "dupes"
 answers the same article under tracking, AMP and mobile variants of its URL;
 "full"/"dupes" do the same on the web endpoint).
 
+``server.delays[word]`` (seconds) holds the answer to a query starting with ``word`` that long
+(latency for benchmarks: bench/search/multi.py).
+
 ``server.bodies[word]`` answers a query starting with ``word`` with that 200 body
 instead (a str is sent as it is: JSON text a real encoder would not write).
 
@@ -261,6 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(422, invalid)
         q = params["q"][0]
         fixture = q.split()[0]
+        if fixture in self.server.delays:
+            time.sleep(self.server.delays[fixture])
         if fixture in self.server.bodies:  # a hostile answer: JSON text as given, else the value encoded
             return answers.send(self, self.server.bodies[fixture])
         rl = {
@@ -327,6 +332,7 @@ class FakeBrave:
         self.server.key = key
         self.server.urls = []
         self.server.bodies = {}  # query's first word -> the 200 answer given instead (str: raw JSON text)
+        self.server.delays = {}  # query's first word -> seconds before it is answered
         self.server.script = []
         self.server.retry_after = "7"
         self.server.rate = None

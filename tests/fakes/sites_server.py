@@ -15,9 +15,16 @@ Everything else is an ordinary HTML page, what the fallback fetch reads.
     s.se_throttled = True     Stack Exchange answers 400 throttle_violation
     s.answers[path] = body    that path (without its query) answers 200 with ``body`` instead: a JSON
                               value, or str/bytes sent as they are (a hostile API's answer)
+
+The search endpoints (the search tool's github and stackexchange sources, worker/providers/):
+GitHub's ``/search/issues`` answers issue 7 and pull request 9 of octo/demo (``s.github_found``
+replaces the items; ``s.github_needs_kind = True`` refuses a query without is:issue/is:pr with
+GitHub's 422), and the Stack Exchange ``/search/advanced`` answers question 123 and an unanswered
+one, gzip-compressed as the real API always is.  ``s.searches`` lists (api, q) as they came.
 """
 
 import base64
+import gzip
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -417,9 +424,35 @@ to the field and what the rest of the paper does with them, in sentences long en
 </article></body></html>"""
 
 
+def search_item(number, pull=False):
+    """An item of GitHub's /search/issues: the issue's fields, its repository_url and a score."""
+    doc = dict(issue(number, pull), repository_url="https://api.github.com/repos/octo/demo", score=1.0)
+    if pull:
+        doc["html_url"] = "https://github.com/octo/demo/pull/%d" % number
+        doc["pull_request"] = dict(doc["pull_request"], html_url=doc["html_url"])
+    return doc
+
+
+SE_UNANSWERED = dict(
+    SE_QUESTION,
+    question_id=456,
+    title="Flatten a list &quot;in place&quot;?",
+    link="https://stackoverflow.com/questions/456/flatten-in-place",
+    is_answered=False,
+    answer_count=0,
+    score=1,
+    view_count=12,
+    body="<p>Can it be done <em>without</em> a copy?</p>",
+)
+SE_UNANSWERED.pop("accepted_answer_id")
+
+
 class SitesServer:
     def __init__(self):
         self.requests = []
+        self.searches = []  # (api, q) of each search request: "github" or "stackexchange"
+        self.github_found = None  # the items /search/issues answers; None: issue 7 and pull request 9
+        self.github_needs_kind = False
         self.github_limited = False
         self.se_throttled = False
         self.echo_auth = False
@@ -528,6 +561,8 @@ class SitesServer:
                     )
                 token = self.headers.get("Authorization") if outer.echo_auth else None
                 h = self.limits(59)
+                if path == "/search/issues":
+                    return self.search_issues(q, h)
                 if path == "/repos/octo/demo":
                     return self.send(
                         200,
@@ -624,6 +659,24 @@ class SitesServer:
                     404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, headers=h
                 )
 
+            def search_issues(self, q, h):
+                query = q.get("q", "")
+                outer.searches.append(("github", query))
+                if outer.github_needs_kind and not any(k in query.split() for k in ("is:issue", "is:pr")):
+                    return self.send(
+                        422,
+                        {
+                            "message": "Query must include 'is:issue' or 'is:pull-request'",
+                            "documentation_url": "https://docs.github.com/rest/search/search#search-issues-and-pull-requests",
+                            "status": "422",
+                        },
+                        headers=h,
+                    )
+                found = outer.github_found if outer.github_found is not None else [search_item(7), search_item(9, True)]
+                per = int(q.get("per_page", 30))
+                body = {"total_count": len(found), "incomplete_results": False, "items": found[:per]}
+                return self.send(200, body, headers=h + [("X-GitHub-Request-Id", "AB12:3456:789")])
+
             def stackexchange(self, path, q):
                 if outer.se_throttled:
                     return self.send(
@@ -638,6 +691,15 @@ class SitesServer:
                     return self.send(
                         400, {"error_id": 400, "error_message": "site is required", "error_name": "bad_parameter"}
                     )
+                if path == "/search/advanced":
+                    outer.searches.append(("stackexchange", q.get("q")))
+                    items = [SE_QUESTION, SE_UNANSWERED][: int(q.get("pagesize", 30))]
+                    body = gzip.compress(
+                        json.dumps(
+                            {"items": items, "has_more": False, "quota_max": 300, "quota_remaining": 290}
+                        ).encode()
+                    )
+                    return self.send(200, body, headers=[("Content-Encoding", "gzip")])
                 if path == "/questions/123":
                     return self.send(
                         200, {"items": [SE_QUESTION], "has_more": False, "quota_max": 300, "quota_remaining": 297}

@@ -413,8 +413,12 @@ def fetch_many(
     max_bytes: int = DEFAULT_MAX_BYTES,
     robots: RobotsCheck | None = None,
     user_agent: str | None = None,
+    adapters: bool = False,
+    sites: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL."""
+    """Fetch several URLs with the fetch tool's rules; a list of items, never an exception per URL.
+
+    ``adapters``: GitHub, Stack Exchange... read through their APIs (``sites``: the config's settings)."""
     spec = Spec(
         fmt=fmt,
         max_chars=max_chars,
@@ -424,5 +428,7 @@ def fetch_many(
         max_bytes=max_bytes,
         robots=robots,
         user_agent=user_agent,
+        adapters=adapters,
+        sites=sites,
     )
     return fetch_all(urls, call, spec, concurrency)

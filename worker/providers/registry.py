@@ -53,6 +53,15 @@ BUILTINS = {
     "exa": Builtin(".exa:ExaProvider", {"search", "fetch"}, key_env="EXA_API_KEY", verticals={"web", "news"}),
     "brave": Builtin(".brave:BraveProvider", {"search"}, key_env="BRAVE_API_KEY", verticals={"web", "news"}),
 }
+# The developer sources a search can add with --sources (worker/tools/multisearch.py): not in the
+# provider chain, never chosen by --provider; the config's "sites" settings configure them.
+SOURCES = {
+    # GitHub asks clients not to send searches concurrently (its secondary rate limits)
+    "github": Builtin(".github_search:GithubSearch", {"search"}, verticals={"dev"}, search_concurrency=2),
+    "stackexchange": Builtin(
+        ".stackexchange_search:StackExchangeSearch", {"search"}, verticals={"dev"}, search_concurrency=5
+    ),
+}
 SEARCH_FALLBACK = "ddgs"  # answers a search when nothing else can: no key
 FETCH_FALLBACK = "local"  # answers a fetch unless the config's default provider can
 DEFAULT_SEARCH_CONCURRENCY = 5
@@ -61,7 +70,7 @@ KEYED = tuple(name for name, b in BUILTINS.items() if b.key_env)
 
 def search_concurrency(spec: "ProviderSpec") -> int:
     """How many searches with ``spec`` may run at once across processes: its "concurrency" option, else its type's."""
-    builtin = BUILTINS.get(spec.type)
+    builtin = BUILTINS.get(spec.type) or SOURCES.get(spec.type)
     default = (builtin and builtin.search_concurrency) or DEFAULT_SEARCH_CONCURRENCY
     limit = (spec.options or {}).get("concurrency", default)
     try:
@@ -79,7 +88,7 @@ def load_class(type_name: str) -> "type[Provider]":
     """The provider class for a builtin type or a "module:attr" reference."""
     from importlib import import_module
 
-    builtin = BUILTINS.get(type_name)
+    builtin = BUILTINS.get(type_name) or SOURCES.get(type_name)
     ref = builtin.ref if builtin is not None else type_name
     module_name, _, attr = ref.partition(":")
     module = import_module(module_name, __package__)

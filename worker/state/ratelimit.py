@@ -276,6 +276,15 @@ class slot:
         return False
 
 
+def defer(call: Call | None, key: object, seconds: float, min_interval: float = 0.0) -> None:
+    """No start for ``key`` before ``seconds`` from now, for every process sharing the state (an API's
+    own "back off" answer); a slot with ``min_interval`` for the key honours it.  Never raises."""
+    try:
+        _state(call).defer(safe_name(key), min_interval, seconds)
+    except (OSError, WorkerError) as exc:
+        _warn_once("cannot hold %s back (%s)" % (safe_name(key), exc))
+
+
 def _state(call: Call | None) -> State:
     """Where the spacing is kept: the configured directory (tests), else the call's state, else the default dir's."""
     from . import backend

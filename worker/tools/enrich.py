@@ -103,12 +103,17 @@ def _mark_failed(result: dict[str, Any], code: str, message: object) -> None:
 
 
 def enrich(
-    results: list[dict[str, Any]], request: SearchRequest, call: Call, settings: dict[str, Any] | None = None
+    results: list[dict[str, Any]],
+    request: SearchRequest,
+    call: Call,
+    settings: dict[str, Any] | None = None,
+    adapters: bool = False,
 ) -> list[str]:
     """Fetch the top ``request.fetch_top`` results in place; returns the warnings to add.
 
     ``settings`` is the config file's top level: its ``allowPrivate`` lifts the
-    private-address guard here as it does for fetch.
+    private-address guard here as it does for fetch.  ``adapters``: GitHub and Stack
+    Exchange pages read through their APIs, as fetch reads them (the config's ``sites``).
     """
     n = min(int(request.fetch_top or 0), len(results))
     if n <= 0:
@@ -135,6 +140,8 @@ def enrich(
             concurrency=n,
             robots=_robots(request, call, settings or {}),
             user_agent=(settings or {}).get("userAgent") or None,
+            adapters=adapters,
+            sites=(settings or {}).get("sites") if adapters else None,
         )
         if not isinstance(items, list) or len(items) != n:
             raise WorkerError(

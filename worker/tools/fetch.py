@@ -101,19 +101,61 @@ def check_focus(focus: str | None) -> None:
         )
 
 
+def check_find(find: tuple[str, ...]) -> None:
+    """--find: at most MAX_TERMS texts, each with something to look for and no longer than MAX_TERM_CHARS."""
+    from ..pages.find import MAX_TERM_CHARS, MAX_TERMS
+
+    if len(find) > MAX_TERMS:
+        raise WorkerError(
+            "invalid_argument", "--find given %d times; the limit is %d" % (len(find), MAX_TERMS), hint="look for fewer"
+        )
+    for text in find:
+        if not text.split():
+            raise WorkerError("invalid_argument", "--find is empty", hint="give the text to look for")
+        if len(text) > MAX_TERM_CHARS:
+            raise WorkerError(
+                "invalid_argument",
+                "--find is %d characters; the limit is %d" % (len(text), MAX_TERM_CHARS),
+                hint="look for a shorter, distinctive part of it",
+            )
+
+
 def whole_pages(request: FetchRequest) -> FetchRequest:
-    """What the provider is asked for: with --focus or --max-total-chars, each page's whole text
-    (cut here afterwards, so the cache holds a page once for every focus and budget)."""
-    if not (request.focus or request.max_total_chars):
+    """What the provider is asked for: with --focus, --max-total-chars or --find, each page's whole text
+    (cut here afterwards, so the cache holds a page once for every focus and budget); with --find from
+    its start, since every occurrence in the page is looked for."""
+    if not (request.focus or request.max_total_chars or request.find):
         return request
     from . import fit
 
-    return request.replace(focus=None, max_total_chars=None, max_chars=fit.FULL_CHARS, max_chars_given=True)
+    whole = request.replace(focus=None, max_total_chars=None, find=(), max_chars=fit.FULL_CHARS, max_chars_given=True)
+    return whole.replace(start_index=0) if request.find else whole
+
+
+def found(items: list[dict[str, Any]], request: FetchRequest) -> list[dict[str, Any]]:
+    """Each page (its whole text) with ``find``: every occurrence of each --find text; then its text
+    from --start-index on, as the provider would have given it."""
+    if not request.find:
+        return items
+    from ..pages import find
+
+    out = []
+    for item in items:
+        content = item.get("content") if isinstance(item, dict) else None
+        if not isinstance(content, str):
+            out.append(item)
+            continue
+        item = dict(item, find=find.find_all(content, request.find, item.get("outline") or ()))
+        if request.start_index:
+            item["content"] = content[request.start_index :]
+            item["start_index"] = min(request.start_index, len(content))
+        out.append(item)
+    return out
 
 
 def fitted(items: list[dict[str, Any]], request: FetchRequest) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The provider's whole pages cut to --focus, --max-chars and --max-total-chars (as they came without them)."""
-    if not (request.focus or request.max_total_chars):
+    if not (request.focus or request.max_total_chars or request.find):
         return items, None
     from . import fit
 
@@ -132,14 +174,15 @@ def run_fetch(request: FetchRequest, call: Call) -> dict[str, Any]:
             hint="split the URLs over several calls",
         )
     check_focus(request.focus)
+    check_find(request.find)
     cfg = config_mod.load(request)
     spec = config_mod.select(cfg, "fetch", request.provider)
     request = settle(request, getattr(cfg, "settings", None) or {})
     started = time.monotonic()
     answer = cached_fetch(urls, whole_pages(request), call, cfg, spec)
-    items, budget = fitted(answer.get("results", []), request)
+    items, budget = fitted(found(answer.get("results", []), request), request)
     meta = dict(answer.get("meta", {}))
-    if request.focus or request.max_total_chars:
+    if request.focus or request.max_total_chars or request.find:
         meta["max_chars"] = request.max_chars  # the provider was asked for whole pages
     if budget is not None:
         meta["budget"] = budget

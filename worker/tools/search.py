@@ -244,14 +244,35 @@ def plan(cfg: Config, request: SearchRequest) -> tuple[str, ProviderSpec, Chain,
     return key, key_spec, chain, explicit, listed
 
 
-def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
-    """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
-    vertical = request.vertical or "web"
-    cfg = config_mod.load(request)
-    key, key_spec, chain, explicit, listed = plan(cfg, request)
-    backend.attach(call, cache.resolve_dir(request, cfg.settings), cfg.settings)
-    # The cache is consulted before any provider exists: a hit imports no provider library.
-    store = cache.open_store(request, cfg.settings, call)
+class Answer:
+    """One query's answer from one provider chain, cached or fresh: what the payload is built from."""
+
+    def __init__(
+        self, spec: ProviderSpec, ptype: str | None, answer: dict[str, Any], meta: dict[str, Any], warnings: list[str]
+    ) -> None:
+        self.spec = spec
+        self.ptype = ptype or spec.type
+        self.answer = answer
+        self.meta = meta
+        self.warnings = warnings
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        return self.answer.get("results") or []
+
+
+def answer_for(
+    request: SearchRequest, call: Call, cfg: Config, store: Any, source: ProviderSpec | None = None
+) -> Answer:
+    """``request``'s answer (one query) from the cache, else from its provider chain, cached once asked.
+
+    ``source``: a developer source (worker/tools/multisearch.py) asked alone, the breaker
+    enforced, instead of the configured chain."""
+    if source is None:
+        key, key_spec, chain, explicit, listed = plan(cfg, request)
+    else:
+        key_spec, chain, explicit, listed = source, [(source, None)], False, False
+        key = cache.make_key("search", source, cache.request_fields(request, exclude=SEARCH_NOT_IN_KEY))
     hit = store.get(key)
     if hit is not None:
         answer, age = hit
@@ -259,28 +280,42 @@ def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
         meta["attempts"], meta["skipped_providers"] = [], []
         name = answer.pop("provider", None)
         ptype = answer.pop("provider_type", None)
-        spec = cfg.providers.get(name) if isinstance(name, str) else None
+        spec = (source if source is not None and name == source.name else None) or (
+            cfg.providers.get(name) if isinstance(name, str) else None
+        )
         if spec is None:  # an entry from before chains were cached: the key names its provider
             spec = key_spec
-        warnings = []
-    else:
-        from ..state import ratelimit
-        from . import canonical  # urllib.parse: the miss path only
+        return Answer(spec, ptype, answer, meta, [])
+    from ..state import ratelimit
+    from . import canonical  # urllib.parse: the miss path only
 
-        spec, answer, attempts, skipped, failures = ask_chain(chain, explicit, listed, request, call, cfg.settings)
-        results, dropped = canonical.dedupe(answer.get("results") or [])
-        answer["results"] = results
-        meta = dict(answer.get("meta") or {})
-        if dropped:
-            meta["duplicates_dropped"] = dropped
-        answer["meta"] = meta
-        answer["provider"], answer["provider_type"] = spec.name, spec.type
-        store.put(key, "search", spec.name, answer)
-        answer.pop("provider")
-        ptype = answer.pop("provider_type")
-        meta.update(cached=False, slot_wait_ms=ratelimit.waited_ms(), attempts=attempts, skipped_providers=skipped)
-        warnings = fallback_warnings(spec, failures, skipped)
-    store.close()
+    spec, answer, attempts, skipped, failures = ask_chain(chain, explicit, listed, request, call, cfg.settings)
+    results, dropped = canonical.dedupe(answer.get("results") or [])
+    answer["results"] = results
+    meta = dict(answer.get("meta") or {})
+    if dropped:
+        meta["duplicates_dropped"] = dropped
+    answer["meta"] = meta
+    answer["provider"], answer["provider_type"] = spec.name, spec.type
+    store.put(key, "search", spec.name, answer)
+    answer.pop("provider")
+    ptype = answer.pop("provider_type")
+    meta.update(cached=False, slot_wait_ms=ratelimit.waited_ms(), attempts=attempts, skipped_providers=skipped)
+    return Answer(spec, ptype, answer, meta, fallback_warnings(spec, failures, skipped))
+
+
+def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
+    """The search payload for ``request`` (a worker.request.SearchRequest, its query already cleaned)."""
+    vertical = request.vertical or "web"
+    cfg = config_mod.load(request)
+    backend.attach(call, cache.resolve_dir(request, cfg.settings), cfg.settings)
+    # The cache is consulted before any provider exists: a hit imports no provider library.
+    store = cache.open_store(request, cfg.settings, call)
+    try:
+        got = answer_for(request, call, cfg, store)
+    finally:
+        store.close()
+    spec, answer, meta, warnings = got.spec, got.answer, got.meta, got.warnings
     results = answer.get("results", [])
     if request.fetch_top > 0:
         from . import canonical
@@ -293,7 +328,7 @@ def run_search(request: SearchRequest, call: Call) -> dict[str, Any]:
     payload = {
         "tool": "search",
         "provider": spec.name,
-        "provider_type": ptype or spec.type,
+        "provider_type": got.ptype,
         "query": request.query,
         "results": results,
         "meta": meta,

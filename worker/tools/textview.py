@@ -136,8 +136,53 @@ def _excerpt_offsets(r: dict[str, Any]) -> str:
     )
 
 
-def _render_source(i: int, r: dict[str, Any], body_limit: int | None) -> str:
+def _count(value: Any, one: str, many: str) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return "%d %s" % (value, one if value == 1 else many)
+
+
+def _dev_facts(r: dict[str, Any]) -> str:
+    """A developer source's facts in one line: ``github: open issue #7 in octo/demo, 3 comments``."""
+    facts: list[str | None] = []
+    if r.get("source") == "github" or "github" in (r.get("sources") or ()):
+        kind = "pull request" if r.get("kind") == "pull" else "issue"
+        number = r.get("number")
+        what = " ".join(one_line(x, 40) for x in (r.get("state"), kind) if x)
+        if isinstance(number, int) and not isinstance(number, bool):
+            what += " #%d" % number
+        if r.get("repository"):
+            what += " in %s" % one_line(r.get("repository"), 100)
+        facts += [what, _count(r.get("comments"), "comment", "comments")]
+        updated = one_line(r.get("updated"), 40)
+        if updated:
+            facts.append("updated %s" % updated[:10])
+        return "github: " + ", ".join(f for f in facts if f)
+    if r.get("source") == "stackexchange" or "stackexchange" in (r.get("sources") or ()):
+        facts.append(_count(r.get("votes"), "vote", "votes"))
+        if isinstance(r.get("answered"), bool):
+            facts.append("answered" if r["answered"] else "not answered")
+        facts.append(_count(r.get("answers"), "answer", "answers"))
+        if r.get("accepted_answer"):
+            facts.append("accepted answer %s" % one_line(r.get("accepted_answer"), MAX_URL))
+        tags = [one_line(t, 40) for t in r.get("tags") or [] if t]
+        if tags:
+            facts.append("tags %s" % ", ".join(tags[:6]))
+        return "stackexchange: " + ", ".join(f for f in facts if f)
+    return ""
+
+
+def _render_source(i: int, r: dict[str, Any], body_limit: int | None, several: bool = False) -> str:
     lines = _source_head(i, r)
+    dev = _dev_facts(r)
+    if dev:
+        lines.append("    " + dev)
+    queries = [one_line(q, 100) for q in r.get("queries") or [] if q]
+    if several and queries:
+        score = r.get("score")
+        lines.append(
+            "    found by: %s%s" % (" | ".join(queries), " (score %.4f)" % score if isinstance(score, float) else "")
+        )
     label, body = _source_body(r)
     if body:
         if body_limit is not None and len(body) > body_limit:
@@ -160,9 +205,15 @@ def _meta_section(payload: dict[str, Any], tool: str) -> str:
     lines = ["## Meta", "", "provider: %s%s" % (provider, " (%s)" % ptype if ptype and ptype != provider else "")]
     results = payload.get("results") or []
     if tool == "search":
+        queries = [one_line(q, 300) for q in payload.get("queries") or () if q]
         query = one_line(payload.get("query"), 300)
-        if query:
+        if len(queries) > 1:
+            lines.append("queries: %s" % " | ".join(queries))
+        elif query:
             lines.append("query: %s" % query)
+        sources = [one_line(s, 40) for s in payload.get("sources") or () if s]
+        if sources and sources != ["web"]:
+            lines.append("sources: %s" % ", ".join(sources))
         fetched = sum(1 for r in results if isinstance(r, dict) and r.get("fetched"))
         tried = sum(1 for r in results if isinstance(r, dict) and "fetched" in r)
         lines.append("results: %d%s" % (len(results), ", %d of %d pages fetched" % (fetched, tried) if tried else ""))
@@ -214,16 +265,16 @@ def _hard_clip(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))].rstrip() + marker
 
 
-def _fit_sources(results: list[dict[str, Any]], budget: int) -> list[str]:
+def _fit_sources(results: list[dict[str, Any]], budget: int, several: bool = False) -> list[str]:
     """Rendered sources within ``budget``: shrink snippets evenly first, then drop from the end."""
-    rendered = [_render_source(i, r, None) for i, r in enumerate(results, 1)]
+    rendered = [_render_source(i, r, None, several) for i, r in enumerate(results, 1)]
     if sum(len(s) + 2 for s in rendered) <= budget:
         return rendered
     longest = max(len(_source_body(r)[1]) for r in results)
     limit = longest
     while limit > MIN_BODY:
         limit = max(MIN_BODY, int(limit * 0.8))
-        rendered = [_render_source(i, r, limit) for i, r in enumerate(results, 1)]
+        rendered = [_render_source(i, r, limit, several) for i, r in enumerate(results, 1)]
         if sum(len(s) + 2 for s in rendered) <= budget:
             return rendered
     kept = []
@@ -258,7 +309,8 @@ def search_text(payload: dict[str, Any], max_chars: int | None = None) -> str:
         head.append("## Answer\n\n" + quote(_hard_clip(answer.strip(), max(200, limit // 3))))
     fixed = sum(len(s) + 2 for s in head + tail) + len("## Sources\n\n")
     if results:
-        sources = _fit_sources(results, max(0, limit - fixed))
+        several = len(payload.get("queries") or ()) > 1
+        sources = _fit_sources(results, max(0, limit - fixed), several)
     else:
         sources = ["No results."]
     text = "\n\n".join(head + ["## Sources\n\n" + "\n\n".join(sources)] + tail) + "\n"
@@ -325,6 +377,7 @@ def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None 
         lines.append("rendered: in a browser, %d ms" % (item.get("render_ms") or 0))
     for w in (item.get("warnings") or [])[:5]:
         lines.append("warning: %s" % one_line(w, MAX_WARNING))
+    lines += find_lines(item)
     content = item.get("content") or item.get("text") or ""
     if not isinstance(content, str):
         content = str(content)
@@ -346,6 +399,29 @@ def fetch_page_text(i: int, n: int, item: dict[str, Any], max_chars: int | None 
         if m:
             lines.append(m)
     return "\n".join(lines)
+
+
+def find_lines(item: dict[str, Any]) -> list[str]:
+    """--find: each text's count, then each match's offset, section and context (one line each)."""
+    lines = []
+    for entry in item.get("find") or []:
+        if not isinstance(entry, dict):
+            continue
+        count = entry.get("count") or 0
+        matches = [m for m in entry.get("matches") or [] if isinstance(m, dict)]
+        shown = "" if len(matches) >= count else " (the first %d listed)" % len(matches)
+        lines.append(
+            'find "%s": %d match%s%s' % (one_line(entry.get("text"), 200), count, "" if count == 1 else "es", shown)
+        )
+        for m in matches:
+            where = one_line(m.get("section"), 80)
+            lines.append(
+                "    at %s%s: %s"
+                % (m.get("offset"), ' (in "%s")' % where if where else "", one_line(m.get("context"), 400))
+            )
+    if lines:
+        lines.append("[--start-index OFFSET reads the page from a match]")
+    return lines
 
 
 def focused_text(item: dict[str, Any], content: str) -> str:

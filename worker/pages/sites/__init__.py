@@ -285,9 +285,12 @@ def check_config(value: Any) -> str | None:
             elif key == "enabled":
                 if not isinstance(item, bool):
                     return '"sites": "%s": "enabled" must be true or false' % name
+            elif key == "key" and name == "stackexchange":  # the search source's API key (worker/tools/multisearch.py)
+                if not isinstance(item, str) or not item.strip() or not item.isascii() or not item.isprintable():
+                    return '"sites": "stackexchange": "key" must be the API key, a string'
             else:
                 return (
-                    '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled)'
-                    % (name, key)
+                    '"sites": "%s" has unknown key "%s" (accepted: apiBase, rawBase, htmlBase, pdfBase, hosts, enabled%s)'
+                    % (name, key, ", key" if name == "stackexchange" else "")
                 )
     return None
