@@ -21,34 +21,42 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 def download(url: str, call: Call | None, opts: Options) -> Response:
     """GET one URL with every safety rule (``worker.pages.net.client``); the seam for cache/politeness wrappers."""
+    from . import negotiate
+
+    conditional = getattr(opts, "conditional", None)
+
+    def get(target: str, accept: str | None) -> Response:
+        one = opts if accept is None else _with_accept(opts, accept)
+        if conditional and target == url:  # a revalidation: on every hop of the page's own request
+            one = _with_headers(one, conditional)
+        return fetch(target, call, one)
+
+    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+
+
+def fetch(url: str, call: Call | None, opts: Options) -> Response:
+    """One GET with the rules but content negotiation: robots.txt on every hop (``opts.robots``),
+    the host's slot, a wall's HTTP error named ``blocked`` (a site map reads sitemaps and pages so)."""
     from urllib.parse import urlsplit
 
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
     from ..state import ratelimit
-    from . import negotiate
     from .net import client
 
     robots = getattr(opts, "robots", None)
-    conditional = getattr(opts, "conditional", None)
-
-    def get(target: str, accept: str | None) -> Response:
+    try:
+        hop = urlsplit(url).hostname
+    except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
+        hop = None
+    one = opts
+    if robots is not None:
+        robots.check(url, opts)
+        one = _with_redirect_check(one, lambda hop_url: robots.check(hop_url, opts))
+    with ratelimit.host_slot(call, hop, deadline=opts.deadline):
         try:
-            hop = urlsplit(target).hostname
-        except ValueError:  # "http://[::1:80/x": client.download words it as invalid_url
-            hop = None
-        one = opts if accept is None else _with_accept(opts, accept)
-        if robots is not None:
-            robots.check(target, opts)
-            one = _with_redirect_check(one, lambda hop_url: robots.check(hop_url, opts))
-        if conditional and target == url:  # a revalidation: on every hop of the page's own request
-            one = _with_headers(one, conditional)
-        with ratelimit.host_slot(call, hop, deadline=opts.deadline):
-            try:
-                return client.download(target, one)
-            except WorkerError as exc:
-                raise _wall_or(exc, target) from None
-
-    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+            return client.download(url, one)
+        except WorkerError as exc:
+            raise _wall_or(exc, url) from None
 
 
 def _with_accept(opts: Options, accept: str) -> Options:
