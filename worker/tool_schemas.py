@@ -65,6 +65,8 @@ PARAMS = {
             None,
             "The search query; put exact phrases in double quotes.",
         ),
+        Param("queries", "--query", "More phrasings, merged into one list.", max_items=4),
+        Param("sources", "--sources", "Default web."),
         Param("limit", "--limit", "Number of results (default 5).", minimum=1, maximum=50),
         Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
         Param("recency", "--recency", "Only recent results."),
@@ -96,6 +98,7 @@ PARAMS = {
         Param("format", "--format", "Content format.", default="markdown"),
         Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
         Param("focus", "--focus", "Passages answering this question, with offsets."),
+        Param("find", "--find", "Text to find: every match, with offsets."),
         Param(
             "max_total_chars",
             "--max-total-chars",
@@ -181,7 +184,9 @@ def param_schema(tool: str, param: Param) -> dict[str, Any]:
     if action == "store_true":
         schema = {"type": "boolean"}
     elif action == "append":
-        schema = {"type": "array", "items": {"type": "string", "minLength": 1}}
+        choices = getattr(kw.get("type"), "items", None)  # a list of names (--sources)
+        item = {"type": "string", "enum": list(choices)} if choices else {"type": "string", "minLength": 1}
+        schema = {"type": "array", "items": item}
         if param.max_items:
             schema["maxItems"] = param.max_items
     elif getattr(kw.get("type"), "bounds", None) is not None:

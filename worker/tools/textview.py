@@ -409,9 +409,16 @@ def find_lines(item: dict[str, Any]) -> list[str]:
             continue
         count = entry.get("count") or 0
         matches = [m for m in entry.get("matches") or [] if isinstance(m, dict)]
-        shown = "" if len(matches) >= count else " (the first %d listed)" % len(matches)
+        shown = "; the first %d listed" % len(matches) if len(matches) < count else ""
         lines.append(
-            'find "%s": %d match%s%s' % (one_line(entry.get("text"), 200), count, "" if count == 1 else "es", shown)
+            'find "%s": %d match%s%s%s'
+            % (
+                one_line(entry.get("text"), 200),
+                count,
+                "" if count == 1 else "es",
+                shown,
+                " (an offset is a --start-index to read from)" if matches else "",
+            )
         )
         for m in matches:
             where = one_line(m.get("section"), 80)
@@ -419,8 +426,6 @@ def find_lines(item: dict[str, Any]) -> list[str]:
                 "    at %s%s: %s"
                 % (m.get("offset"), ' (in "%s")' % where if where else "", one_line(m.get("context"), 400))
             )
-    if lines:
-        lines.append("[--start-index OFFSET reads the page from a match]")
     return lines
 
 

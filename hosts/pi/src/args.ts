@@ -3,8 +3,12 @@
  * the mapping is unit-tested on its own.
  */
 
+export type Source = "web" | "github" | "stackexchange";
+
 export interface SearchParams {
 	query: string;
+	queries?: string[];
+	sources?: Source[];
 	limit?: number;
 	provider?: string;
 	recency?: "day" | "week" | "month" | "year";
@@ -34,6 +38,7 @@ export interface FetchParams {
 	format?: "markdown" | "text" | "html" | "raw";
 	provider?: string;
 	focus?: string;
+	find?: string[];
 	max_total_chars?: number;
 	render?: "auto" | "never" | "always";
 	highlights?: boolean;
@@ -83,6 +88,10 @@ export function searchArgs(p: SearchParams, opts: CommonOptions = {}): string[] 
 	const query = (p.query ?? "").trim();
 	if (!query) throw new ArgumentError("web_search needs a non-empty query");
 	const out = ["search", ...common(opts)];
+	// --query=TEXT, --find=TEXT: a phrasing starting with "-" is never read as an option.
+	for (const q of p.queries ?? []) if (str(q)) out.push(`--query=${q.trim()}`);
+	const sources = (p.sources ?? []).filter(str);
+	if (sources.length) out.push(`--sources=${sources.join(",")}`);
 	pushValue(out, "--limit", p.limit);
 	pushValue(out, "--provider", p.provider);
 	pushValue(out, "--recency", p.recency);
@@ -116,6 +125,7 @@ export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	pushValue(out, "--provider", p.provider);
 	// --focus=TEXT: a question starting with "-" is never read as an option.
 	if (str(p.focus)) out.push(`--focus=${p.focus.trim()}`);
+	for (const f of p.find ?? []) if (str(f)) out.push(`--find=${f.trim()}`);
 	pushValue(out, "--max-total-chars", num(p.max_total_chars) ? p.max_total_chars : DEFAULT_MAX_TOTAL_CHARS);
 	pushValue(out, "--render", p.render);
 	if (p.highlights) out.push("--highlights");

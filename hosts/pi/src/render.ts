@@ -12,6 +12,8 @@ export function shorten(text: string, max: number): string {
 
 export function searchCallLabel(args: {
 	query?: unknown;
+	queries?: unknown;
+	sources?: unknown;
 	provider?: unknown;
 	limit?: unknown;
 	recency?: unknown;
@@ -19,6 +21,9 @@ export function searchCallLabel(args: {
 }): string {
 	const q = typeof args.query === "string" ? `"${shorten(args.query, 80)}"` : "…";
 	const extra: string[] = [];
+	const more = Array.isArray(args.queries) ? args.queries.filter((x) => typeof x === "string" && x.trim()).length : 0;
+	if (more) extra.push(`+${more} phrasing${more === 1 ? "" : "s"}`);
+	if (Array.isArray(args.sources) && args.sources.length) extra.push(args.sources.join("+"));
 	if (typeof args.provider === "string" && args.provider) extra.push(args.provider);
 	if (typeof args.limit === "number") extra.push(`limit ${args.limit}`);
 	if (args.news === true) extra.push("news");

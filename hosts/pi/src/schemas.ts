@@ -13,6 +13,19 @@ export const SearchSchema = Type.Object({
 		maxLength: 2000,
 		description: "What to search for, as you would type it into a search engine. Put exact phrases in double quotes.",
 	}),
+	queries: Type.Optional(
+		Type.Array(Type.String({ minLength: 1 }), {
+			maxItems: 4,
+			description:
+				"Up to 4 more phrasings of the same question, searched at once: one list ranked by how many phrasings found each page (each result lists its queries and a score).",
+		}),
+	),
+	sources: Type.Optional(
+		Type.Array(StringEnum(["web", "github", "stackexchange"] as const), {
+			description:
+				"Where to search (default web): github adds issues and pull requests (state, comments), stackexchange Stack Overflow questions (votes, answered). Results are merged into one list.",
+		}),
+	),
 	limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: "Number of results (default 5)." })),
 	recency: Type.Optional(
 		StringEnum(["day", "week", "month", "year"] as const, {
@@ -83,6 +96,12 @@ export const FetchSchema = Type.Object({
 			minLength: 1,
 			description:
 				"A question or the words you are looking for: each page gives its passages most relevant to it (verbatim, in page order, each with its character offset: start_index reads on from there) instead of its first characters. Use it on long pages.",
+		}),
+	),
+	find: Type.Optional(
+		Type.Array(Type.String({ minLength: 1 }), {
+			description:
+				"Exact texts to locate (case and spacing ignored): every occurrence in the whole page, counted, each with its character offset (use it as start_index) and the text around it.",
 		}),
 	),
 	max_total_chars: Type.Optional(

@@ -73,6 +73,21 @@ test("search: every parameter reaches the worker's CLI as the option it names", 
 	assert.equal(a.config, "/tmp/cfg.json");
 });
 
+test("search: queries and sources reach the worker; a phrasing starting with a dash stays a phrasing", () => {
+	const a = workerParse(
+		searchArgs({ query: "tokio spawn", queries: [" -tokio task panic ", "", "spawn blocking"], sources: ["web", "github"] }),
+	);
+	assert.equal(a.query, "tokio spawn");
+	assert.deepEqual(a.queries, ["-tokio task panic", "spawn blocking"]);
+	assert.deepEqual(a.sources, ["web", "github"]);
+	assert.deepEqual(searchArgs({ query: "q", queries: [], sources: [] }), ["search", "--", "q"]);
+});
+
+test("fetch: every find text reaches the worker as --find", () => {
+	const a = workerParse(fetchArgs({ urls: ["https://a.example/"], find: ["-fPIC", " pool size ", " "] }));
+	assert.deepEqual(a.find, ["-fPIC", "pool size"]);
+});
+
 test("search: unset parameters add nothing", () => {
 	assert.deepEqual(searchArgs({ query: "rust async" }), ["search", "--", "rust async"]);
 	assert.deepEqual(searchArgs({ query: "q", fetch_top: 0, highlights: false, news: false, provider: " " }), [

@@ -169,6 +169,46 @@ test("web_search: the fake Brave API through a config file, then a provider erro
 	}
 });
 
+test("web_search queries and web_fetch find: several phrasings merged into one ranked list, every match of a text", async () => {
+	const brave = await fakeBrave();
+	const config = join(TMP, "brave-multi-config.json");
+	writeFileSync(config, JSON.stringify({ providers: [{ name: "brave", type: "brave", apiKey: brave.key, baseUrl: brave.baseUrl, options: { minInterval: 0 } }] }));
+	const s = await piSession({
+		flags: { "web-search-python": DEV_PYTHON, "web-search-config": config, "web-search-allow-private": true },
+		steps: [
+			call("web_search", { query: "full one", queries: ["full two"], provider: "brave" }),
+			call("web_fetch", { urls: [`${web.url}/notes.md`], find: ["BROWN   fox"] }),
+			say("done"),
+		],
+	});
+	try {
+		await s.session.prompt("search and find");
+		const [found, page] = s.toolEnds();
+		assert.equal(found.isError, false, resultText(found));
+		const d = found.result.details;
+		assert.deepEqual(d.queries, ["full one", "full two"]);
+		assert.ok(d.results.length >= 1);
+		for (const r of d.results) {
+			assert.deepEqual(r.queries, ["full one", "full two"]); // both phrasings found every page
+			assert.equal(typeof r.score, "number");
+		}
+		assert.match(resultText(found), /found by: full one \| full two/);
+		const plain = { fg: (_c, t) => t, bold: (t) => t };
+		const def = s.session.getToolDefinition("web_search");
+		const label = def.renderCall({ query: "full one", queries: ["full two"], provider: "brave" }, plain, {}).render(200).join("").trim();
+		assert.equal(label, 'web_search "full one" (+1 phrasing, brave)');
+
+		assert.equal(page.isError, false, resultText(page));
+		const hit = page.result.details.results[0].find[0];
+		assert.equal(hit.count, 1);
+		assert.match(hit.matches[0].context, /quick brown fox ships/);
+		assert.match(resultText(page), /find "BROWN fox": 1 match/);
+	} finally {
+		await s.dispose();
+		brave.close();
+	}
+});
+
 test("installed as a symlink in the project's .pi/extensions, discovered by pi and finding its checkout", async () => {
 	const project = join(TMP, "symlinked-project");
 	mkdirSync(join(project, ".pi", "extensions"), { recursive: true });
