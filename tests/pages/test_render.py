@@ -76,12 +76,18 @@ def call_dirs(base):
 def test_script_built_pages_come_back_with_their_xhr_text(app, env):
     r = fetch(env, PRIV, app.url("/app/shell"), app.url("/app/bare"))
     shell, bare = items(r)
+    meta = r.payload["meta"]
     for it, name in ((shell, "shell"), (bare, "bare")):
         assert it["ok"] is True, it
         assert it["rendered"] is True and it["render_ms"] > 0
         assert "Rendered %s" % name in it["content"] and ARTICLE[:60] in it["content"]
         assert "script_built" not in it
-    assert r.payload["meta"]["rendered"] == 2 and r.payload["meta"]["browser_start_ms"] > 0
+        assert it["browser"] == meta["browser"]  # each rendered item names the browser that rendered it
+    assert meta["rendered"] == 2 and meta["browser_start_ms"] > 0
+    # Browser.getVersion's product: Chrome/<the installed version> (HeadlessChrome/ in the old headless)
+    version = subprocess.run([BROWSER, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    assert meta["browser"] in ("Chrome/%s" % version, "HeadlessChrome/%s" % version), meta
+    assert meta["browser_sandbox"] is (os.geteuid() != 0)  # root: Chromium refuses its sandbox
     assert "rendered: in a browser" in r.payload["text"]  # what a model reads says so too
     assert app.hits["/api/article"] >= 2
 
@@ -330,6 +336,45 @@ def hook_first_start_ms():
     from worker.pages.render import hook
 
     return int(hook.FIRST_START_S * 1000)
+
+
+def test_a_browser_without_a_usable_sandbox_is_started_once_more_without_it(monkeypatch, tmp_path):
+    """Where Chromium's sandbox cannot run (no user namespaces), it says so and exits: the second
+    start goes without.  The tests run as root, where the sandbox is off from the start, so the
+    worker is made to believe it is not root; the stand-in says what Chromium says, then is it."""
+    from worker.pages.render import hook
+
+    runs = tmp_path / "runs"
+    refuses = _script(
+        tmp_path / "chrome",
+        'echo "$*" >> %s\ncase " $* " in *" --no-sandbox "*) exec %s "$@";; esac\n'
+        'echo "[1:1:FATAL:zygote_host_impl_linux.cc(127)] No usable sandbox! Update your kernel or see ..." >&2\n'
+        "exit 1\n" % (runs, BROWSER or "chromium"),
+    )
+    monkeypatch.setattr(browser_mod, "sandbox_possible", lambda: True)
+    info = {}
+    started = time.monotonic()
+    browser = hook._start(refuses, str(tmp_path), "127.0.0.1:9", None, started + 30, info)
+    try:
+        assert browser.sandbox is False and info["browser_sandbox"] is False and info["browser_restarts"] == 1
+        assert info["browser"].startswith(("Chrome/", "HeadlessChrome/")), info
+    finally:
+        browser.close()
+    first, second = runs.read_text().splitlines()
+    assert "--no-sandbox" not in first.split() and "--no-sandbox" in second.split()
+    assert time.monotonic() - started < 10  # the refusal is at once: no 5 s wait for an answer
+
+
+def test_a_start_that_fails_for_another_reason_keeps_the_sandbox(monkeypatch, tmp_path):
+    from worker.errors import WorkerError
+    from worker.pages.render import hook
+
+    runs = tmp_path / "runs"
+    fails = _script(tmp_path / "chrome", 'echo "$*" >> %s\necho "[0:ERROR] no display" >&2\nexit 1\n' % runs)
+    monkeypatch.setattr(browser_mod, "sandbox_possible", lambda: True)
+    with pytest.raises(WorkerError, match="no display"):
+        hook._start(fails, str(tmp_path), "127.0.0.1:9", None, time.monotonic() + 30, {})
+    assert [("--no-sandbox" in run.split()) for run in runs.read_text().splitlines()] == [False, False]
 
 
 def test_a_browser_that_will_not_start_says_why(app, env, tmp_path):

@@ -8,6 +8,11 @@ profile in the call's temp directory, speaking the DevTools protocol over a pipe
 calls it on every way out (done, error, timeout, SIGTERM/SIGINT/SIGHUP), and a
 worker that dies without cleanup (SIGKILL, a crash) closes the pipe, on which
 Chromium exits by itself.
+
+Chromium's own sandbox stays on wherever it can run: ``--no-sandbox`` is passed only to a
+browser run as root (Chromium refuses its sandbox there) or, through worker.pages.render.hook,
+to the second start of one that said at its first that it has no usable sandbox (no user
+namespaces, no setuid helper: some containers).
 """
 
 from __future__ import annotations
@@ -46,7 +51,6 @@ INSTALL_HINT = (
 # permission prompts denied.
 FLAGS = (
     "--headless",
-    "--no-sandbox",  # containers and root (CI) cannot use Chromium's sandbox; pages are read, never trusted
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -79,6 +83,15 @@ FLAGS = (
 )
 # The browser's stderr, kept in its profile: when it will not start, its last line says why.
 STDERR_LOG = "stderr.log"
+NO_SANDBOX = "--no-sandbox"
+# What Chromium writes when its sandbox cannot run here: "No usable sandbox! Update your kernel or
+# ...", or, as root, "Running as root without --no-sandbox is not supported".
+SANDBOX_REFUSED = ("No usable sandbox", "without --no-sandbox")
+
+
+def sandbox_possible() -> bool:
+    """Whether to start the browser with its sandbox: not as root, where Chromium refuses it."""
+    return os.geteuid() != 0
 
 
 def find(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
@@ -101,8 +114,9 @@ def find(configured: str | None = None, environ: Mapping[str, str] | None = None
     return None
 
 
-def arguments(executable: str, profile: str, gate: str) -> list[str]:
-    """The browser's command line: headless, a fresh profile, the pipe, every connection through ``gate``.
+def arguments(executable: str, profile: str, gate: str, sandbox: bool = True) -> list[str]:
+    """The browser's command line: headless, a fresh profile, the pipe, every connection through ``gate``,
+    and ``--no-sandbox`` only when ``sandbox`` is False.
 
     ``<-loopback>`` takes away Chromium's own exemption of localhost from the proxy:
     a page's request to 127.0.0.1 must meet the guard like any other.
@@ -110,6 +124,7 @@ def arguments(executable: str, profile: str, gate: str) -> list[str]:
     return [
         executable,
         *FLAGS,
+        *(() if sandbox else (NO_SANDBOX,)),
         "--user-data-dir=" + profile,
         "--proxy-server=" + gate,
         "--proxy-bypass-list=<-loopback>",
@@ -144,12 +159,19 @@ class Browser:
     """A running browser: ``conn`` speaks to it, ``kill()`` ends its process group."""
 
     def __init__(
-        self, executable: str, profile: str, gate: str, on_spawn: Callable[[Browser], object] | None = None
+        self,
+        executable: str,
+        profile: str,
+        gate: str,
+        on_spawn: Callable[[Browser], object] | None = None,
+        sandbox: bool | None = None,
     ) -> None:
         """Start the browser; ``on_spawn(self)`` runs the moment it exists (Call.track: a signal
-        that comes while it starts up must find it to kill)."""
+        that comes while it starts up must find it to kill).  ``sandbox``: Chromium's sandbox on
+        (None: wherever ``sandbox_possible``)."""
         from .cdp import Connection
 
+        self.sandbox = sandbox_possible() if sandbox is None else sandbox
         self.profile = profile
         self._reaped = False
         self.conn: Connection  # set once the pipe is open; kill() may come before
@@ -163,7 +185,7 @@ class Browser:
             # posix_spawn, not fork: safe while other threads run; the child gets its own process group.
             self.pid = os.posix_spawn(
                 executable,
-                arguments(executable, profile, gate),
+                arguments(executable, profile, gate, self.sandbox),
                 env,
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -224,17 +246,25 @@ class Browser:
     def close(self) -> None:
         self.kill()
 
-    def last_words(self, limit: int = 160) -> str:
-        """The last non-blank line the browser wrote to stderr, shortened; "" when none (read before ``kill``)."""
+    def _stderr_tail(self) -> str:
         try:
             with open(os.path.join(self.profile, STDERR_LOG), "rb") as f:
                 f.seek(0, os.SEEK_END)
                 f.seek(max(0, f.tell() - 4096))
-                tail = f.read().decode("utf-8", "replace")
+                return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
-        lines = [" ".join(line.split()) for line in tail.splitlines() if line.strip()]
+
+    def last_words(self, limit: int = 160) -> str:
+        """The last non-blank line the browser wrote to stderr, shortened; "" when none (read before ``kill``)."""
+        lines = [" ".join(line.split()) for line in self._stderr_tail().splitlines() if line.strip()]
         return lines[-1][:limit] if lines else ""
+
+    def sandbox_refused(self) -> bool:
+        """Whether a browser started with its sandbox said on stderr that the sandbox cannot run
+        here (read before ``kill``)."""
+        tail = self._stderr_tail()
+        return self.sandbox and any(said in tail for said in SANDBOX_REFUSED)
 
     def _remove_profile(self) -> None:
         # A dying process may still be finishing a write: try again until the directory stays gone.

@@ -121,28 +121,34 @@ def _render_all(
 
 def _start(executable: str, tempdir: str, gate: str, call: Call | None, end: float, info: dict[str, Any]) -> Any:
     """A browser that answers, in a fresh profile: one that does not answer in FIRST_START_S is
-    killed and started once more (a hung start is rare and does not end by itself)."""
+    killed and started once more (a hung start is rare and does not end by itself), and one that
+    says it has no usable sandbox here is started once more without it.  ``info`` gets the
+    browser's product and version (``browser``) and whether its sandbox is on (``browser_sandbox``)."""
     from .browser import Browser
 
     started = time.monotonic()
+    sandbox = None  # Chromium's sandbox wherever it can run (browser.sandbox_possible)
     for attempt in (1, 2):
         profile = os.path.join(tempdir, "browser-%d" % time.time_ns())
         if call is None:
-            browser = Browser(executable, profile, gate)
+            browser = Browser(executable, profile, gate, sandbox=sandbox)
         else:
             with call.spawning():
-                browser = Browser(executable, profile, gate, on_spawn=call.track)
+                browser = Browser(executable, profile, gate, on_spawn=call.track, sandbox=sandbox)
         wait = end - time.monotonic()
         wait = min(FIRST_START_S, wait / 2) if attempt == 1 else min(START_S, wait)
         try:
-            browser.conn.send("Browser.getVersion", timeout=max(0.1, wait))
+            version = browser.conn.send("Browser.getVersion", timeout=max(0.1, wait))
         except Exception as exc:
             said = browser.last_words()
+            refused = browser.sandbox_refused()
             browser.close()
             if call is not None:
                 call.children.discard(browser)
             if attempt == 1 and end - time.monotonic() >= 1.0:
                 info["browser_restarts"] = 1
+                if refused:
+                    sandbox = False  # no usable sandbox here (no user namespaces...): the second goes without
                 continue
             raise WorkerError(
                 "network",
@@ -150,6 +156,8 @@ def _start(executable: str, tempdir: str, gate: str, call: Call | None, end: flo
                 hint=decide.unrendered_hint("auto", False),
             ) from None
         info["browser_start_ms"] = int((time.monotonic() - started) * 1000)
+        info["browser"] = str(version.get("product") or "unknown")[:80]  # e.g. "HeadlessChrome/131.0.6778.85"
+        info["browser_sandbox"] = browser.sandbox
         return browser
     raise AssertionError("unreachable")
 
@@ -219,7 +227,7 @@ def _pages(
         except queue.Empty:
             break
         left.discard(i)
-        items[i] = _item(urls[i], rendered, exc, spec)
+        items[i] = _item(urls[i], rendered, exc, spec, info.get("browser"))
         if rendered is not None:
             info["rendered"] += 1
     for i in left:
@@ -233,7 +241,7 @@ def _page_url(item: dict[str, Any], url: str) -> str:
     return item.get("final_url") or url
 
 
-def _item(url: str, rendered: Any, exc: BaseException | None, spec: Spec) -> dict[str, Any]:
+def _item(url: str, rendered: Any, exc: BaseException | None, spec: Spec, browser: str | None = None) -> dict[str, Any]:
     from ..download import build_item, error_item
 
     if exc is not None:
@@ -268,6 +276,8 @@ def _item(url: str, rendered: Any, exc: BaseException | None, spec: Spec) -> dic
         )
     item["rendered"] = True
     item["render_ms"] = rendered.ms
+    if browser:
+        item["browser"] = browser  # the product and version that rendered it (Browser.getVersion)
     if rendered.warnings:
         item["warnings"] = list(item.get("warnings") or []) + rendered.warnings
     item.pop("script_built", None)
