@@ -362,6 +362,20 @@ def test_the_option_check_sees_a_renamed_option():
 # ------------------------------------------------------------------ running them offline
 
 
+def github_search():
+    from fakes.sites_server import search_item
+
+    return {"total_count": 2, "incomplete_results": False, "items": [search_item(7), search_item(9, pull=True)]}
+
+
+def stackexchange_search():
+    import gzip
+
+    from fakes.sites_server import SE_QUESTION, SE_UNANSWERED
+
+    return gzip.compress(json.dumps({"items": [SE_QUESTION, SE_UNANSWERED], "quota_remaining": 299}).encode())
+
+
 @pytest.fixture(scope="module")
 def offline(proxy, tmp_path_factory):
     """Everything the runnable examples reach, on 127.0.0.1, and the config that points there."""
@@ -372,6 +386,13 @@ def offline(proxy, tmp_path_factory):
     proxy.reset()
     proxy.route(DDG_HOST, body=ddg_page())
     proxy.route(DDG_NEWS_HOST, body=ddg_news_body(), headers={"Content-Type": "application/json"})
+    # --sources github,stackexchange: their search APIs, as the real ones answer (the SE one gzipped)
+    proxy.route("api.github.com", body=json.dumps(github_search()), headers={"Content-Type": "application/json"})
+    proxy.route(
+        "api.stackexchange.com",
+        body=stackexchange_search(),
+        headers={"Content-Type": "application/json; charset=utf-8", "Content-Encoding": "gzip"},
+    )
     for example in RUNNABLE:
         for token in example.argv:
             host = urlsplit(token).hostname if token.startswith("https://") else None
