@@ -138,9 +138,11 @@ def extract(html: str | bytes, url: str | None = None, fmt: str = "markdown") ->
         if url is not None and not isinstance(url, str):
             url = None
         _extract(html, url, fmt, result)
+        if result["extractor"] == "trafilatura" and "_trafilatura" in result:
+            _finish_trafilatura(result, fmt)
     except (Exception, RecursionError) as exc:  # hostile or broken input: return what we have, and say so
         _failed(result, "pipeline", exc, "the text so far is kept")
-    for k in ("_plain", "_readability", "_og_type"):  # the stages' notes to each other
+    for k in ("_plain", "_readability", "_og_type", "_trafilatura"):  # the stages' notes to each other
         result.pop(k, None)
     if not result["text"].strip():
         text = plain_fallback_text(html) if isinstance(html, str) else ""
@@ -260,7 +262,7 @@ def _extract(html, url, fmt, result):
             _stage(result, "product-facts", "the page's text is given as is", product.add_facts, tree, body)
         t_text = _doc_text(t_doc)
         if t_text.strip():
-            _use_trafilatura(result, t_doc, tree, url, fmt, t_text)
+            _use_trafilatura(result, t_doc, tree, url, fmt, t_text, page_markup=False)
             return
     _article(result, tree, url, fmt, comments)
     if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, result, fmt, sure):
@@ -521,15 +523,48 @@ def _use_readability(result, r_root, fmt, r_text):
     result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, r_root, fmt, r_text) or ""
 
 
-def _use_trafilatura(result, doc, tree, url, fmt, t_text):
+def _use_trafilatura(result, doc, tree, url, fmt, t_text, page_markup=True):
+    """trafilatura's text is the result. It is rendered from the page's own markup where
+    that gives the same words (project.py), once the pipeline is done (_finish_trafilatura):
+    a later stage may still take another extractor's text instead. Not on a product page,
+    whose text adds what the markup does not say, nor with readers' comments, which
+    trafilatura puts after the article under a heading of its own."""
     result["extractor"] = "trafilatura"
+    comments = bool(doc.body.xpath("*[@%s]" % COMMENTS_MARK))  # the marks go with the chrome
     if _drop_comment_chrome(doc):
         t_text = _doc_text(doc)
+    result["text"] = t_text
+    result["_trafilatura"] = (doc, tree, url, t_text, page_markup and not comments)
+
+
+def _finish_trafilatura(result, fmt):
+    doc, tree, url, t_text, page_markup = result["_trafilatura"]
+    if page_markup:
+        body = tree.find(".//body")
+        root = _stage(
+            result,
+            "page-markup",
+            "trafilatura's own tree is rendered",
+            _projected,
+            tree if body is None else body,
+            t_text,
+            url,
+        )
+        if root is not None:
+            result["text"] = _stage(result, "render", "plain-text fallback", _render_html_root, root, fmt, None) or ""
+            if result["text"].strip():
+                return
     if fmt == "text":
         result["text"] = t_text
         return
     _stage(result, "links", "markdown without links", _attach_links, doc.body, tree, url)
     result["text"] = _stage(result, "render", "plain-text fallback", _render_trafilatura, doc, fmt) or ""
+
+
+def _projected(body, t_text, url):
+    from .project import project
+
+    return project(body, t_text, url)
 
 
 def _use_region(result, tree, url, fmt):

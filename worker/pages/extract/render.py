@@ -427,10 +427,20 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             li.remove(c)
             if tail:
                 li.append(_txt_el(li, tail))
-        text = _inline(li, markdown, authored)
-        if text:
-            text = text.replace("  \n", " ").replace("\n", " ")
-            lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
+        if _has_block_child(li):
+            # an item of paragraphs, code blocks or tables: its blocks as blocks, the lines
+            # after the first indented under the marker, as CommonMark reads an item's content
+            inner = render_children(li, markdown, authored)
+            if inner:
+                pad = " " * (2 * depth + len(marker))
+                first, *rest = inner.split("\n")
+                lines.append("  " * depth + marker + first)
+                lines.extend(pad + line if line.strip() else "" for line in rest)
+        else:
+            text = _inline(li, markdown, authored)
+            if text:
+                text = text.replace("  \n", " ").replace("\n", " ")
+                lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
         for c in nested:
             sub = _list(c, markdown, depth + 1, authored)
             if sub:

@@ -1,0 +1,242 @@
+"""The article extractor's choice, read back from the page's own markup.
+
+trafilatura chooses well which parts of a page are its content, but the tree it hands back
+loses their shape: a code block inside a quote becomes a quote, a <pre> a paragraph, a
+layout it cannot read one paragraph of the whole page, and its precision rules drop the
+headings and lists whose class names read like chrome even where they sit between two
+paragraphs it kept. Here its text is mapped back onto the page's own elements, in the
+page's order, and those elements are what is rendered:
+
+1. The page's units, in document order: a heading, a <pre> or a table taken whole; a block
+   with no blocks inside; the loose text of a block between its child blocks.
+2. A unit is the extractor's when its text stands in the extractor's text where the last
+   one ended (or a little after: the extractor leaves out what it did not keep), or, for a
+   unit the extractor respaced, when most of its word pairs are in that text.
+3. A heading, code block, table or list item the extractor left out is content when the
+   unit just before it and the one just after it are both the extractor's: what stands
+   between two kept paragraphs of an article is the article's.
+4. The page's body without the other units is rendered. Used only when it holds nearly
+   all of the extractor's words (NEAR) and not many more (MORE): otherwise the extractor's
+   own tree is rendered, as before.
+
+Pure functions over lxml trees; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .render import BLOCK, HEADINGS, SKIP
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only
+    from typing import Any
+
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
+
+NEAR = 0.9  # share of the extractor's words the page's units must hold
+MORE = 1.25  # at most this many times the extractor's words (the restored structure adds some)
+SLACK = 300  # characters of the extractor's text a unit may start after the last one's end
+PAIRS = 0.6  # share of a respaced unit's word pairs found in the extractor's text
+LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
+ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
+LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
+STRUCTURE = ATOMS | {"table", "li", "dt", "dd"}
+_WORD = re.compile(r"\w+")
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _tag(el: Any) -> str | None:
+    t = el.tag
+    return t.lower() if isinstance(t, str) else None
+
+
+def _holders(root: HtmlElement) -> set[Any]:
+    """The elements below root that hold a block (each marked once, walking up)."""
+    out: set[Any] = set()
+    for el in root.iterdescendants():
+        if _tag(el) in BLOCK:
+            parent = el.getparent()
+            while parent is not None and parent not in out:
+                out.add(parent)
+                if parent is root:
+                    break
+                parent = parent.getparent()
+    return out
+
+
+def _loose_text(el: HtmlElement, holders: set[Any]) -> str:
+    """The text of el outside its child blocks (its own text, inline children, tails)."""
+    parts = [el.text or ""]
+    for child in el:
+        t = _tag(child)
+        if t is not None and t not in BLOCK and t not in SKIP and child not in holders:
+            parts.append("".join(x for x in child.itertext() if isinstance(x, str)))
+        parts.append(child.tail or "")
+    return _norm("".join(parts))
+
+
+def units(root: HtmlElement) -> tuple[list[tuple[Any, str, str]], set[Any]]:
+    """([(element, kind, text)] in document order, the elements that hold blocks); kind is
+    "whole" (the element and all below it) or "loose" (its text between child blocks)."""
+    holders = _holders(root)
+    out: list[tuple[Any, str, str]] = []
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        t = _tag(el)
+        if t is None or t in SKIP:
+            continue
+        whole = t in ATOMS or (t == "table" and not layout_table(el)) or el not in holders
+        if whole and el is not root and (t in BLOCK or t in ATOMS):
+            text = _norm("".join(x for x in el.itertext() if isinstance(x, str)))
+            if text:
+                out.append((el, "whole", text))
+            continue
+        if el in holders or el is root:
+            loose = _loose_text(el, holders)
+            if loose:
+                out.append((el, "loose", loose))
+            stack.extend(c for c in reversed(el) if c in holders or _tag(c) in BLOCK or _tag(c) in ATOMS)
+    return out, holders
+
+
+CELL_WORDS = 150  # a table cell this long is a page's column, not a value
+
+
+def layout_table(el: HtmlElement) -> bool:
+    """Whether a table lays out the page (a table inside it, or a cell holding a heading or
+    a column's worth of text) rather than holding data."""
+    if el.find(".//table") is not None:
+        return True
+    for cell in el.iter("td", "th"):
+        if cell.find(".//h1") is not None or cell.find(".//h2") is not None or cell.find(".//h3") is not None:
+            return True
+        if len("".join(x for x in cell.itertext() if isinstance(x, str)).split()) > CELL_WORDS:
+            return True
+    return False
+
+
+def _pairs(words: list[str]) -> set[tuple[str, str]]:
+    return set(zip(words, words[1:]))
+
+
+def chosen(items: list[tuple[Any, str, str]], text: str) -> list[bool]:
+    """Which units are the extractor's (steps 2 and 3 of the module's doc)."""
+    flat = _norm(text)
+    pairs = _pairs(_WORD.findall(flat.lower()))
+    keep = [False] * len(items)
+    cursor = 0
+    for i, (_, _, s) in enumerate(items):
+        at = flat.find(s, cursor, cursor + SLACK + len(s))
+        if at < 0 and len(s) >= LONG:
+            at = flat.find(s, cursor)
+        if at >= 0:
+            keep[i] = True
+            cursor = at + len(s)
+            continue
+        words = _WORD.findall(s.lower())
+        if len(words) >= 3:
+            mine = _pairs(words)
+            keep[i] = len(mine & pairs) >= PAIRS * len(mine)
+    # step 3: structure between two kept units
+    i = 0
+    while i < len(items):
+        if keep[i] or _tag(items[i][0]) not in STRUCTURE:
+            i += 1
+            continue
+        j = i
+        while j < len(items) and not keep[j] and _tag(items[j][0]) in STRUCTURE:
+            j += 1
+        if i > 0 and j < len(items) and keep[i - 1] and keep[j]:
+            for k in range(i, j):
+                keep[k] = True
+        i = j
+    return keep
+
+
+def _remove(el: HtmlElement, keep_tail: bool) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    if keep_tail and el.tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)
+
+
+def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool], holders: set[Any]) -> None:
+    """root without the units not kept (in place)."""
+    whole = {id(el) for (el, kind, _), k in zip(items, keep) if k and kind == "whole"}
+    loose = {id(el) for (el, kind, _), k in zip(items, keep) if k and kind == "loose"}
+    needed: set[int] = set()
+    for (el, _, _), k in zip(items, keep):
+        if k:
+            for anc in el.iterancestors():
+                if id(anc) in needed:
+                    break
+                needed.add(id(anc))
+            needed.add(id(el))
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        own = id(el) in loose
+        for child in list(el):
+            cid = id(child)
+            if cid in whole:
+                continue
+            t = _tag(child)
+            inline = t is not None and t not in BLOCK and t not in ATOMS and child not in holders
+            if cid in needed and not (inline and cid not in whole):
+                stack.append(child)
+            elif inline and own:
+                continue  # part of el's loose text, which is kept
+            else:
+                _remove(child, keep_tail=own)
+        if not own:
+            el.text = None
+            for child in el:
+                child.tail = None
+        t = _tag(el)
+        if t in LAYOUT:
+            el.tag = "div"  # a layout table's parts, read as the blocks they hold
+        elif t in ("ul", "ol"):
+            items = [c for c in el if _tag(c) == "li"]
+            if len(items) == 1 and id(items[0]) not in whole:
+                # one item left, holding the kept blocks: a menu's unclosed item around the
+                # page, not a list (the markup is broken, not the content)
+                el.tag = items[0].tag = "div"
+
+
+def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None:
+    """A copy of body holding only what text (the extractor's plain text) took from it,
+    with the structure between, or None when the page's units do not give that text."""
+    import copy
+
+    root = copy.deepcopy(body)
+    items, holders = units(root)
+    if not items:
+        return None
+    keep = chosen(items, text)
+    prune(root, items, keep, holders)
+    from .render import render
+
+    plain = render(root, markdown=False)
+    have, want = _WORD.findall(plain), _WORD.findall(text)
+    if not want:
+        return None
+    from collections import Counter
+
+    common = sum((Counter(have) & Counter(want)).values())
+    if common < NEAR * len(want) or len(have) > MORE * len(want):
+        return None
+    from .region import absolute_links
+
+    absolute_links(root, url)
+    return root
