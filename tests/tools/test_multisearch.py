@@ -298,3 +298,24 @@ def test_fusion_keeps_the_best_copys_fields_and_adds_the_others():
     ]
     news, _ = fusion.fuse([("web", "q", [{"url": "https://n/1", "source": "Example News"}])], mark_source=False)
     assert news[0]["source"] == "Example News"  # --news: source stays the publisher
+
+
+def test_a_hostile_api_answer_is_a_stable_code_and_its_key_is_nowhere(tmp_path, sites):
+    key = "se-key-DO-NOT-PRINT-0123"
+    env = config(tmp_path, sites=sites)
+    env["STACKEXCHANGE_KEY"] = key
+    sites.answers["/gh-api/search/issues"] = [1, "two", None]  # JSON, but not the API's object
+    r = run_worker(["search", "flatten a list", "--sources", "github,stackexchange"], env)
+    assert r.returncode == 0, r
+    assert r.payload["warnings"][0].startswith("github: failed"), r.payload["warnings"]
+    assert {x["source"] for x in r.payload["results"]} == {"stackexchange"}
+    assert any("key=" + key in path for path, _h in sites.seen("/se-api/search/advanced"))
+    alone = run_worker(["search", "flatten a list", "--sources", "github"], env)
+    assert alone.returncode == 1 and alone.payload["error"]["code"] == "provider", alone
+    for out in (r, alone):
+        assert "Traceback" not in out.stderr and key not in out.stdout and key not in out.stderr
+    stored = [os.path.join(root, name) for root, _dirs, files in os.walk(tmp_path / "cache") for name in files]
+    assert any(p.endswith("cache.sqlite3") for p in stored), stored  # the answer was cached...
+    for path in stored:
+        with open(path, "rb") as f:
+            assert key.encode() not in f.read(), path  # ...without the key
