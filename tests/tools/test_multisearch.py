@@ -11,6 +11,7 @@ GitHub 403 rate limit a warning, not an error; ``--fetch-top`` on the merged lis
 
 import json
 import os
+import time
 
 import pytest
 from conftest import run_worker, worker_env
@@ -133,6 +134,20 @@ def test_a_refused_query_is_a_warning_and_the_others_stand(tmp_path, brave):
     refused = [s for s in p["meta"]["searches"] if s["outcome"] != "ok"]
     assert refused == [dict(refused[0], query="limited x", source="web", outcome="rate_limited", retry_after=120)]
     assert "## Warnings" in p["text"] and "limited x" in p["text"]
+
+
+def test_a_query_that_outlasts_the_timeout_is_a_warning_and_the_call_ends_in_time(tmp_path, brave):
+    env = config(tmp_path, brave)
+    started = time.monotonic()
+    r = run_worker(["search", "--timeout", "3", "--provider", "brave", "alpha t", "--query", "slow t"], env)
+    took = time.monotonic() - started
+    assert r.returncode == 0 and took < 3.5, (took, r)
+    assert r.payload["warnings"] == [
+        '"slow t" on web: timed out; no answer within --timeout 3s; the other lists answered'
+    ]
+    slow = r.payload["meta"]["searches"][1]
+    assert slow["outcome"] == "timeout" and slow["ms"] >= 2000
+    assert {q for x in r.payload["results"] for q in x["queries"]} == {"alpha t"}
 
 
 def test_every_query_refused_is_the_calls_error(tmp_path, brave):

@@ -85,13 +85,14 @@ class Job:
         self.got: search.Answer | None = None
         self.error: WorkerError | None = None
         self.ms = 0
+        self.started = time.monotonic()
         self.done = threading.Event()
 
     def label(self, several_queries: bool) -> str:
         return ('"%s" on %s' % (textview.one_line(self.query, 80), self.source)) if several_queries else self.source
 
     def run(self, call: Call, cfg: Config, store: Any) -> None:
-        started = time.monotonic()
+        started = self.started = time.monotonic()
         try:
             self.got = search.answer_for(self.request, call, cfg, store, source=self.spec)
         except WorkerError as exc:
@@ -137,6 +138,7 @@ def _wait(jobs: list[Job], call: Call) -> None:
             break
     for job in jobs:
         if not job.done.is_set():
+            job.ms = int(round((time.monotonic() - job.started) * 1000))
             job.error = WorkerError(
                 "timeout",
                 "no answer within --timeout %gs" % (call.deadline - call.started if call.deadline else 0),
