@@ -52,7 +52,7 @@ def test_three_occurrences_over_1800_paragraphs_are_three_matches_with_offsets(s
     for m, para in zip(hit["matches"], sorted(SPELLINGS)):
         assert "%d explains" % para in m["context"] and 200 <= len(m["context"]) <= 400, m
         assert m["section"] == "Chapter %d" % (para // 100 + 1)
-    assert "find \"max_connections = 64\": 3 matches (an offset is a --start-index" in r.payload["text"]
+    assert 'find "max_connections = 64": 3 matches (an offset is a --start-index' in r.payload["text"]
     # An offset is a --start-index: the page read from there starts with the match.
     at = hit["matches"][1]
     r2 = run_worker(["fetch", url, PRIV, "--start-index", str(at["offset"]), "--max-chars", "300"], env)
