@@ -46,13 +46,24 @@ def fakes(tmp_path):
 def test_queries_are_one_request_each_and_one_merged_list(tmp_path, fakes):
     brave, _sites, config = fakes
 
-    async def body(session):
-        return await session.call_tool("web_search", {"query": "alpha q", "queries": ["beta q", "gamma q"]})
+    brave.server.retry_after = "120"  # the "limited" query's 429: longer than a call waits out
 
-    result, _ = run_session(tmp_path, body, "--config", config)
+    async def body(session):
+        merged = await session.call_tool("web_search", {"query": "alpha q", "queries": ["beta q", "gamma q"]})
+        refused = await session.call_tool(
+            "web_search", {"query": "alpha r", "queries": ["limited r", "gamma r"], "provider": "brave"}
+        )
+        return merged, refused
+
+    (result, refused), _ = run_session(tmp_path, body, "--config", config)
+    assert not refused.is_error, refused  # one refused query is a warning; the others answered
+    [warning] = refused.structured_content["warnings"]
+    assert warning.startswith('"limited r" on web: rate limited (retry after 120 s)'), warning
+    assert {q for r in refused.structured_content["results"] for q in r["queries"]} == {"alpha r", "gamma r"}
     assert not result.is_error, result
     p = result.structured_content
-    assert sorted(params["q"][0] for _path, params, _h in brave.requests) == ["alpha q", "beta q", "gamma q"]
+    asked = sorted(params["q"][0] for _path, params, _h in brave.requests)
+    assert [a for a in asked if a.endswith(" q")] == ["alpha q", "beta q", "gamma q"]  # one request each
     assert p["queries"] == ["alpha q", "beta q", "gamma q"]
     top = p["results"][0]
     assert top["url"] == "https://shared.example/page" and top["queries"] == p["queries"]
