@@ -334,3 +334,21 @@ def test_a_hostile_api_answer_is_a_stable_code_and_its_key_is_nowhere(tmp_path, 
     for path in stored:
         with open(path, "rb") as f:
             assert key.encode() not in f.read(), path  # ...without the key
+
+
+def test_three_queries_through_exa_each_import_sees_a_whole_exa_py(tmp_path):
+    from fakes import exa_server
+
+    exa = exa_server.start()
+    try:
+        path = tmp_path / "exa.json"
+        path.write_text(json.dumps({"providers": [exa.provider_entry()]}))
+        os.chmod(path, 0o600)
+        env = worker_env(tmp_path, {"WEBSEARCH_CONFIG": str(path)})
+        r = run_worker(["search", "--provider", "exa", "rust one", "--query", "rust two", "--query", "rust three"], env)
+    finally:
+        exa.shutdown()
+        exa.server_close()
+    assert r.returncode == 0, r
+    assert [s["outcome"] for s in r.payload["meta"]["searches"]] == ["ok"] * 3, r.payload["meta"]["searches"]
+    assert len(exa.requests) == 3 and r.payload["provider"] == "exa"

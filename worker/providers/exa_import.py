@@ -176,8 +176,16 @@ def _purge(prefixes):
             del sys.modules[name]
 
 
+_importing = threading.Lock()  # the queries of one search run on threads: one of them imports, the others wait
+
+
 def import_exa() -> ModuleType:
     """The ``exa_py`` module: the fast way when it works, else the plain import."""
+    with _importing:  # sys.modules holds exa_py before its import ends: only a finished one is handed out
+        return _import_exa()
+
+
+def _import_exa() -> ModuleType:
     global mode, fallback_reason
     if "exa_py" in sys.modules:
         return sys.modules["exa_py"]
