@@ -456,3 +456,147 @@ def test_sigterm_while_a_big_block_is_stuck_in_a_full_pipe(tmp_path):
         assert not call_dirs(env)
     finally:
         httpd.shutdown()
+
+
+# -- the MCP server under the catalogue ------------------------------------------------------
+
+
+def _stats():
+    """{(pid, start time): (state, parent pid)} of every process, from /proc/PID/stat."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                out[(int(name), fields[19])] = (fields[0], int(fields[1]))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+def _argv(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
+class WorkerCount:
+    """Samples, in a thread, how many of the MCP server's worker calls are alive at once: its
+    children running ``-m worker fetch``, and the reading children (worker.pages.extractor_main)
+    of workers that have already ended, each counted as its worker (known from when its parent
+    was that worker)."""
+
+    def __init__(self, server_pid):
+        import threading
+
+        self.server_pid = server_pid
+        self.readers = {}  # (pid, start time) of a reading child -> its worker's pid
+        self.most = 0
+        self.lingering = 0  # the most reading children seen alive after their worker
+        self.pids = set()
+        self.samples = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.is_set():
+            live = {key: parent for key, (state, parent) in _stats().items() if state not in (b"Z", b"X")}
+            workers = {
+                pid
+                for (pid, _), parent in live.items()
+                if parent == self.server_pid and _argv(pid)[2:5] == [b"-m", b"worker", b"fetch"]
+            }
+            for key, parent in live.items():
+                if parent in workers and key not in self.readers and b"worker.pages.extractor_main" in _argv(key[0]):
+                    self.readers[key] = parent
+            readers = {worker for key, worker in self.readers.items() if key in live}
+            self.most = max(self.most, len(workers | readers))
+            self.lingering = max(self.lingering, len(readers - workers))
+            self.pids.update(workers)
+            self.samples += 1
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+
+
+def test_the_mcp_server_runs_at_most_16_workers_for_100_calls_at_once(server, tmp_path):
+    """docs/hosts.md: at most 16 workers run at once; further calls wait their turn (issue 44: 17 were
+    seen).  100 web_fetch calls at once over the whole page catalogue, a quarter of them cancelled by
+    the client at random moments, the calls' processes counted from /proc all along: a worker counts
+    until its reading child is gone too (a cancelled worker's child, killed as it ends, outlived it
+    while its slot went to the next call)."""
+    import random
+
+    import anyio
+    from mcp.client.stdio import stdio_client
+    from test_mcp import CheckedSession, params
+
+    from hosts.mcp import server as mcp_server
+
+    assert mcp_server.MAX_WORKERS == 16
+    env = hostile_env(tmp_path)
+    catalogue = sorted(PAGES)
+    names = [catalogue[i % len(catalogue)] for i in range(100)]
+    cancel_after = {i: random.Random(i).uniform(0.2, 2.0) for i in range(0, 100, 4)}
+    results = {}
+    counted = {}
+    errlog = open(tmp_path / "server-stderr.txt", "w+")
+
+    async def main():
+        p = params(tmp_path, "--allow-private")
+        p.env = env
+        async with stdio_client(p, errlog=errlog) as (read, write):
+            async with CheckedSession(read, write) as session:
+                await session.initialize()
+                [server_pid] = [
+                    pid
+                    for (pid, _), (_state, parent) in _stats().items()
+                    if parent == os.getpid() and _argv(pid)[2:5] == [b"-m", b"worker", b"mcp"]
+                ]
+                count = counted["count"] = WorkerCount(server_pid)
+
+                async def one(i):
+                    arguments = {"urls": [server.url("/page/" + names[i])], "timeout": 3 if names[i] in SLOW else 30}
+                    with anyio.move_on_after(cancel_after.get(i, 3600)):  # the SDK sends notifications/cancelled
+                        results[i] = await session.call_tool("web_fetch", arguments)
+                        return
+                    results[i] = None
+
+                try:
+                    async with anyio.create_task_group() as tg:
+                        for i in range(100):
+                            tg.start_soon(one, i)
+                    # a call cancelled late may still be ending: the server answers the next request after
+                    await session.list_tools()
+                finally:
+                    count.close()
+
+    anyio.run(main)
+    errlog.seek(0)
+    stderr = errlog.read()
+    errlog.close()
+    count = counted["count"]
+    assert sorted(results) == list(range(100))
+    for i, result in results.items():
+        if result is None:
+            assert i in cancel_after
+            continue
+        payload = result.structured_content
+        assert payload["v"] and (payload["ok"] or payload["error"]["code"] not in ("internal", "protocol")), (
+            names[i],
+            payload,
+        )
+    assert sum(r is None for r in results.values()) >= 10  # cancelled before they finished
+    assert len(count.pids) >= 100 - len(cancel_after) and count.samples > 100, (len(count.pids), count.samples)
+    assert count.most <= 16, "%d workers at once" % count.most
+    assert count.most >= 8, "the calls barely overlapped (%d at most): the bound was not tested" % count.most
+    assert "Traceback" not in stderr and KEY not in stderr
+    deadline = time.monotonic() + 10
+    while call_dirs(env) and time.monotonic() < deadline:  # the last cancelled workers clean up
+        time.sleep(0.05)
+    assert call_dirs(env) == []

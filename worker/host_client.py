@@ -127,13 +127,49 @@ def options(**opts: Any) -> list[str]:
     return out
 
 
-class Handle:
-    """A running call."""
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still running.  A zombie is not: only its parent can
+    reap it, and a container whose first process reaps nothing keeps orphans' zombies for good."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # a member is there, whether or not this process may signal it
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc (macOS): the signal's answer stands
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                state, _ppid, pgrp = f.read().rsplit(b")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(pgrp) == pgid and state not in (b"Z", b"X"):
+            return True
+    return False
 
-    def __init__(self, argv: list[str], env: Mapping[str, str] | None = None, cwd: str | None = None):
+
+class Handle:
+    """A running call.  ``own_group``: the worker leads a process group of its own (a new
+    session), so ``end_group`` can wait for the processes it started (its reading child) too."""
+
+    def __init__(
+        self, argv: list[str], env: Mapping[str, str] | None = None, cwd: str | None = None, own_group: bool = False
+    ):
         self.argv = argv
+        self.own_group = own_group
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=own_group,
         )
         self._lock = threading.Lock()
         self._signalled: str | None = None  # None, "cancelled" or "timeout"
@@ -176,6 +212,28 @@ class Handle:
             timed_out=self._signalled == "timeout",
         )
 
+    def end_group(self, within: float = 5.0) -> bool:
+        """Once the worker has ended: wait until no process of its group is left (the worker
+        kills its reading child as it ends, but a child being torn down can outlive it by a
+        moment), at most ``within`` seconds, then SIGKILL what is left and wait one second more.
+        Whether the group is gone.  Without ``own_group`` there is no group of its own: True."""
+        if not self.own_group:
+            return True
+        deadline = time.monotonic() + within
+        killed = False
+        while group_alive(self.proc.pid):
+            now = time.monotonic()
+            if now >= deadline:
+                if killed:
+                    return False
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                killed, deadline = True, now + 1.0
+            time.sleep(0.005)
+        return True
+
 
 def spawn(
     args: Iterable[str],
@@ -183,9 +241,11 @@ def spawn(
     venv: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    own_group: bool = False,
 ) -> Handle:
-    """Start a call and return its Handle (call ``wait()`` to collect it)."""
-    return Handle(command(args, python=python, venv=venv), env=env, cwd=cwd)
+    """Start a call and return its Handle (call ``wait()`` to collect it; with ``own_group``,
+    ``end_group()`` after it to wait for the processes the worker started)."""
+    return Handle(command(args, python=python, venv=venv), env=env, cwd=cwd, own_group=own_group)
 
 
 def run(

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 ROOT = host_client.ROOT
 INSTALL_LIMIT_S = 20 * 60.0
 # At most this many worker processes at once; further calls wait (and can be cancelled while waiting).
+# A worker counts until the last process of its group is gone: its reading child, killed as the
+# worker ends, can outlive it by a moment, and a cancelled call's slot, freed at its worker's exit,
+# let a 17th worker start beside that child (issue 44; tests/test_hostile.py, test_mcp_workers.py).
 MAX_WORKERS = 16
 GRACE_S = 5.0
 PROGRESS_INTERVAL_ENV = "WEBSEARCH_MCP_PROGRESS_INTERVAL"
@@ -78,7 +81,7 @@ class Workers:
         return None, problem
 
     def spawn(self, argv: list[str], python: str | None) -> Handle:
-        handle = host_client.spawn(argv, python=python, venv=self.settings.venv)
+        handle = host_client.spawn(argv, python=python, venv=self.settings.venv, own_group=True)
         with self.lock:
             self.live.add(handle)
         return handle
@@ -213,6 +216,7 @@ class Host:
             box["result"] = handle.wait(
                 timeout=limit + INSTALL_LIMIT_S if installing else limit, cancel=cancel, grace=GRACE_S
             )
+            handle.end_group(GRACE_S)  # the slot is free once the worker's children are gone too
 
         started = time.monotonic()
         try:
@@ -233,7 +237,8 @@ class Host:
         return self.payload(tool, box["result"], tools.call_timeout(arguments))
 
     async def stop(self, handle: Handle) -> None:
-        """SIGTERM the worker and wait until it is gone (it removes its temp dir first); kill it after the grace."""
+        """SIGTERM the worker and wait until it and its group are gone (it removes its temp dir
+        first); kill it after the grace."""
         import anyio
 
         handle.cancel()
@@ -243,6 +248,7 @@ class Host:
                 handle.proc.kill()
                 deadline = float("inf")
             await anyio.sleep(0.01)
+        await anyio.to_thread.run_sync(handle.end_group, GRACE_S)  # and its children
 
     async def heartbeat(self, ctx: Any, message: str, started: float, installing: bool) -> None:
         """Progress notifications (when the client sent a progressToken) while a call runs long.
