@@ -24,6 +24,7 @@ import threading
 import time
 
 from . import protocol
+from .procgroup import group_alive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -125,32 +126,6 @@ def options(**opts: Any) -> list[str]:
         else:
             out += [flag, str(value)]
     return out
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` is still running.  A zombie is not: only its parent can
-    reap it, and a container whose first process reaps nothing keeps orphans' zombies for good."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # a member is there, whether or not this process may signal it
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return True  # no /proc (macOS): the signal's answer stands
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                state, _ppid, pgrp = f.read().rsplit(b")", 1)[1].split()[:3]
-        except (OSError, ValueError):
-            continue
-        if int(pgrp) == pgid and state not in (b"Z", b"X"):
-            return True
-    return False
 
 
 class Handle:

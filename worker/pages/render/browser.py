@@ -240,6 +240,12 @@ class Browser:
             if done:
                 break
             time.sleep(0.005)
+        from ...procgroup import group_alive
+
+        # and its other processes (renderers, zygotes), killed with the group: a call's browser
+        # ends before the call does, so a host counting workers counts it too
+        while group_alive(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
         self._reaped = True
         self._remove_profile()
 
