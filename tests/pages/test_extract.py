@@ -1307,10 +1307,10 @@ def test_a_section_named_after_its_own_heading_is_content_whatever_the_name():
     assert chrome_named(fragment_fromstring("<section id='cookies'><p>We use cookies.</p></section>"))
     assert chrome_named(fragment_fromstring("<div class='cookies' id='x'><h2>Cookies</h2></div>"))  # a class is no id
     sections = "".join(
-        "<section id='%s'><h2>%s</h2><p>%s</p></section>"
-        % (name.lower(), name, ("About %s: how to read and set them. " % name) * 6)
+        "<section id='%s'><h2>%s</h2><p>%s</p><pre>app.%s.read()</pre></section>"
+        % (name.lower(), name, ("About %s: how to read and set them. " % name) * 6, name.lower())
         for name in ("Routing", "Cookies", "Sessions", "Search")
-    )
+    )  # code blocks: the page reads as documentation by itself, not by its host's name alone
     r = extract(
         "<html><body><main>%s</main></body></html>" % sections, url="https://docs.example.com/quickstart/", fmt="text"
     )

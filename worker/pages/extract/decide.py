@@ -403,13 +403,16 @@ def page_type(
     (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
     set those on every page, index pages too. Other kinds' evidence counts as strong.
     """
-    from .pagetype import WEAK_ARTICLE, add_markup, evidence, pick, settled
+    from .pagetype import WEAK_ARTICLE, add_markup, corroborate, evidence, pick, settled, url_evidence
 
     facts: dict[str, Any] = {}
     score = evidence(tree, url, og_type, facts, canonical, markup=False)
-    if settled(score):
+    urls = url_evidence(url, canonical)
+    urls.pop("article", None)  # evidence added it
+    if settled(score, urls):
         return "article", "strong", facts
     add_markup(tree, score, facts)
+    corroborate(score, urls, tree)
     kind = pick(score)
     if score[kind] <= 0:
         return kind, "none", facts

@@ -10,7 +10,9 @@ Evidence, strongest first, each worth points to one kind:
   Product, ItemList, CollectionPage, TechArticle, NewsArticle, Service, ...);
 - the ``og:type`` meta tag;
 - the URL's shape (``/docs/``, ``/questions/123``, ``/product/``, ``/category/``), the fetched
-  URL's and the page's own canonical URL's, each signal once;
+  URL's and the page's own canonical URL's, each signal once: only for a kind the page
+  itself gives evidence of (an article's shape adds to the article's points), so that a
+  URL breaks a tie or adds weight, and never names a kind alone (corroborate);
 - the markup: repeated post blocks with authors, repeated cards with prices,
   code blocks, "add to cart" forms.
 
@@ -168,27 +170,77 @@ def evidence(
     if og in OG_TYPES:
         kind, pts = OG_TYPES[og]
         score[kind] += pts
-    # the URL fetched and the page's own canonical URL: a signal either shows counts once
+    urls = url_evidence(url, canonical)
+    score["article"] += urls.pop("article", 0)  # it only adds to what the page may read as
+    if markup:
+        add_markup(tree, score, facts)
+        corroborate(score, urls, tree)
+    return score
+
+
+def url_evidence(url: str | None, canonical: str | None = None) -> dict[str, int]:
+    """{kind: points} of what the URL fetched and the page's own canonical URL say by their
+    shape and host name; a signal either shows counts once."""
     signals: set[int] = set()
     for u in (url, canonical):
         if u:
             signals |= _url_signals(u)
+    out: dict[str, int] = {}
     for i in signals:
         kind, pts = _URL_SIGNALS[i]
-        score[kind] += pts
-    if markup:
-        add_markup(tree, score, facts)
-    return score
+        out[kind] = out.get(kind, 0) + pts
+    return out
 
 
-def settled(score: dict[str, int]) -> bool:
-    """Whether the markup's points (add_markup, at most MARKUP_MOST a kind) cannot change
-    what pick says of score, nor how sure it is: an article of more than WEAK_ARTICLE
-    points that no other kind can reach. The markup's facts are then not needed either
-    ("entries" is read only where an article's evidence is weak): on most news pages,
-    the walk of the body's runs of entries (up to 6 ms) is not made."""
+def corroborate(score: dict[str, int], urls: dict[str, int], tree: HtmlElement | None = None) -> None:
+    """Add the URL's points (but an article's, added with the page's own) to score. On a
+    page that reads as an article (reads_as_article), only for the kinds the page itself
+    gives evidence of: there a URL's shape may add evidence or break a tie, never outvote
+    the page. "/p/slug" is a shop's product and Substack's post, "/t/slug" a forum's topic
+    and a blog's tag: the same article served at either reads the same."""
+    if not urls:
+        return
+    prose = tree is not None and reads_as_article(tree)
+    for kind, pts in urls.items():
+        if not prose or score.get(kind, 0) > 0:
+            score[kind] += pts
+
+
+PROSE_PARAGRAPH = 30  # words: a paragraph of running text, not a caption, a card or a label
+PROSE_WORDS = 150  # words in such paragraphs: an article's body
+PROSE_SHARE = 0.4  # of the body's words: the page is that body, not a frame around it
+
+
+def reads_as_article(tree: HtmlElement) -> bool:
+    """Whether the page's text is mostly paragraphs of running text, as an article's is
+    (and a product's, a listing's, a forum's or a documentation index's is not)."""
+    body = tree.find(".//body")
+    if body is None:
+        return False
+    prose = 0
+    for p in body.iter("p"):
+        n = len("".join(x for x in p.itertext() if isinstance(x, str)).split())
+        if n >= PROSE_PARAGRAPH:
+            prose += n
+    return prose >= PROSE_WORDS and prose >= PROSE_SHARE * _words(body)
+
+
+
+def settled(score: dict[str, int], urls: dict[str, int] | None = None) -> bool:
+    """Whether the markup's points (add_markup, at most MARKUP_MOST a kind) and the URL's
+    that they would corroborate cannot change what pick says of score, nor how sure it is:
+    an article of more than WEAK_ARTICLE points that no other kind can reach. The markup's
+    facts are then not needed either ("entries" is read only where an article's evidence
+    is weak): on most news pages, the walk of the body's runs of entries (up to 6 ms) is
+    not made."""
     article = score["article"]
-    return article > WEAK_ARTICLE and all(score[k] + MARKUP_MOST.get(k, 0) <= article for k in KINDS if k != "article")
+    if article <= WEAK_ARTICLE:
+        return False
+    for k in KINDS:
+        if k != "article":
+            if score[k] + MARKUP_MOST.get(k, 0) + (urls or {}).get(k, 0) > article:
+                return False
+    return True
 
 
 # (kind, points) of each URL signal: the shapes, then the host's first label
