@@ -88,7 +88,7 @@ from .decide import (
     tables_over_paragraphs,
     words,
 )
-from .parse import cheap_text, over_budget, parse, plain_fallback_text
+from .parse import cheap_text, markup_over_budget, over_budget, parse, plain_fallback_text, strip_attributes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -184,13 +184,18 @@ def _stage(result, stage, then, fn, *args):
 
 
 def _extract(html, url, fmt, result):
+    # a page of dense attributes is over the budget before libxml2 parses it (it checks
+    # each attribute against the tag's others): read without its attributes, the cheap way
+    dense = _stage(result, "budget", "the page is parsed as it is", markup_over_budget, html)
+    if dense:
+        html = strip_attributes(html)
     tree = _stage(result, "parse", "plain-text fallback", parse, html)
     if tree is None:
         return  # extract() falls back to the plain text of the markup
     _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
     meta = _stage(result, "metadata", "no metadata", _metadata, tree, url) or {}
     result.update(meta)
-    over = over_budget(tree, len(html))
+    over = dense or over_budget(tree, len(html))
     if over:
         result["warnings"].append(
             "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over
@@ -614,9 +619,13 @@ def _metadata(tree, url):
 
 
 def _region(tree, url=None, teasers=False, document=False):
+    from .chrome import docbook_navigation
     from .region import main_region
 
-    return main_region(tree, url=url, teasers=teasers, document=document)
+    root = main_region(tree, url=url, teasers=teasers, document=document)
+    if root is not None:
+        docbook_navigation(root)
+    return root
 
 
 def _trafilatura(tree, url, precision=True, fast=True, comments=False):

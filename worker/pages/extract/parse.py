@@ -86,6 +86,36 @@ def cheap_text(tree: HtmlElement, fmt: str) -> str:
     return "\n\n".join(paragraphs)
 
 
+def markup_over_budget(html: str) -> str | None:
+    """Why the markup is over the attribute budget before it is parsed, or None.
+
+    libxml2 checks each attribute of a tag against all earlier ones, so parsing a page of
+    dense attributes costs seconds to minutes before over_budget can count them. The count
+    here is of the markup's attribute assignments, at C speed: '=' bounds it from above."""
+    if html.count("=") <= MAX_ATTRIBUTES:
+        return None
+    import re
+
+    n = sum(1 for _ in re.finditer(_ATTRIBUTE_PATTERN, html))  # re keeps it compiled
+    return "over %d attributes" % MAX_ATTRIBUTES if n > MAX_ATTRIBUTES else None
+
+
+# An attribute assignment: white space, a name, '=' (what markup_over_budget counts)
+_ATTRIBUTE_PATTERN = r"""\s[^\s"'<>/=]+\s*=\s*(?:"|'|[^\s"'<>=`]+)"""
+
+
+def strip_attributes(html: str) -> str:
+    """Every start tag reduced to its name, attribute values quoting '>' included (a regex
+    of the start tag's grammar, linear): the markup of a page over the attribute budget."""
+    import re
+
+    return re.sub(
+        r"""<([A-Za-z][A-Za-z0-9:-]{0,30})(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>""",
+        r"<\1>",
+        html,
+    )
+
+
 def parse(html: str) -> HtmlElement | None:
     if len(html) > MAX_TAG_CHARS:
         html = cut_long_tags(html)
@@ -240,10 +270,28 @@ def late_end_tags(html: str) -> str:
 
 
 def cut_long_tags(html: str) -> str:
-    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS)."""
+    """Start tags longer than MAX_TAG_CHARS reduced to their bare name (see MAX_TAG_CHARS),
+    also where attribute values quote '>' (no scan for the next '>' finds such a tag's end:
+    a start tag followed by that many characters without '<' is read by its grammar)."""
     import re
 
-    return re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
+    html = re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
+    if not re.search(r"<[A-Za-z][^<]{%d}" % MAX_TAG_CHARS, html):
+        return html
+    tag = re.compile(
+        r"""<([A-Za-z][A-Za-z0-9:-]{0,30})(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>"""
+    )
+    out, pos = [], 0
+    for m in re.finditer(r"<[A-Za-z](?=[^<]{%d})" % MAX_TAG_CHARS, html):
+        if m.start() < pos:
+            continue
+        t = tag.match(html, m.start())
+        if t is not None and t.end() - t.start() > MAX_TAG_CHARS:
+            out.append(html[pos : t.start()])
+            out.append("<%s>" % t.group(1))
+            pos = t.end()
+    out.append(html[pos:])
+    return "".join(out)
 
 
 def plain_fallback_text(html: str) -> str:
