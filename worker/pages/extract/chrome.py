@@ -114,7 +114,11 @@ def breadcrumbs(tree: HtmlElement) -> int:
     return dropped
 
 
-STEPS = (permalink_marks, docbook_navigation, edit_links, breadcrumbs)
+# Before any extractor reads the page. DocBook's navigation is removed from the region once
+# it is chosen (core._region), not before: the region is found by the page's landmarks, and
+# those tables are one. Breadcrumbs are the region's chrome already (region.py), and
+# trafilatura's and readability's.
+STEPS = (permalink_marks, edit_links)
 
 
 def strip(tree: HtmlElement) -> None:

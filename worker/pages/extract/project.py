@@ -14,7 +14,8 @@ page's order, and those elements are what is rendered:
    unit the extractor respaced, when most of its word pairs are in that text.
 3. A heading, code block, table or list item the extractor left out is content when the
    unit just before it and the one just after it are both the extractor's: what stands
-   between two kept paragraphs of an article is the article's.
+   between two kept paragraphs of an article is the article's. So is a section's heading
+   (h2-h6) right before a kept unit: it names what follows.
 4. The page's body without the other units is rendered. Used only when it holds nearly
    all of the extractor's words (NEAR) and not many more (MORE): otherwise the extractor's
    own tree is rendered, as before.
@@ -40,6 +41,7 @@ SLACK = 300  # characters of the extractor's text a unit may start after the las
 PAIRS = 0.6  # share of a respaced unit's word pairs found in the extractor's text
 LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
 ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
+SECTION_HEADINGS = frozenset(("h2", "h3", "h4", "h5", "h6"))  # not h1: the page's title is not its text
 LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
 STRUCTURE = ATOMS | {"table", "li", "dt", "dd"}
 _WORD = re.compile(r"\w+")
@@ -154,6 +156,8 @@ def chosen(items: list[tuple[Any, str, str]], text: str) -> list[bool]:
         if i > 0 and j < len(items) and keep[i - 1] and keep[j]:
             for k in range(i, j):
                 keep[k] = True
+        elif j < len(items) and keep[j] and _tag(items[j - 1][0]) in SECTION_HEADINGS:
+            keep[j - 1] = True  # a section's heading, right before the section's kept text
         i = j
     return keep
 
@@ -224,18 +228,17 @@ def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None
     if not items:
         return None
     keep = chosen(items, text)
-    prune(root, items, keep, holders)
-    from .render import render
-
-    plain = render(root, markdown=False)
-    have, want = _WORD.findall(plain), _WORD.findall(text)
-    if not want:
+    # the kept units' words against the extractor's, before any rendering (a unit's text is
+    # what render gives of it, up to white space)
+    have = _WORD.findall(" ".join(s for (_, _, s), k in zip(items, keep) if k))
+    want = _WORD.findall(text)
+    if not want or len(have) > MORE * len(want):
         return None
     from collections import Counter
 
-    common = sum((Counter(have) & Counter(want)).values())
-    if common < NEAR * len(want) or len(have) > MORE * len(want):
+    if sum((Counter(have) & Counter(want)).values()) < NEAR * len(want):
         return None
+    prune(root, items, keep, holders)
     from .region import absolute_links
 
     absolute_links(root, url)

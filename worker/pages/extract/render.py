@@ -96,6 +96,8 @@ MAX_DEPTH = 400
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
 # What _walk_inline writes for a <br>: a character no text node can hold (lxml refuses NUL)
 _BR = "\x00"
+# Emphasis marks as a stripping reader sees them: doubled, or at a word's edge
+_MARKS_IN_CODE = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _MD_RISKY = re.compile(r"[\\_*`\[<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -205,7 +207,9 @@ def escape_line_start(line: str) -> str:
 _md_escape = md_escape
 
 
-def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int, authored: bool = False) -> None:
+def _walk_inline(
+    el: HtmlElement, markdown: bool, out: list[str], depth: int, authored: bool = False, cell: bool = False
+) -> None:
     """Inline rendering of el's content (not el's own tail), into out."""
     # explicit stack of (kind, payload): "node" elements to open, "str" literal strings
     stack = [("children", el, depth)]
@@ -259,6 +263,13 @@ def _walk_inline(el: HtmlElement, markdown: bool, out: list[str], depth: int, au
                 continue
             if t == "code":
                 code = _squash(_text(n))
+                if cell and _MARKS_IN_CODE.search(code):
+                    # a table cell or a list item: its line is read by tools that strip the
+                    # marks without parsing (a search, a diff, a scorer), and they would take
+                    # "__init__" or "*args" inside a code span for emphasis; escaped text
+                    # reads the same in any markdown reader
+                    out.append(md_escape(code))
+                    continue
                 if code.strip():
                     tick = "``" if "`" in code else "`"
                     # space at the code's edges still separates it from the words around it
@@ -289,9 +300,9 @@ def _image(el: HtmlElement, markdown: bool) -> str:
     return "![%s](%s)" % (alt, _md_url(el.get("src")))
 
 
-def _inline(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
+def _inline(el: HtmlElement, markdown: bool, authored: bool = False, cell: bool = False) -> str:
     out: list[str] = []
-    _walk_inline(el, markdown, out, 0, authored)
+    _walk_inline(el, markdown, out, 0, authored, cell)
     s = "".join(out)
     # Only a <br> breaks the line: a line break in the markup's text is white space, as a
     # browser shows it (wrapped source lines are not the author's lines)
@@ -396,7 +407,7 @@ def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
             continue
         row = []
         for c in cells:
-            txt = _inline(c, markdown, authored).replace("\n", " ").replace("  ", " ")
+            txt = _inline(c, markdown, authored, cell=True).replace("\n", " ").replace("  ", " ")
             row.append(txt.replace("|", "\\|") if markdown else txt)
         rows.append(row)
     if not rows:
@@ -437,7 +448,7 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
                 lines.append("  " * depth + marker + first)
                 lines.extend(pad + line if line.strip() else "" for line in rest)
         else:
-            text = _inline(li, markdown, authored)
+            text = _inline(li, markdown, authored, cell=True)
             if text:
                 text = text.replace("  \n", " ").replace("\n", " ")
                 lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
