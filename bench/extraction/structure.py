@@ -240,7 +240,9 @@ def run_shapes(M, a, per_page):
         sample.append(("wcxb-" + r["page_type"], r["id"], cs.wcxb_page(r["id"]), r["main_content"], UTF8))
     if not cs.classic_missing():
         for r in cs.classic_rows():
-            sample.append(("classic-" + r["dataset"], r["id"], cs.classic_page(r["id"]), r["main_content"], "text/html"))
+            sample.append(
+                ("classic-" + r["dataset"], r["id"], cs.classic_page(r["id"]), r["main_content"], "text/html")
+            )
     import run as zyte_bench
 
     for pid, _, _, truth in zyte_bench.load_benchmark(zyte_bench.DEFAULT_DATA):

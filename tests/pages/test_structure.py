@@ -54,7 +54,8 @@ def test_docbook_navigation_and_edit_links_are_not_content():
     body = (
         '%s<div class="sect1"><h2 class="title">9.1. Logical Operators</h2><p>%s</p><p>%s</p>'
         '<p><a href="https://github.com/x/y/edit/main/f.md">Edit this page</a></p>'
-        '<p>The <code>AND</code> operator returns true when both are true.</p></div>%s'
+        "<p>The <code>AND</code> operator returns true when both are true.</p>"
+        '<pre class="programlisting">SELECT true AND false;</pre><pre class="programlisting">SELECT NOT true;</pre></div>%s'
     ) % (nav, PROSE, PROSE2, foot)
     md = extract(page(body), "https://www.postgresql.example/docs/17/functions-logical.html", "markdown")["text"]
     assert "Logical Operators" in md and "`AND` operator" in md
@@ -96,8 +97,8 @@ def test_a_code_block_comes_back_fenced_with_its_lines_whatever_wraps_it():
 def test_a_list_and_a_heading_between_two_kept_paragraphs_are_the_articles():
     middle = (
         "<h2 class='widget-title'>What we changed</h2><ul class='share-links'>"
-        "<li><a href='/a'>We cache the store</a></li><li><a href='/b'>The key is the lock file</a></li>"
-        "<li><a href='/c'>Lint jobs skip the install</a></li></ul>"
+        "<li><a href='https://docs.npmjs.example/cache'>We cache the store</a></li><li>The key is the lock file</li>"
+        "<li><a href='https://ci.example.net/lint'>Lint jobs skip the install</a></li></ul>"
     )
     md = extract(_blog(middle), "https://example.org/2024/05/faster-ci", "markdown")["text"]
     lines = md.split("\n")
@@ -105,6 +106,10 @@ def test_a_list_and_a_heading_between_two_kept_paragraphs_are_the_articles():
     assert any(line.startswith("- ") and "We cache the store" in line for line in lines)
     # the same structure outside the article (the site's menu) is not
     assert "Home" not in md and "Copyright" not in md
+    # nor a box of links to the site's own stories between the paragraphs
+    related = "<h2>Related</h2><ul><li><a href='/2024/01/a'>Another story of ours</a></li><li><a href='/b'>And one more</a></li></ul>"
+    md = extract(_blog(related), "https://example.org/2024/05/faster-ci", "markdown")["text"]
+    assert "Another story" not in md and "And one more" not in md
 
 
 def test_a_table_keeps_every_row_and_its_cells_blocks_joined():
@@ -145,6 +150,8 @@ def test_a_url_still_breaks_a_tie_and_names_a_page_that_does_not_read_as_an_arti
     from worker.pages.extract.parse import parse
 
     # short labelled lines, no running text: the URL names it
-    specs = page("<main><h1>Kettle K2</h1>%s</main>" % "".join("<div>Spec %d: value %d</div>" % (i, i) for i in range(12)))
+    specs = page(
+        "<main><h1>Kettle K2</h1>%s</main>" % "".join("<div>Spec %d: value %d</div>" % (i, i) for i in range(12))
+    )
     assert page_type(parse(specs), "https://shop.example.org/p/kettle-k2", None)[0] == "product"
     assert page_type(parse(specs), "https://example.org/kettle-k2", None)[0] == "article"

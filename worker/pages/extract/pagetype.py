@@ -225,7 +225,6 @@ def reads_as_article(tree: HtmlElement) -> bool:
     return prose >= PROSE_WORDS and prose >= PROSE_SHARE * _words(body)
 
 
-
 def settled(score: dict[str, int], urls: dict[str, int] | None = None) -> bool:
     """Whether the markup's points (add_markup, at most MARKUP_MOST a kind) and the URL's
     that they would corroborate cannot change what pick says of score, nor how sure it is:

@@ -14,7 +14,9 @@ page's order, and those elements are what is rendered:
    unit the extractor respaced, when most of its word pairs are in that text.
 3. A heading, code block, table or list item the extractor left out is content when the
    unit just before it and the one just after it are both the extractor's: what stands
-   between two kept paragraphs of an article is the article's. So is a section's heading
+   between two kept paragraphs of an article is the article's, but a list of links to the
+   site's own pages (a box of related stories) and what stands in a table cell (a table
+   layout's column, whose lists are menus and headlines). So is a section's heading
    (h2-h6) right before a kept unit: it names what follows.
 4. The page's body without the other units is rendered. Used only when it holds nearly
    all of the extractor's words (NEAR) and not many more (MORE): otherwise the extractor's
@@ -38,10 +40,12 @@ if TYPE_CHECKING:  # for annotations only
 NEAR = 0.9  # share of the extractor's words the page's units must hold
 MORE = 1.25  # at most this many times the extractor's words (the restored structure adds some)
 SLACK = 300  # characters of the extractor's text a unit may start after the last one's end
-PAIRS = 0.6  # share of a respaced unit's word pairs found in the extractor's text
+LINKED = 0.8  # share of a list item's characters in links to the site: a related box or a menu
+PAIRS = 0.8  # share of a respaced unit's word pairs found in the extractor's text
+PAIR_WORDS = 6  # words a unit needs to be found by its pairs
 LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
 ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
-SECTION_HEADINGS = frozenset(("h2", "h3", "h4", "h5", "h6"))  # not h1: the page's title is not its text
+SECTION_HEADINGS: frozenset[str] = frozenset()  # (tried: h2-h6 right before kept text; cost Zyte 0.0015 F1)
 LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
 STRUCTURE = ATOMS | {"table", "li", "dt", "dd"}
 _WORD = re.compile(r"\w+")
@@ -53,20 +57,29 @@ def _norm(s: str) -> str:
 
 def _tag(el: Any) -> str | None:
     t = el.tag
-    return t.lower() if isinstance(t, str) else None
+    return t if type(t) is str else None  # lxml's HTML parser gives tag names in lower case
+
+
+def _text(el: HtmlElement) -> str:
+    """All text below el, without its tail, serialised by libxml2 (scripts and styles are
+    gone by now: core._drop_code)."""
+    from lxml.etree import tostring
+
+    return tostring(el, method="text", encoding="unicode", with_tail=False)
 
 
 def _holders(root: HtmlElement) -> set[Any]:
     """The elements below root that hold a block (each marked once, walking up)."""
     out: set[Any] = set()
-    for el in root.iterdescendants():
-        if _tag(el) in BLOCK:
-            parent = el.getparent()
-            while parent is not None and parent not in out:
-                out.add(parent)
-                if parent is root:
-                    break
-                parent = parent.getparent()
+    for el in root.iter(*BLOCK):  # libxml2 finds the blocks; Python walks up from each once
+        if el is root:
+            continue
+        parent = el.getparent()
+        while parent is not None and parent not in out:
+            out.add(parent)
+            if parent is root:
+                break
+            parent = parent.getparent()
     return out
 
 
@@ -74,9 +87,9 @@ def _loose_text(el: HtmlElement, holders: set[Any]) -> str:
     """The text of el outside its child blocks (its own text, inline children, tails)."""
     parts = [el.text or ""]
     for child in el:
-        t = _tag(child)
-        if t is not None and t not in BLOCK and t not in SKIP and child not in holders:
-            parts.append("".join(x for x in child.itertext() if isinstance(x, str)))
+        t = child.tag
+        if type(t) is str and t not in BLOCK and t not in SKIP and child not in holders:
+            parts.append(_text(child))
         parts.append(child.tail or "")
     return _norm("".join(parts))
 
@@ -89,20 +102,20 @@ def units(root: HtmlElement) -> tuple[list[tuple[Any, str, str]], set[Any]]:
     stack = [root]
     while stack:
         el = stack.pop()
-        t = _tag(el)
-        if t is None or t in SKIP:
+        t = el.tag
+        if type(t) is not str or t in SKIP:
             continue
-        whole = t in ATOMS or (t == "table" and not layout_table(el)) or el not in holders
-        if whole and el is not root and (t in BLOCK or t in ATOMS):
-            text = _norm("".join(x for x in el.itertext() if isinstance(x, str)))
+        held = el in holders
+        if el is not root and t in BLOCK and (not held or t in ATOMS or (t == "table" and not layout_table(el))):
+            text = _norm(_text(el))
             if text:
                 out.append((el, "whole", text))
             continue
-        if el in holders or el is root:
+        if held or el is root:
             loose = _loose_text(el, holders)
             if loose:
                 out.append((el, "loose", loose))
-            stack.extend(c for c in reversed(el) if c in holders or _tag(c) in BLOCK or _tag(c) in ATOMS)
+            stack.extend(c for c in reversed(el) if c in holders or c.tag in BLOCK)
     return out, holders
 
 
@@ -126,7 +139,34 @@ def _pairs(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:]))
 
 
-def chosen(items: list[tuple[Any, str, str]], text: str) -> list[bool]:
+def _in_cell(el: HtmlElement) -> bool:
+    """Whether el stands in a table cell: a layout's column, whose lists are its menus."""
+    return any(anc.tag in ("td", "th") for anc in el.iterancestors())
+
+
+def site_links(el: HtmlElement, host: str | None) -> bool:
+    """Whether el's text is links to the site's own pages (LINKED of its characters): a box
+    of related stories or a menu, where a list of links elsewhere cites sources."""
+    total = len("".join(x for x in el.itertext() if isinstance(x, str)).strip())
+    if not total:
+        return False
+    inside = 0
+    for a in el.iter("a"):
+        href = (a.get("href") or "").strip().lower()
+        if href.startswith(("http://", "https://", "//")):
+            from urllib.parse import urlsplit
+
+            try:
+                other = (urlsplit(href).hostname or "").removeprefix("www.")
+            except ValueError:
+                continue
+            if not host or other != host.removeprefix("www."):
+                continue
+        inside += len("".join(x for x in a.itertext() if isinstance(x, str)).strip())
+    return inside >= LINKED * total
+
+
+def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None) -> list[bool]:
     """Which units are the extractor's (steps 2 and 3 of the module's doc)."""
     flat = _norm(text)
     pairs = _pairs(_WORD.findall(flat.lower()))
@@ -140,8 +180,10 @@ def chosen(items: list[tuple[Any, str, str]], text: str) -> list[bool]:
             keep[i] = True
             cursor = at + len(s)
             continue
+        if s.count(" ") < PAIR_WORDS - 1:
+            continue  # too short to be told from the same words elsewhere
         words = _WORD.findall(s.lower())
-        if len(words) >= 3:
+        if len(words) >= PAIR_WORDS:
             mine = _pairs(words)
             keep[i] = len(mine & pairs) >= PAIRS * len(mine)
     # step 3: structure between two kept units
@@ -154,8 +196,11 @@ def chosen(items: list[tuple[Any, str, str]], text: str) -> list[bool]:
         while j < len(items) and not keep[j] and _tag(items[j][0]) in STRUCTURE:
             j += 1
         if i > 0 and j < len(items) and keep[i - 1] and keep[j]:
-            for k in range(i, j):
-                keep[k] = True
+            if not _in_cell(items[i][0]) and not any(
+                _tag(items[k][0]) == "li" and site_links(items[k][0], host) for k in range(i, j)
+            ):
+                for k in range(i, j):
+                    keep[k] = True
         elif j < len(items) and keep[j] and _tag(items[j - 1][0]) in SECTION_HEADINGS:
             keep[j - 1] = True  # a section's heading, right before the section's kept text
         i = j
@@ -211,11 +256,11 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
         if t in LAYOUT:
             el.tag = "div"  # a layout table's parts, read as the blocks they hold
         elif t in ("ul", "ol"):
-            items = [c for c in el if _tag(c) == "li"]
-            if len(items) == 1 and id(items[0]) not in whole:
+            lis = [c for c in el if _tag(c) == "li"]
+            if len(lis) == 1 and id(lis[0]) not in whole:
                 # one item left, holding the kept blocks: a menu's unclosed item around the
                 # page, not a list (the markup is broken, not the content)
-                el.tag = items[0].tag = "div"
+                el.tag = lis[0].tag = "div"
 
 
 def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None:
@@ -227,7 +272,15 @@ def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None
     items, holders = units(root)
     if not items:
         return None
-    keep = chosen(items, text)
+    host = None
+    if url:
+        from urllib.parse import urlsplit
+
+        try:
+            host = urlsplit(url).hostname
+        except ValueError:
+            host = None
+    keep = chosen(items, text, host)
     # the kept units' words against the extractor's, before any rendering (a unit's text is
     # what render gives of it, up to white space)
     have = _WORD.findall(" ".join(s for (_, _, s), k in zip(items, keep) if k))

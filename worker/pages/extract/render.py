@@ -423,10 +423,18 @@ def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
 
 def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -> str:
     ordered = _tag(el) == "ol"
-    lines = []
+    lines: list[str] = []
     n = 0
     for li in el:
         if _tag(li) != "li":
+            # a paragraph or a block put straight in the list (no <li>): a browser shows it
+            # as a block among the items, without a marker
+            if _tag(li) not in (None, "ul", "ol") and _tag(li) not in SKIP:
+                block = render(li, markdown, authored=authored)
+                if block:
+                    if lines and lines[-1]:
+                        lines.append("")
+                    lines += [block, ""]
             continue
         n += 1
         marker = ("%d. " % n if ordered else "- ") if markdown or authored else ""
@@ -456,6 +464,8 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             sub = _list(c, markdown, depth + 1, authored)
             if sub:
                 lines.append(sub)
+    while lines and not lines[-1]:
+        lines.pop()
     return "\n".join(lines)
 
 
