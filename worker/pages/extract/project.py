@@ -45,7 +45,7 @@ PAIRS = 0.8  # share of a respaced unit's word pairs found in the extractor's te
 PAIR_WORDS = 6  # words a unit needs to be found by its pairs
 LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
 ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
-SECTION_HEADINGS: frozenset[str] = frozenset()  # (tried: h2-h6 right before kept text; cost Zyte 0.0015 F1)
+SECTION_HEADINGS = frozenset(("h2", "h3", "h4", "h5", "h6"))  # not h1: the page's title is not its text
 LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
 STRUCTURE = ATOMS | {"table", "li", "dt", "dd"}
 _WORD = re.compile(r"\w+")
@@ -139,6 +139,18 @@ def _pairs(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:]))
 
 
+def _heads(heading: HtmlElement, el: HtmlElement) -> bool:
+    """Whether heading is a section's (h2-h6) and el the block right after it, beside it in
+    the same container: the heading names what follows (a title, a comment section's
+    count or a card's name stand elsewhere)."""
+    if heading.tag not in SECTION_HEADINGS:
+        return False
+    nxt = heading.getnext()
+    while nxt is not None and type(nxt.tag) is not str:
+        nxt = nxt.getnext()
+    return nxt is el
+
+
 def _in_cell(el: HtmlElement) -> bool:
     """Whether el stands in a table cell: a layout's column, whose lists are its menus."""
     return any(anc.tag in ("td", "th") for anc in el.iterancestors())
@@ -201,7 +213,7 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
             ):
                 for k in range(i, j):
                     keep[k] = True
-        elif j < len(items) and keep[j] and _tag(items[j - 1][0]) in SECTION_HEADINGS:
+        elif j < len(items) and keep[j] and _heads(items[j - 1][0], items[j][0]):
             keep[j - 1] = True  # a section's heading, right before the section's kept text
         i = j
     return keep

@@ -450,7 +450,13 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             # an item of paragraphs, code blocks or tables: its blocks as blocks, the lines
             # after the first indented under the marker, as CommonMark reads an item's content
             inner = render_children(li, markdown, authored)
-            if inner:
+            if inner and markdown and inner.startswith("#"):
+                # an item that opens with a heading is a card (a feature, a course, a
+                # step): read as the section it shows, its heading a heading
+                if lines and lines[-1]:
+                    lines.append("")
+                lines += [inner, ""]
+            elif inner:
                 pad = " " * (2 * depth + len(marker))
                 first, *rest = inner.split("\n")
                 lines.append("  " * depth + marker + first)
