@@ -310,7 +310,7 @@ def _table_options(*names):
     return {c.replace("\\|", "|") for c in cells}
 
 
-@pytest.mark.parametrize("command", ["search", "fetch"])
+@pytest.mark.parametrize("command", ["search", "fetch", "map"])
 def test_help_and_the_tables_name_the_same_options(command):
     common = _table_options("common") - {"--version"}
     assert _help_options([command, "--help"]) == common | _table_options(command)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from types import ModuleType, SimpleNamespace
     from typing import Any, Callable, NoReturn
 
-    from .request import FetchRequest, SearchRequest
+    from .request import FetchRequest, MapRequest, SearchRequest
 
 
 def _import_argparse() -> ModuleType:
@@ -51,6 +51,8 @@ examples:
   %(prog)s fetch URL1 URL2 --max-chars 12000 --format markdown
   %(prog)s fetch URL --focus "how is the cache invalidated" --max-chars 3000
   %(prog)s fetch URL --find "max_connections" --find "pool size"
+  %(prog)s fetch https://docs.python.org/3/library/ --crawl 30 --focus "why does round(2.5) give 2"
+  %(prog)s map https://docs.python.org/3/library/ --max-pages 1000
   %(prog)s mcp [--allow-private] [--config PATH] [--venv DIR]   (an MCP server on stdio; mcp --help)
 
 Output: one SEARCH_OK or SEARCH_ERROR block on stdout (docs/PROTOCOL.md).
@@ -226,7 +228,7 @@ def build_parser(prog: str = "websearch-worker", only: str | None = None) -> arg
     )
     parser.add_argument("--version", action="store_true", help=VERSION_HELP)
     _common(parser, top=True, suppress=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", metavar="{search,fetch}")
+    sub = parser.add_subparsers(dest="command", metavar="{search,fetch,map}")
 
     build = _SUBCOMMANDS if only is None else {only: _SUBCOMMANDS[only]}
     for name, (helptext, add_options) in _SUBCOMMANDS.items():
@@ -364,6 +366,15 @@ def _fetch_options(f: Any, suppress: Any) -> None:
         help="every occurrence of TEXT in the whole page (case and spacing ignored), each with its offset and context",
     )
     f.add_argument(
+        "--crawl",
+        type=_int(1, MAX_CRAWL),
+        metavar="N",
+        default=None,
+        help="read up to N pages of the URL's section, the best for --focus first; passages ranked across them "
+        "(docs/crawl.md)",
+    )
+    _scope_option(f, "with --crawl: ")
+    f.add_argument(
         "--no-adapters",
         action="store_true",
         default=False,
@@ -410,6 +421,37 @@ def _fetch_options(f: Any, suppress: Any) -> None:
 
 
 MAX_TOTAL_CHARS = 10_000_000
+MAX_CRAWL = 200  # pages one crawl reads
+MAX_MAP_PAGES = 20_000
+SCOPES = ("section", "site")  # worker.site.scope.SCOPES, without importing it
+
+
+def _scope_option(f: Any, lead: str = "") -> None:
+    f.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default=None,
+        help=lead + "section (default: the URL's folder and below) or site (its whole host)",
+    )
+
+
+def _map_options(m: Any, suppress: Any) -> None:
+    m.add_argument("urls", nargs="+", metavar="URL", help="the start page of the site or section")
+    _common(m, top=False, suppress=suppress)
+    _scope_option(m)
+    m.add_argument(
+        "--max-pages",
+        type=_int(1, MAX_MAP_PAGES),
+        metavar="N",
+        default=None,
+        help="list at most N pages (default 1000)",
+    )
+    m.add_argument(
+        "--respect-robots",
+        action="store_true",
+        default=False,
+        help='honour the site\'s robots.txt (RFC 9309): disallowed pages are left out (config: "robots": true)',
+    )
 
 
 def _budget_option(g: Any) -> None:
@@ -435,6 +477,7 @@ def _focus_options(f: Any) -> None:
 _SUBCOMMANDS = {
     "search": ("search the web", _search_options),
     "fetch": ("fetch pages as clean text", _fetch_options),
+    "map": ("list the pages of a site or section", _map_options),
 }
 # Options before the subcommand that take a value (so their value is not the command).
 _VALUED = ("--config", "--provider", "--timeout", "--output", "--cache-ttl", "--cache-dir")
@@ -605,7 +648,7 @@ def parse_args(argv: list[str], prog: str = "websearch-worker") -> argparse.Name
     if args.version:
         return args
     if not args.command:
-        raise UsageError("a command is required: search or fetch")
+        raise UsageError("a command is required: search, fetch or map")
     if args.command == "search":
         if args.search_format:
             args.output = args.search_format
@@ -627,7 +670,7 @@ def parse_args(argv: list[str], prog: str = "websearch-worker") -> argparse.Name
 CLI_ONLY = frozenset({"command", "version", "search_format", "news"})
 
 
-def request_of(args: argparse.Namespace | SimpleNamespace) -> SearchRequest | FetchRequest:
+def request_of(args: argparse.Namespace | SimpleNamespace) -> SearchRequest | FetchRequest | MapRequest:
     """The typed request (worker.request) for what ``parse_args`` returned: built once, handed down.
 
     Every option becomes the field of its name; one the request does not know is a

@@ -5,7 +5,7 @@
     python -m worker.docs_options --check    # exit 1 when docs/usage.md says otherwise
 
 Each table sits between ``<!-- options:NAME -->`` and ``<!-- /options:NAME -->``
-(NAME: common, search, fetch); the text around them is the manual's own.  The
+(NAME: common, search, fetch, map); the text around them is the manual's own.  The
 tables are what ``--help`` prints, so the two cannot disagree once the tables are
 rewritten, and tests/test_docs.py fails until they are.
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # for annotations only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 USAGE_MD = os.path.join(ROOT, "docs", "usage.md")
-TABLES = ("common", "search", "fetch")
+TABLES = ("common", "search", "fetch", "map")
 REGENERATE = "python -m worker.docs_options --write"
 
 
@@ -73,7 +73,7 @@ def _rows(options: dict[str, tuple[str, dict[str, Any]]], flags: list[str]) -> l
 
 
 def table(name: str) -> str:
-    """The markdown of one table: ``common`` (before or after the command), ``search`` or ``fetch``."""
+    """The markdown of one table: ``common`` (before or after the command), ``search``, ``fetch`` or ``map``."""
     if name == "common":
         top, _sub = cli._declared("search")
         return "\n".join(_rows(top.options, list(top.options))) + "\n"

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from collections.abc import Sequence
     from typing import Any
 
-    from .request import FetchRequest, SearchRequest
+    from .request import FetchRequest, MapRequest, SearchRequest
 
 
 def _error_block(exc: BaseException) -> str:
@@ -73,9 +73,9 @@ def _human_error(exc: BaseException) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dispatch(request: SearchRequest | FetchRequest, call: Call) -> dict[str, Any]:
+def dispatch(request: SearchRequest | FetchRequest | MapRequest, call: Call) -> dict[str, Any]:
     """Run the requested tool; returns the OK payload dict."""
-    from .request import SearchRequest  # loaded already: cli.request_of built the request
+    from .request import MapRequest, SearchRequest  # loaded already: cli.request_of built the request
 
     if isinstance(request, SearchRequest):
         if request.merged():  # several queries or sources: one list from many (worker/tools/multisearch.py)
@@ -85,12 +85,20 @@ def dispatch(request: SearchRequest | FetchRequest, call: Call) -> dict[str, Any
         from .tools.search import run_search
 
         return run_search(request, call)
+    if isinstance(request, MapRequest):
+        from .tools.map import run_map
+
+        return run_map(request, call)
+    if request.crawl:
+        from .tools.crawl import run_crawl
+
+        return run_crawl(request, call)
     from .tools.fetch import run_fetch
 
     return run_fetch(request, call)
 
 
-def answer(request: SearchRequest | FetchRequest, call: Call, human: bool) -> str:
+def answer(request: SearchRequest | FetchRequest | MapRequest, call: Call, human: bool) -> str:
     """What a successful call writes, rendered on the work thread: an answer the
     encoder refuses is that thread's error (a SEARCH_ERROR block), not a lost block."""
     payload = dispatch(request, call)

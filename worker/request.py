@@ -227,6 +227,8 @@ class FetchRequest(Request):
     concurrency: int = 8
     focus: "str | None" = None  # the page's passages most relevant to this (worker.pages.focus)
     find: "tuple[str, ...]" = ()  # --find: every occurrence of each text in the whole page (worker.pages.find)
+    crawl: "int | None" = None  # --crawl N: read up to N pages of the URL's section (worker.tools.crawl)
+    scope: "str | None" = None  # with --crawl: section (None) or site (worker.site.scope)
     max_total_chars: "int | None" = None  # page text for the whole call, shared by the pages
     no_adapters: bool = False
     llms_txt: bool = False
@@ -255,4 +257,16 @@ class FetchRequest(Request):
     browser: "str | None" = None  # the config's "browser": the Chrome/Chromium that renders pages
 
 
-COMMANDS = {"search": SearchRequest, "fetch": FetchRequest}
+@record
+class MapRequest(Request):
+    """``map``: the pages of a site or section (worker.tools.map)."""
+
+    command = "map"
+
+    urls: "tuple[str, ...]" = ()  # one: the start page
+    scope: "str | None" = None  # section (None) or site
+    max_pages: "int | None" = None  # the map tool settles the default
+    respect_robots: bool = False  # --respect-robots (the config's "robots" too: worker.tools.map)
+
+
+COMMANDS = {"search": SearchRequest, "fetch": FetchRequest, "map": MapRequest}

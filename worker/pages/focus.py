@@ -43,24 +43,51 @@ _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
 
 # Question words and glue that say nothing about where an answer is (the page's own
 # statistics weigh the rest: a word on every paragraph scores next to nothing).
-_STOP = frozenset(
+STOP = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
     may me my of on or our should so than that the their them then there these they this those to was we were
     what when where which who whom whose why will with would you your about also any all more most much many
     der die das und ist ein eine le la les des est une el los las que un una il di che""".split()
 )
+_STOP = STOP  # the name bench/focus/run.py reads
+# Code identifiers, matched whole: dunder names, dotted names (os.rename), snake_case, camelCase and
+# PascalCase with an inner capital (ThreadPoolExecutor): their first letters alone meet every "thread".
+_IDENT = re.compile(
+    r"__[A-Za-z0-9]\w*?__|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"
+    r"|[a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
+)
 
 
-def terms(query: str) -> list[str]:
-    """The distinct search terms of ``query``: word prefixes and CJK character pairs."""
+def identifiers(text: str) -> list[str]:
+    """The code identifiers of ``text``, lower-cased (see _IDENT), each as often as it occurs."""
+    out = []
+    for m in _IDENT.finditer(text):
+        ident = m.group().strip(".").lower()
+        if len(ident) > 2 and max(len(p) for p in ident.split(".")) > 2 and not ident.replace(".", "").isdigit():
+            out.append(ident)
+    return out
+
+
+def words(text: str) -> list[str]:
+    """The terms of ``text``, each as often as it occurs: whole code identifiers (and a dotted one's
+    parts), CJK character pairs, the first PREFIX letters of the other words."""
     out: list[str] = []
-    low = query.lower()
+    for ident in identifiers(text):
+        out.append(ident)
+        if "." in ident:
+            out.extend(p for p in ident.split(".") if len(p) > 2 and not p.isdigit())
+    low = text.lower()
     for run in _CJK_RUN.findall(low):
         out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     for word in _WORD.findall(_CJK_RUN.sub(" ", low)):
-        if word not in _STOP and (len(word) > 1 or word.isdigit()):
+        if word not in STOP and (len(word) > 1 or word.isdigit()):
             out.append(word[:PREFIX])
-    return list(dict.fromkeys(out))
+    return out
+
+
+def terms(query: str) -> list[str]:
+    """The distinct search terms of ``query`` (see ``words``)."""
+    return list(dict.fromkeys(words(query)))
 
 
 def _hits(low: str, word: str) -> list[int]:

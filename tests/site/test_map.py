@@ -1,0 +1,319 @@
+"""``map URL`` and ``fetch URL --crawl N`` through the real CLI, against small generated sites on
+127.0.0.1 (tests/fakes/site_server.py) and, for the guard, a public-looking host through the TLS proxy."""
+
+import gzip
+import time
+
+from conftest import run_worker, worker_env
+from fakes.site_server import SiteServer
+
+
+def page(title, body="", links=()):
+    anchors = "".join('<li><a href="%s">%s</a></li>' % (href, text) for href, text in links)
+    return (
+        "<!DOCTYPE html><html><head><title>%s — Demo docs</title></head><body><nav><ul>%s</ul></nav>"
+        "<main><h1>%s</h1>%s</main></body></html>" % (title, anchors, title, body)
+    )
+
+
+def para(text):
+    return "<p>%s</p>" % text
+
+
+def docs_site(extra=None):
+    """A section /docs/ whose contents page links to three pages, one of which links further."""
+    pages = {
+        "/docs/index.html": page(
+            "Contents",
+            para("The documentation of the demo project."),
+            [("install.html", "Installing"), ("config.html", "Configuration"), ("api/pool.html#size", "Pool size")],
+        ),
+        "/docs/install.html": page(
+            "Installing", para("Install the demo with pip install demo. " * 5), [("index.html", "Contents")]
+        ),
+        "/docs/config.html": page(
+            "Configuration",
+            para("Settings are read from demo.toml in the working directory. " * 3)
+            + para("The log level defaults to warning; set log_level to debug for more."),
+            [("logging.html", "Logging"), ("/blog/post.html", "Our blog"), ("https://other.example/x", "Elsewhere")],
+        ),
+        "/docs/logging.html": page("Logging", para("Logs rotate every day at midnight; keep_days says how many stay.")),
+        "/docs/api/pool.html": page(
+            "Connection pool",
+            para("A pool keeps connections open for reuse by later requests. " * 4)
+            + '<dl><dt id="demo.Pool">demo.Pool(size=4)</dt><dd>'
+            + para("The pool holds at most size connections; the default size is 4 connections per host.")
+            + "</dd></dl>",
+        ),
+        "/blog/post.html": page("A blog post", para("Not documentation.")),
+    }
+    pages.update(extra or {})
+    return SiteServer(pages=pages).start()
+
+
+def run_map(env, *args, timeout=60):
+    return run_worker(["map", "--allow-private", *args], env, timeout=timeout + 30)
+
+
+def urls(r):
+    return [p["url"] for p in r.payload["results"]]
+
+
+def test_map_follows_the_sections_navigation_and_nothing_outside(env):
+    site = docs_site()
+    try:
+        r = run_map(env, site.url("/docs/index.html"))
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    got = r.payload
+    assert got["tool"] == "map" and got["scope"] == {"mode": "section", "host": "127.0.0.1", "prefix": "/docs/"}
+    assert urls(r) == [
+        site.url("/docs/" + p) for p in ("index.html", "install.html", "config.html", "api/pool.html", "logging.html")
+    ]
+    first = got["results"][0]
+    assert first["title"] == "Contents — Demo docs" and first["found"] == ["start", "nav"]
+    assert "Map of 127.0.0.1/docs/: 5 pages" in got["text"]
+
+
+def test_scope_site_takes_the_whole_host_and_dedupes(env):
+    extra = {
+        "/docs/install.html": page(
+            "Installing",
+            "",
+            [("./index.html#top", "Top"), ("/docs/", "Docs home"), ("/blog/post.html?utm_source=x", "Blog")],
+        )
+    }
+    site = docs_site(extra)
+    try:
+        r = run_map(env, site.url("/docs/"), "--scope", "site")
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    got = urls(r)
+    assert site.url("/blog/post.html") in got and len(got) == len(set(got)) == 6
+    assert not any(u.endswith("/docs/index.html") for u in got)  # /docs/ and /docs/index.html are one page
+
+
+def test_map_reads_sitemaps_nested_and_gzipped_and_drops_off_site_entries(env):
+    site = SiteServer(pages={"/docs/": page("Home")}).start()
+    try:
+        deep = site.url("/docs/only-in-sitemap.html")
+        child = "<urlset><url><loc>%s</loc></url><url><loc>https://elsewhere.example/docs/x.html</loc></url></urlset>"
+        site.pages["/robots.txt"] = (200, "text/plain", "User-agent: *\nSitemap: %s\n" % site.url("/sitemap_index.xml"))
+        site.pages["/sitemap_index.xml"] = (
+            200,
+            "application/xml",
+            "<sitemapindex><sitemap><loc>%s</loc></sitemap></sitemapindex>" % site.url("/docs/sitemap-1.xml.gz"),
+        )
+        site.pages["/docs/sitemap-1.xml.gz"] = (200, "application/gzip", gzip.compress((child % deep).encode()))
+        site.pages["/docs/only-in-sitemap.html"] = page("Only in the sitemap")
+        r = run_map(env, site.url("/docs/"))
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    entry = next(p for p in r.payload["results"] if p["url"] == deep)
+    assert entry["found"] == ["sitemap"] and entry["title"] == "Only in the sitemap — Demo docs"
+    assert not any("elsewhere.example" in u for u in urls(r))
+    assert any("1 sitemap entries on other hosts were left out" in w for w in r.payload["warnings"]), r.payload[
+        "warnings"
+    ]
+
+
+def test_map_reads_llms_txt_root_and_section(env):
+    site = SiteServer(pages={"/docs/": page("Home")}).start()
+    try:
+        site.pages["/llms.txt"] = (
+            200,
+            "text/markdown",
+            "# Demo\n\n- [Guide](/docs/guide.md): the guide\n- [Blog](/blog/)\n",
+        )
+        site.pages["/docs/llms-full.txt"] = (200, "text/plain", "# Full\n\n[Reference](reference.html)\n")
+        site.pages["/docs/guide.md"] = (200, "text/markdown", "# Guide\n\nSee [the reference](reference.html).\n")
+        site.pages["/docs/reference.html"] = page("Reference")
+        r = run_map(env, site.url("/docs/"))
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    found = {p["url"]: p["found"] for p in r.payload["results"]}
+    assert found[site.url("/docs/guide.md")][0] == "llms.txt"
+    assert "llms-full.txt" in found[site.url("/docs/reference.html")]
+    assert site.url("/blog/") not in found
+
+
+def test_a_sitemap_zip_bomb_is_a_warning_and_the_other_pages_stay(env):
+    bomb = gzip.compress(b"<urlset>" + b" " * (60 * 1024 * 1024) + b"</urlset>")
+    site = docs_site({"/sitemap.xml": (200, "application/gzip", bomb)})
+    try:
+        started = time.monotonic()
+        r = run_map(env, site.url("/docs/index.html"), "--timeout", "20", timeout=20)
+        took = time.monotonic() - started
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert len(urls(r)) == 5 and took < 21
+    assert any("compression bomb" in w for w in r.payload["warnings"]), r.payload["warnings"]
+
+
+def test_a_loop_of_links_ends_and_the_map_is_bounded(env):
+    def loop(handler):
+        # every page links one level deeper to itself: a/a/a/... and to a numbered sibling: endless pages
+        n = int(handler.path.split("n=")[1]) if "n=" in handler.path else 0
+        body = page("Loop %d" % n, "", [("a/", "deeper"), ("?n=%d" % (n + 1), "next")]).encode()
+        handler.send(200, "text/html; charset=utf-8", body)
+
+    site = SiteServer(pages={}).start()
+    try:
+        for depth in range(30):
+            site.pages["/docs/" + "a/" * depth] = loop
+        started = time.monotonic()
+        r = run_map(env, site.url("/docs/"), "--max-pages", "40", "--timeout", "20", timeout=20)
+        took = time.monotonic() - started
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert len(urls(r)) == 40 and took < 21
+    assert max(u.count("/a/") for u in urls(r)) <= 3  # a segment four times is a loop: not followed
+    assert any("--max-pages 40" in w for w in r.payload["warnings"]), r.payload["warnings"]
+
+
+def test_a_page_that_never_ends_costs_its_own_time_only(env):
+    def drip(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.end_headers()
+        try:
+            handler.wfile.write(b"<html><body><a href='/docs/x'>x</a>")
+            while True:
+                handler.wfile.write(b"<p>more</p>")
+                handler.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            return
+
+    site = docs_site({"/docs/install.html": drip})
+    try:
+        started = time.monotonic()
+        r = run_map(env, site.url("/docs/index.html"), "--timeout", "8", timeout=8)
+        took = time.monotonic() - started
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert took < 9.5, took
+    assert site.url("/docs/logging.html") in urls(r)  # the others were read meanwhile
+    assert any("install.html" in w and "timeout" in w for w in r.payload["warnings"]), r.payload["warnings"]
+
+
+def test_a_start_page_that_fails_is_the_maps_error(env):
+    site = SiteServer(pages={}).start()
+    try:
+        r = run_map(env, site.url("/docs/missing.html"))
+    finally:
+        site.stop()
+    assert r.returncode == 1, r
+    assert r.payload["error"]["code"] == "http_error" and r.payload["error"].get("status") == 404
+
+
+def test_map_needs_one_url_and_refuses_a_private_one_without_allow_private(env):
+    r = run_worker(["map", "https://a.example/", "https://b.example/"], env)
+    assert r.returncode == 1 and r.payload["error"]["code"] == "invalid_argument", r
+    site = docs_site()
+    try:
+        r = run_worker(["map", site.url("/docs/index.html")], env)
+    finally:
+        site.stop()
+    assert r.returncode == 1 and r.payload["error"]["code"] == "blocked_address", r
+
+
+def test_a_redirect_hop_to_a_private_address_is_refused(tmp_path):
+    from fakes.tls_proxy import TlsProxy
+
+    proxy = TlsProxy(tmp_path)
+    try:
+        proxy.route(
+            "docs.example.com",
+            body=page("Home", "", [("https://www.docs.example.com/docs/moved.html", "Moved"), ("other.html", "Other")]),
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        )
+        proxy.route("www.docs.example.com", status=302, headers={"Location": "http://127.0.0.1:9/admin"})
+        env = worker_env(tmp_path, proxy.env())
+        r = run_worker(["map", "https://docs.example.com/docs/index.html", "--timeout", "20"], env, timeout=60)
+    finally:
+        proxy.close()
+    assert r.returncode == 0, r
+    got = urls(r)
+    assert "https://docs.example.com/docs/other.html" in got
+    assert not any("moved" in u for u in got)
+    assert any("blocked_address" in w and "moved.html" in w for w in r.payload["warnings"]), r.payload["warnings"]
+
+
+def test_the_map_is_cached_for_the_next_call(env):
+    site = docs_site()
+    try:
+        first = run_map(env, site.url("/docs/index.html"))
+        asked = len(site.requests)
+        second = run_map(env, site.url("/docs/index.html"))
+    finally:
+        site.stop()
+    assert first.returncode == 0 and second.returncode == 0
+    assert urls(first) == urls(second)
+    assert second.payload["meta"]["cached"] >= 5 and len(site.requests) - asked <= 3  # robots.txt, sitemaps: misses
+
+
+def crawl(env, start, *args, timeout=60):
+    return run_worker(["fetch", "--allow-private", start, *args, "--timeout", str(timeout)], env, timeout=timeout + 30)
+
+
+def test_crawl_with_focus_ranks_passages_across_pages_within_the_budget(env):
+    site = docs_site()
+    try:
+        r = crawl(
+            env,
+            site.url("/docs/index.html"),
+            "--crawl",
+            "5",
+            "--focus",
+            "What is the default pool size?",
+            "--max-total-chars",
+            "400",
+        )
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    got = r.payload
+    assert (
+        got["crawl"]["mapped"] == 5
+        and got["crawl"]["read"] == 5
+        and got["crawl"]["scope"] == "127.0.0.1:%d/docs/" % site.port
+    )
+    best = got["passages"][0]
+    assert best["url"] == site.url("/docs/api/pool.html") and "default size is 4" in best["text"]
+    assert set(best) == {"url", "title", "section", "offset", "length", "text", "score"}
+    assert sum(len(p["text"]) for p in got["passages"]) <= 400 == got["meta"]["budget"]["max_total_chars"]
+    assert all("content" not in item for item in got["results"])
+    assert "default size is 4" in got["text"] and "--start-index %d" % best["offset"] in got["text"]
+
+
+def test_crawl_without_focus_gives_pages_in_map_order_to_the_budget(env):
+    site = docs_site()
+    try:
+        r = crawl(env, site.url("/docs/index.html"), "--crawl", "3", "--max-total-chars", "300")
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    items = r.payload["results"]
+    assert [it["url"] for it in items] == [
+        site.url("/docs/" + p) for p in ("index.html", "install.html", "config.html")
+    ]
+    assert sum(len(it["content"]) for it in items) <= 300
+    assert any(it["truncated"] and it["next_start_index"] for it in items)
+    assert "passages" not in r.payload and r.payload["meta"]["budget"]["max_total_chars"] == 300
+
+
+def test_crawl_refuses_options_it_cannot_honour(env):
+    r = run_worker(["fetch", "https://a.example/", "https://b.example/", "--crawl", "3"], env)
+    assert r.payload["error"]["code"] == "invalid_argument", r
+    r = run_worker(["fetch", "https://a.example/", "--crawl", "3", "--find", "x"], env)
+    assert r.payload["error"]["code"] == "invalid_argument", r
+    r = run_worker(["fetch", "https://a.example/", "--crawl", "0"], env)
+    assert r.returncode == 2 and r.payload["error"]["code"] == "usage", r

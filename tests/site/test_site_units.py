@@ -1,0 +1,134 @@
+"""The pure parts of a map and a crawl: links, sitemaps, scope, plain text, page ranking, passages."""
+
+import gzip
+
+import pytest
+
+from worker.site import links, passages, plain, rank, scope, sitemaps
+
+PAGE = """<!DOCTYPE html><html><head><title>Installing — Widget 2 docs</title>
+<link rel="canonical" href="https://docs.example.org/2/install.html">
+<script>var a = '<a href="/in-script.html">no</a>';</script></head>
+<body><nav><a href="index.html">Home</a> <a href="config.html#pool-size">Pool <b>size</b></a>
+<a href="../elsewhere.html" rel="nofollow">skip</a> <a href="api.html" title="API reference"></a></nav>
+<!-- <a href="/in-comment.html">no</a> -->
+<h1>Installing<a class="headerlink" href="#installing">¶</a></h1><h2 id="from-pip">From pip</h2>
+<dl><dt id="widget.connect">widget.connect(pool_size=4)</dt><dd>Connects.</dd></dl></body></html>"""
+
+
+def test_links_reads_title_links_headings_and_ids():
+    page = links.read(PAGE)
+    assert page.title == "Installing — Widget 2 docs"
+    assert page.canonical == "https://docs.example.org/2/install.html"
+    assert page.links == [
+        ("index.html", "Home"),
+        ("config.html#pool-size", "Pool size"),
+        ("api.html", "API reference"),
+        ("#installing", "¶"),  # in-page: the map drops it (scope.absolute)
+    ]
+    assert scope.absolute("https://d.example/docs/a.html", "#installing") is None
+    assert page.headings == ["Installing", "From pip"]
+    assert "widget.connect" in page.ids and "from-pip" in page.ids
+
+
+def test_links_stay_bounded_on_a_page_of_unclosed_links():
+    html = "<a href='/x%d'>" * 20000
+    page = links.read(html % tuple(range(20000)))
+    assert len(page.links) == links.MAX_LINKS
+
+
+def test_sitemaps_urlset_index_text_and_gzip():
+    urlset = (
+        b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc> https://d.example/a?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://d.example/b]]></loc></url></urlset>"
+    )
+    assert sitemaps.parse(urlset) == ("urlset", ["https://d.example/a?x=1&y=2", "https://d.example/b"])
+    index = b"<sitemapindex><sitemap><loc>https://d.example/s1.xml.gz</loc></sitemap></sitemapindex>"
+    assert sitemaps.parse(index) == ("index", ["https://d.example/s1.xml.gz"])
+    assert sitemaps.parse(b"https://d.example/a\nhttps://d.example/b\n") == (
+        "text",
+        ["https://d.example/a", "https://d.example/b"],
+    )
+    assert sitemaps.parse(sitemaps.inflate(gzip.compress(urlset)))[0] == "urlset"
+    with pytest.raises(ValueError):
+        sitemaps.parse(b"<html><body>Not a sitemap</body></html>")
+
+
+def test_a_gzip_bomb_is_refused_with_bounded_memory():
+    bomb = gzip.compress(b"\0" * (20 * 1024 * 1024))
+    with pytest.raises(sitemaps.Bomb):
+        sitemaps.inflate(bomb, limit=1024 * 1024)
+
+
+def test_robots_sitemap_lines_and_llms_links():
+    assert sitemaps.robots_sitemaps(
+        "User-agent: *\nDisallow: /x\nSitemap: https://d.example/sm.xml\nsitemap:/rel.xml"
+    ) == [
+        "https://d.example/sm.xml",
+        "/rel.xml",
+    ]
+    text = "# Widget\n\n- [Install](https://d.example/install.md): how\n- [`API`](api.md)\n"
+    assert sitemaps.llms_links(text) == [("https://d.example/install.md", "Install"), ("api.md", "API")]
+
+
+def test_scope_section_site_and_keys():
+    s = scope.Scope("https://docs.example.org/2/guide/install.html")
+    assert s.prefix == "/2/guide/"
+    assert s.contains("https://docs.example.org/2/guide/config.html")
+    assert s.contains("http://www.docs.example.org/2/guide/deep/page")  # www and http are the same site
+    assert not s.contains("https://docs.example.org/2/api/x.html")  # another section
+    assert not s.contains("https://other.example.org/2/guide/x.html")
+    assert not s.contains("https://docs.example.org/2/guide/logo.png")
+    assert not s.contains("https://docs.example.org/2/guide/" + "a/b/" * 5)  # a loop of paths
+    assert scope.Scope("https://docs.example.org/2/guide/", "site").contains("https://docs.example.org/blog/")
+    same = [
+        "https://docs.example.org/2/guide/index.html#top",
+        "http://www.docs.example.org:80/2/guide/",
+        "https://docs.example.org:443/2/guide/?utm_source=x",
+    ]
+    assert len({scope.key(u) for u in same}) == 1
+    assert scope.key("https://d.example/a?b=2&a=1") == scope.key("https://d.example/a?a=1&b=2")
+
+
+def test_plain_drops_markup_keeps_words_and_code():
+    md = "See [`open()`](https://d.example/f.html#open) and **strict=True**  \n> quoted *text*\n```\nx = a*b*c\n```"
+    assert plain.plain(md) == "See open() and strict=True\nquoted text\nx = a*b*c"
+    assert plain.in_code_at("a\n```\ncode\n```\nb", 6) and not plain.in_code_at("a\n```\ncode\n```\nb", 15)
+
+
+def test_rank_prefers_the_page_about_the_question():
+    pages = [
+        {"url": "https://d.example/docs/index.html", "title": "Widget — Docs", "texts": [], "record": None},
+        {
+            "url": "https://d.example/docs/pool.html",
+            "title": "Connection pools — Docs",
+            "texts": ["Pool size #pool_size"],
+            "record": {
+                "ids": ["widget.Pool", "pool_size"],
+                "headings": ["Connection pools"],
+                "bag": {"pool": 9},
+                "words": 100,
+            },
+        },
+        {
+            "url": "https://d.example/docs/log.html",
+            "title": "Logging — Docs",
+            "texts": ["Logging"],
+            "record": {"ids": [], "headings": ["Logging"], "bag": {"log": 9}, "words": 100},
+        },
+    ]
+    best = rank.order(pages, "What is the default pool_size of a Pool?", "/docs/")
+    assert best[0][0] == 1
+    assert rank.site_suffix(p["title"] for p in pages) == " — Docs"
+
+
+def test_passages_rank_across_pages_within_the_budget():
+    texts = [
+        "# Logging\n\nLogs go to stderr.\n\n## Rotation\n\nRotate the logs with the rotate option, every day.",
+        "# Pools\n\nThe pool size is 4 by default.\n\nA pool keeps connections open.\n\n" + "Filler text here. " * 50,
+    ]
+    got = passages.rank(texts, "default pool size", 200, [1.0, 5.0])
+    assert got and got[0]["page"] == 1 and "4 by default" in got[0]["text"]
+    assert sum(len(p["text"]) for p in got) <= 200
+    assert texts[1][got[0]["offset"] : got[0]["offset"] + got[0]["length"]].startswith("The pool size")
+    assert got[0]["section"] == "Pools"

@@ -1,0 +1,100 @@
+"""The passages of several pages that answer one question, ranked across the pages, within one budget.
+
+Pure functions.  Each page's blocks are scored by worker.pages.focus (the question's terms
+in the block, in the headings above it, in the block before it); a block then counts
+more the better its page ranked for the question (worker.site.rank): a page that ranks
+near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``.  The best
+blocks are taken until the budget is spent, each given as plain text (worker.site.plain)
+with its page, the section it sits in and its offset in the page's markdown, so
+``fetch URL --start-index OFFSET`` reads on from it.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Sequence
+    from typing import Any
+
+PAGE_BOOST = 2.0  # how much a page's rank lifts its blocks
+PAGE_POWER = 3.0  # (page score / best page score) ** this: pages well behind the best lift little
+MAX_TRIED = 400  # blocks tried for the budget
+MIN_LEFT = 40  # stop when less budget than this is left
+TITLE_MAX = 120
+
+
+def _section(text: str, outline: Any, start: int) -> str | None:
+    """The title of the section ``start`` is in (its nearest heading above), or None."""
+    from ..pages.focus import _HEADING
+
+    h = outline.at(start)
+    if h < 0 or outline.starts[h] >= start:
+        if h >= 0 and outline.starts[h] == start:
+            h -= 1  # a heading's own passage: its parent section
+        if h < 0:
+            return None
+    m = _HEADING.match(text, outline.starts[h])
+    if not m:
+        return None
+    from .plain import plain
+
+    return " ".join(plain(m.group().lstrip("#")).split())[:TITLE_MAX] or None
+
+
+def rank(
+    texts: Sequence[str],
+    query: str,
+    budget: int,
+    page_scores: Sequence[float] | None = None,
+) -> list[dict[str, Any]]:
+    """The passages of ``texts`` (pages' markdown) for ``query`` within ``budget`` (counted as
+    worker.tools.fit.weight counts), best first: ``{"page": index, "offset", "length",
+    "section", "text", "score"}``."""
+    from ..pages import focus, window
+    from ..tools.fit import weight
+    from .plain import in_code_at, plain
+
+    scores = list(page_scores) if page_scores is not None else [0.0] * len(texts)
+    top = max(scores) if scores else 0.0
+    candidates: list[tuple[float, int, int, int]] = []
+    outlines = []
+    for i, text in enumerate(texts):
+        blocks, outline = focus.score(text, query)
+        outlines.append(outline)
+        rel = (max(0.0, scores[i]) / top) ** PAGE_POWER if top > 0 else 0.0
+        lift = 1.0 + PAGE_BOOST * rel
+        for (start, end), s in blocks.items():
+            candidates.append((s * lift, i, start, end))
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    used = 0
+    for s, i, start, end in candidates[:MAX_TRIED]:
+        if budget - used < MIN_LEFT:
+            break
+        text = texts[i]
+        shown = plain(text[start:end], in_code_at(text, start)).strip()
+        key = " ".join(shown.split()).lower()
+        if not key or key in seen:
+            continue  # the same words on another page (a shared note, a repeated example)
+        cost = weight(shown)
+        if cost > budget - used:
+            if out:
+                continue
+            shown, _, _ = window.window(shown, 0, max(0, (budget - used) * len(shown) // max(1, cost)))
+            cost = weight(shown)
+            if not shown:
+                continue
+        seen.add(key)
+        used += cost
+        out.append(
+            {
+                "page": i,
+                "offset": start,
+                "length": end - start,
+                "section": _section(text, outlines[i], start),
+                "text": shown,
+                "score": round(s, 2),
+            }
+        )
+    return out
