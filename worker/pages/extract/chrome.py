@@ -31,6 +31,13 @@ _EDIT = re.compile(
     r"report an? (issue|problem) with this page)\W*",
     re.I,
 )
+_EDIT_XPATH = (
+    "//a[contains(translate(., 'EDITSOURCVWPGHB', 'editsourcvwpghb'), 'edit') or "
+    "contains(translate(., 'SOURCE', 'source'), 'source') or "
+    "contains(translate(., 'IMPROVE', 'improve'), 'improve') or "
+    "contains(translate(., 'REPORT', 'report'), 'report') or "
+    "contains(translate(., 'GITHUB', 'github'), 'github')]"
+)
 _BREADCRUMB_XPATH = (
     "//*[contains(translate(@class, 'BREADCUM', 'breadcum'), 'breadcrumb') or "
     "contains(translate(@id, 'BREADCUM', 'breadcum'), 'breadcrumb') or "
@@ -84,7 +91,8 @@ def docbook_navigation(tree: HtmlElement) -> int:
 def edit_links(tree: HtmlElement) -> int:
     """Drop "Edit on GitHub" and its kin, with the block that held only that link."""
     n = 0
-    for a in list(tree.iter("a")):
+    # libxml2 picks the links whose text holds one of the words; Python reads only those
+    for a in tree.xpath(_EDIT_XPATH):
         text = _words(a)
         if not text or len(text) > 60 or not _EDIT.fullmatch(text):
             continue

@@ -275,12 +275,48 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
                 el.tag = lis[0].tag = "div"
 
 
+PROBE = 24  # characters of a line of the extractor's text looked for in the page's text nodes
+PROBE_LINE = 40  # a line this long, at least, is one to look for (short ones repeat in menus)
+PROBES = 5  # lines tried from either end
+
+
+def _found(body: HtmlElement, lines: list[str]) -> Any:
+    """The element whose own text holds the first of lines that one text node holds."""
+    for line in lines[:PROBES]:
+        hits = body.xpath("descendant::text()[contains(., $p)]", p=line[:PROBE])
+        if len(hits) == 1:
+            return hits[0].getparent()
+    return None
+
+
+def span(body: HtmlElement, text: str) -> HtmlElement:
+    """The element of body that holds all of the extractor's text: the deepest that holds
+    both its first and its last long line (found by libxml2 in the text nodes), or body.
+    Everything the extractor kept lies between the two, so the units outside are not read."""
+    lines = [" ".join(x.split()) for x in text.split("\n")]
+    lines = [x for x in lines if len(x) >= PROBE_LINE]
+    first = _found(body, lines)
+    last = _found(body, lines[::-1]) if first is not None else None
+    if first is None or last is None:
+        return body
+    above = {id(a) for a in first.iterancestors()}
+    above.add(id(first))
+    node = last
+    while node is not None and id(node) not in above:
+        node = node.getparent()
+    if node is None:
+        return body
+    # a step up: a heading or list at the span's edge sits beside its first or last block
+    up = node.getparent()
+    return up if up is not None and node is not body else node
+
+
 def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None:
     """A copy of body holding only what text (the extractor's plain text) took from it,
     with the structure between, or None when the page's units do not give that text."""
     import copy
 
-    root = copy.deepcopy(body)
+    root = copy.deepcopy(span(body, text))
     items, holders = units(root)
     if not items:
         return None

@@ -253,6 +253,8 @@ def _walk_inline(
                     out.append("**")
                     stack.append(("str", "**", d))
                     stack.append(("children", n, d))
+                elif _text(n):
+                    out.append(" ")  # an empty emphasis still spaces the words around it
                 continue
             if t in ("em", "i"):
                 txt = _squash(_text(n)).strip()
@@ -260,6 +262,8 @@ def _walk_inline(
                     out.append("*")
                     stack.append(("str", "*", d))
                     stack.append(("children", n, d))
+                elif _text(n):
+                    out.append(" ")  # an empty emphasis still spaces the words around it
                 continue
             if t == "code":
                 code = _squash(_text(n))
