@@ -211,9 +211,11 @@ def test_the_tool_list_is_lean_and_shows_a_providers_options_only_when_it_is_con
         "timeout",
     ]
     assert names["web_fetch"] == [
+        "crawl",
         "find",
         "focus",
         "format",
+        "map",
         "max_chars",
         "max_total_chars",
         "render",
@@ -270,7 +272,7 @@ def test_schema_ranges_are_the_clis():
     for tool, command in tools.COMMANDS.items():
         positional = "q" if command == "search" else "https://example.org/"
         for param in tools.PARAMS[tool]:
-            if param.flag is None:
+            if param.flag in (None, tools.MAP):  # the positional; web_fetch's map, the map command
                 continue
             schema = tools.param_schema(tool, param)
             _dest, kw = tools._declaration(command, param.flag)

@@ -28,6 +28,9 @@ MAX_DOMAINS = 20
 # the text three times (the text field, its structured copy, and the pages' content in it),
 # and 20 pages of it stay under Claude Code's 25,000-token limit (docs/focus.md).
 HOST_MAX_TOTAL_CHARS = 12000
+MAX_CRAWL = 100  # pages a host's crawl reads at most (the CLI takes 200): MCP clients time out at 60 s
+MAP = "map"  # web_fetch's ``map``: not an option but the worker's map command
+MAP_PAGES = 100  # pages a host's map lists unless ``crawl`` says
 
 
 class Param:
@@ -93,19 +96,21 @@ PARAMS = {
     ],
     FETCH: [
         Param("urls", None, "http(s) URLs, answered in order.", max_items=MAX_URLS),
-        Param("max_chars", "--max-chars", "Characters per page (default 20000)."),
-        Param("start_index", "--start-index", "Continue a page from this offset (next_start_index).", default=0),
-        Param("format", "--format", "Content format.", default="markdown"),
+        Param("max_chars", "--max-chars", "Characters per page."),
+        Param("start_index", "--start-index", "Continue from this offset (next_start_index)."),
+        Param("format", "--format", "Default markdown."),
         Param("provider", "--provider", "A configured provider name; leave unset unless the user asked for one."),
         Param("focus", "--focus", "Passages answering this question, with offsets."),
         Param("find", "--find", "Text to find: every match, with offsets."),
         Param(
             "max_total_chars",
             "--max-total-chars",
-            "Characters for the whole call, shared by the pages.",
+            "Characters for the whole call.",
             default=HOST_MAX_TOTAL_CHARS,
         ),
-        Param("render", "--render", "Browser rendering of script-built pages (default auto)."),
+        Param("crawl", "--crawl", "Read N pages of the URL's section (best for focus).", maximum=MAX_CRAWL),
+        Param("map", MAP, "List the section's pages (crawl: how many) instead."),
+        Param("render", "--render", "Render script-built pages."),
         Param("highlights", "--highlights", "Exa: add the most relevant passages (provider exa).", only="exa"),
         Param("summary", "--summary", "Exa: add a short summary of the page (provider exa).", only="exa"),
     ],
@@ -126,8 +131,8 @@ DESCRIPTIONS = {
         "rate_limited, retry once later."
     ),
     FETCH: (
-        "Read web pages in parallel, each as its main content in markdown with title and outline. A page cut short gives next_start_index: call again with start_index. Private addresses need "
-        "the server's --allow-private flag."
+        "Read web pages in parallel as clean markdown; a cut page gives next_start_index for start_index. "
+        "Private addresses need the server's --allow-private flag."
     ),
 }
 
@@ -178,6 +183,8 @@ def param_schema(tool: str, param: Param) -> dict[str, Any]:
             "description": param.description,
             "items": {"type": "string", "minLength": 1},
         }
+    if param.flag == MAP:
+        return {"type": "boolean", "description": param.description}
     _dest, kw = _declaration(command, param.flag)
     schema: dict[str, Any]
     action = kw.get("action")
@@ -338,6 +345,8 @@ def argv(
     """Worker argv for a tool call.  ``arguments`` must already satisfy input_schema(tool)."""
     if tool not in PARAMS:
         raise ArgumentError("unknown tool %r" % (tool,))
+    if tool == FETCH and arguments.get("map"):
+        return _map_argv(arguments, config, allow_private, timeout)
     command = COMMANDS[tool]
     out = [command]
     if config:
@@ -356,6 +365,8 @@ def argv(
             positional = [v.strip() for v in values if v.strip()]
             if not positional:
                 raise ArgumentError("%s needs a non-empty %s" % (tool, param.name))
+        elif param.flag == MAP:
+            continue
         elif value is True:
             out.append(param.flag)
         elif value is False:
@@ -375,6 +386,23 @@ def argv(
             "shorter URLs per call" % (-(-size // 1024), ARGV_BUDGET_BYTES // 1024)
         )
     return out
+
+
+def _map_argv(arguments: dict[str, Any], config: str | None, allow_private: bool, timeout: float | None) -> list[str]:
+    """web_fetch with ``map``: the worker's map of the one URL's section, ``crawl`` pages at most."""
+    urls = arguments.get("urls") or []
+    urls = [u.strip() for u in ([urls] if isinstance(urls, str) else urls) if isinstance(u, str) and u.strip()]
+    if len(urls) != 1:
+        raise ArgumentError("web_fetch with map takes one URL (the section's start page); got %d" % len(urls))
+    out = ["map"]
+    if config:
+        out += ["--config", config]
+    if allow_private:
+        out.append("--allow-private")
+    if timeout:
+        out += ["--timeout", "%g" % timeout]
+    out.append("--max-pages=%d" % int(arguments.get("crawl") or MAP_PAGES))
+    return out + ["--", urls[0]]
 
 
 def all_schemas() -> dict[str, Any]:

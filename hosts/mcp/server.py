@@ -113,6 +113,10 @@ def _error_payload(code: str, message: str, hint: str | None = None) -> dict[str
 def _progress_message(tool: str, arguments: dict[str, Any], installing: tuple[str, str] | None) -> str:
     if installing:
         return "installing the worker's dependencies into %s (%s); the first call takes up to a minute" % installing
+    if tool == tool_schemas.FETCH and arguments.get("map"):
+        return "web_fetch: mapping the section's pages"
+    if tool == tool_schemas.FETCH and arguments.get("crawl"):
+        return "web_fetch: mapping the section, then reading up to %d of its pages" % arguments["crawl"]
     if tool == tool_schemas.FETCH:
         n = len(arguments.get("urls") or [])
         return "web_fetch: reading %d page%s" % (n, "" if n == 1 else "s")

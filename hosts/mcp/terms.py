@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SERVER_FLAGS = ("--allow-private", "--config")
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*[a-z0-9])\b")
 # Lines of the worker's text view that the worker writes itself (never a page's or an engine's words).
-_OWN_LINES = ("[... truncated", "warning: ", "status: error", "- ", "find ")
+_OWN_LINES = ("[... truncated", "warning: ", "status: error", "- ", "find ", "[passage: ", "passage ")
 
 
 def vocabulary(tool_params: dict[str, str]) -> dict[str, str]:

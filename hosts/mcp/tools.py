@@ -98,6 +98,8 @@ def words(tool: str) -> dict[str, str]:
 
     out = {p.flag: p.name for p in tool_schemas.PARAMS[tool] if p.flag}
     out["--timeout"] = "timeout"
+    if tool == tool_schemas.FETCH:
+        out["--max-pages"] = "crawl"  # web_fetch with map: crawl bounds the pages listed
     return terms.vocabulary(out)
 
 

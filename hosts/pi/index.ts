@@ -125,6 +125,7 @@ export default function webSearchExtension(pi: ExtensionAPI) {
 			"each page comes back in order, a failed URL says why without failing the others. " +
 			"Long pages are cut at max_chars (and all pages together at max_total_chars); continue with start_index. " +
 			"Pass focus (the question) to get each page's passages that answer it, with their offsets. " +
+			"For a question about a documentation site, pass its section's URL with crawl (pages to read) and focus: the passages that answer it, across the section. " +
 			`Output is capped at ${DEFAULT_MAX_LINES} lines / ${formatSize(DEFAULT_MAX_BYTES)}.`,
 		promptSnippet: "Read web pages as clean markdown",
 		parameters: FetchSchema,

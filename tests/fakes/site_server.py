@@ -125,3 +125,49 @@ class SiteServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+# -- a small documentation site, for the map and crawl tests ---------------------------------
+
+
+def page(title, body="", links=()):
+    anchors = "".join('<li><a href="%s">%s</a></li>' % (href, text) for href, text in links)
+    return (
+        "<!DOCTYPE html><html><head><title>%s — Demo docs</title></head><body><nav><ul>%s</ul></nav>"
+        "<main><h1>%s</h1>%s</main></body></html>" % (title, anchors, title, body)
+    )
+
+
+def para(text):
+    return "<p>%s</p>" % text
+
+
+def docs_site(extra=None):
+    """A section /docs/ whose contents page links to three pages, one of which links further."""
+    pages = {
+        "/docs/index.html": page(
+            "Contents",
+            para("The documentation of the demo project."),
+            [("install.html", "Installing"), ("config.html", "Configuration"), ("api/pool.html#size", "Pool size")],
+        ),
+        "/docs/install.html": page(
+            "Installing", para("Install the demo with pip install demo. " * 5), [("index.html", "Contents")]
+        ),
+        "/docs/config.html": page(
+            "Configuration",
+            para("Settings are read from demo.toml in the working directory. " * 3)
+            + para("The log level defaults to warning; set log_level to debug for more."),
+            [("logging.html", "Logging"), ("/blog/post.html", "Our blog"), ("https://other.example/x", "Elsewhere")],
+        ),
+        "/docs/logging.html": page("Logging", para("Logs rotate every day at midnight; keep_days says how many stay.")),
+        "/docs/api/pool.html": page(
+            "Connection pool",
+            para("A pool keeps connections open for reuse by later requests. " * 4)
+            + '<dl><dt id="demo.Pool">demo.Pool(size=4)</dt><dd>'
+            + para("The pool holds at most size connections; the default size is 4 connections per host.")
+            + "</dd></dl>",
+        ),
+        "/blog/post.html": page("A blog post", para("Not documentation.")),
+    }
+    pages.update(extra or {})
+    return SiteServer(pages=pages).start()

@@ -64,7 +64,7 @@ def crawl_text(payload: dict[str, Any]) -> str:
             lines.append("")
             section = one_line(p.get("section"), 200)
             lines.append(
-                "[%d] %s -- %s%s; --start-index %s reads on"
+                "passage %d: %s -- %s%s; --start-index %s reads on"
                 % (
                     i,
                     md_link_url(one_line(p.get("url"), 500)),
@@ -98,7 +98,12 @@ def crawl_text(payload: dict[str, Any]) -> str:
         "pages: %s mapped, %s read (%s failed)" % (crawl.get("mapped", 0), crawl.get("read", 0), crawl.get("failed", 0))
     )
     budget = meta.get("budget")
-    if isinstance(budget, dict):
+    if isinstance(budget, dict) and passages is not None:
+        lines.append(
+            "budget: %s of %s characters used by %d passages"
+            % (budget.get("used_chars"), budget.get("max_total_chars"), len(passages))
+        )
+    elif isinstance(budget, dict):
         lines.append(budget_line(budget))
     lines.extend(_warnings(payload))
     return "\n".join(lines) + "\n"

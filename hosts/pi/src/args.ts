@@ -39,6 +39,8 @@ export interface FetchParams {
 	provider?: string;
 	focus?: string;
 	find?: string[];
+	crawl?: number;
+	map?: boolean;
 	max_total_chars?: number;
 	render?: "auto" | "never" | "always";
 	highlights?: boolean;
@@ -115,9 +117,18 @@ export function searchArgs(p: SearchParams, opts: CommonOptions = {}): string[] 
 	return checkBudget(out);
 }
 
+/** Pages web_fetch's map lists unless crawl says (worker/tool_schemas.py MAP_PAGES). */
+export const DEFAULT_MAP_PAGES = 100;
+
 export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	const urls = (p.urls ?? []).map((u) => (typeof u === "string" ? u.trim() : "")).filter((u) => u !== "");
 	if (urls.length === 0) throw new ArgumentError("web_fetch needs at least one URL in urls");
+	if (p.map) {
+		// the worker's map command: the section's pages, crawl of them at most
+		if (urls.length !== 1) throw new ArgumentError(`web_fetch with map takes one URL (the section's start page); got ${urls.length}`);
+		const pages = num(p.crawl) && p.crawl > 0 ? p.crawl : DEFAULT_MAP_PAGES;
+		return checkBudget(["map", ...common(opts), "--max-pages", String(Math.trunc(pages)), "--", urls[0]]);
+	}
 	const out = ["fetch", ...common(opts)];
 	pushValue(out, "--max-chars", p.max_chars);
 	if (num(p.start_index) && p.start_index > 0) pushValue(out, "--start-index", p.start_index);
@@ -127,6 +138,7 @@ export function fetchArgs(p: FetchParams, opts: CommonOptions = {}): string[] {
 	if (str(p.focus)) out.push(`--focus=${p.focus.trim()}`);
 	for (const f of p.find ?? []) if (str(f)) out.push(`--find=${f.trim()}`);
 	pushValue(out, "--max-total-chars", num(p.max_total_chars) ? p.max_total_chars : DEFAULT_MAX_TOTAL_CHARS);
+	if (num(p.crawl) && p.crawl > 0) pushValue(out, "--crawl", p.crawl);
 	pushValue(out, "--render", p.render);
 	if (p.highlights) out.push("--highlights");
 	if (p.summary) out.push("--summary");

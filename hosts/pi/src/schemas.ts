@@ -111,6 +111,20 @@ export const FetchSchema = Type.Object({
 			description: `Characters of page text for the whole call, shared fairly by the pages (default ${DEFAULT_MAX_TOTAL_CHARS}; a CJK character counts 4). Every page that is cut says where to continue.`,
 		}),
 	),
+	crawl: Type.Optional(
+		Type.Integer({
+			minimum: 1,
+			maximum: 100,
+			description:
+				"Read up to N pages of the URL's documentation section (its folder and below) instead of the URL alone: with focus, the pages best for the question, and the passages that answer it ranked across all of them (each with its page, section and offset); without, the pages in the site's order. Use it when the answer is somewhere in a site's docs and you do not know the page.",
+		}),
+	),
+	map: Type.Optional(
+		Type.Boolean({
+			description:
+				"List the pages of the URL's section (URL, title, where found: sitemap, llms.txt, navigation) instead of reading them; crawl sets how many (default 100). One URL.",
+		}),
+	),
 	render: Type.Optional(
 		StringEnum(["auto", "never", "always"] as const, {
 			description:

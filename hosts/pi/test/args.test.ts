@@ -148,3 +148,17 @@ test("argv stays far below the 128 KiB exec limit", () => {
 	assert.throws(() => searchArgs({ query: "é".repeat(40000) }), ArgumentError);
 	assert.doesNotThrow(() => searchArgs({ query: "é".repeat(2000) }));
 });
+
+test("fetch: crawl reaches the worker as --crawl; map is the worker's map command of one URL", () => {
+	const crawled = workerParse(fetchArgs({ urls: ["https://docs.example/guide/"], crawl: 30, focus: "pool size" }));
+	assert.equal(crawled.command, "fetch");
+	assert.equal(crawled.crawl, 30);
+	assert.equal(crawled.focus, "pool size");
+	const mapped = fetchArgs({ urls: ["https://docs.example/guide/"], map: true, crawl: 20 });
+	assert.deepEqual(mapped, ["map", "--max-pages", "20", "--", "https://docs.example/guide/"]);
+	const parsed = workerParse(mapped);
+	assert.equal(parsed.command, "map");
+	assert.equal(parsed.max_pages, 20);
+	assert.deepEqual(fetchArgs({ urls: ["https://d.example/"], map: true }).slice(0, 3), ["map", "--max-pages", "100"]);
+	assert.throws(() => fetchArgs({ urls: ["https://a.example/", "https://b.example/"], map: true }), ArgumentError);
+});
