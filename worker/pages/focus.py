@@ -85,6 +85,29 @@ def words(text: str) -> list[str]:
     return out
 
 
+_CHUNK = re.compile(r"[\w.]+")
+
+
+def counted(text: str) -> dict[str, int]:
+    """``words(text)`` counted, {term: times}, at C speed for a whole page: the text's runs of word
+    characters and dots are counted first, and each distinct run is cut into terms once."""
+    from collections import Counter
+
+    out: dict[str, int] = {}
+    chunks = Counter(_CHUNK.findall(text))
+    for chunk, n in chunks.items():
+        for term in words(chunk) if not chunk.isalpha() or not chunk.islower() else _plain_word(chunk):
+            out[term] = out.get(term, 0) + n
+    return out
+
+
+def _plain_word(word: str) -> list[str]:
+    """The term of one lower-case word of letters (the common case of ``words``)."""
+    if _CJK_RUN.search(word):
+        return words(word)
+    return [word[:PREFIX]] if word not in STOP and len(word) > 1 else []
+
+
 def terms(query: str) -> list[str]:
     """The distinct search terms of ``query`` (see ``words``)."""
     return list(dict.fromkeys(words(query)))

@@ -566,15 +566,13 @@ class Mapper:
 def bag(text: str) -> tuple[dict[str, int], int]:
     """({term: count}, number of terms) of a page's text, the BAG_MAX most frequent terms
     (worker.pages.focus.words: the terms a question is matched by)."""
-    from ..pages.focus import words
+    from ..pages.focus import counted
 
-    counts: dict[str, int] = {}
-    found = words(text)
-    for w in found:
-        counts[w] = counts.get(w, 0) + 1
+    counts = counted(text)
+    total = sum(counts.values())
     if len(counts) > BAG_MAX:
         counts = dict(sorted(counts.items(), key=lambda kv: -kv[1])[:BAG_MAX])
-    return counts, len(found)
+    return counts, total
 
 
 def _media(resp: Response) -> str:
