@@ -276,7 +276,7 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
 
 
 PROBE = 24  # characters of a line of the extractor's text looked for in the page's text nodes
-PROBE_LINE = 40  # a line this long, at least, is one to look for (short ones repeat in menus)
+PROBE_LINE = 25  # a line this long, at least, is one to look for (short ones repeat in menus)
 PROBES = 5  # lines tried from either end
 
 
@@ -308,15 +308,28 @@ def span(body: HtmlElement, text: str) -> HtmlElement:
         return body
     # a step up: a heading or list at the span's edge sits beside its first or last block
     up = node.getparent()
-    return up if up is not None and node is not body else node
+    node = up if up is not None and node is not body else node
+    # the two lines may both stand in a summary or a table of contents as well: the span
+    # must hold (nearly) as much text as the extractor's
+    if len("".join(_text(node).split())) < NEAR * len("".join(text.split())):
+        return body
+    return node
 
 
 def project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None:
     """A copy of body holding only what text (the extractor's plain text) took from it,
     with the structure between, or None when the page's units do not give that text."""
+    part = span(body, text)
+    found = _project(part, text, url)
+    if found is None and part is not body:
+        found = _project(body, text, url)  # the extractor took short lines outside the span
+    return found
+
+
+def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | None:
     import copy
 
-    root = copy.deepcopy(span(body, text))
+    root = copy.deepcopy(body)
     items, holders = units(root)
     if not items:
         return None
