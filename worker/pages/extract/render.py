@@ -97,7 +97,12 @@ _WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
 # What _walk_inline writes for a <br>: a character no text node can hold (lxml refuses NUL)
 _BR = "\x00"
 # Emphasis marks as a stripping reader sees them: doubled, or at a word's edge
-_MARKS_IN_CODE = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)")
+_MARKS_IN_CODE = re.compile(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)|<[A-Za-z/]")
+# A link whose text holds brackets ("[1]", a footnote's number) is written as its text: the
+# brackets would read as a link inside the link
+_BRACKETED = re.compile(r"[\[\]]")
+# A "*" with space on both sides: literal to CommonMark, emphasis to a reader that strips marks
+_LONE_STAR = re.compile(r"(?:(?<=\s)|^)\*(?=\s|$)")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _MD_RISKY = re.compile(r"[\\_*`\[<&]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -242,7 +247,7 @@ def _walk_inline(
             continue
         if markdown:
             href = n.get("href") if t == "a" else None
-            if href and not href.startswith(("javascript:", "#")):
+            if href and not href.startswith(("javascript:", "#")) and not _BRACKETED.search(_text(n)):
                 out.append("[")
                 stack.append(("str", "](%s)" % _md_url(href), d))
                 stack.append(("children", n, d))
@@ -308,6 +313,8 @@ def _inline(el: HtmlElement, markdown: bool, authored: bool = False, cell: bool 
     out: list[str] = []
     _walk_inline(el, markdown, out, 0, authored, cell)
     s = "".join(out)
+    if cell and markdown and "*" in s:
+        s = _LONE_STAR.sub(r"\\*", s)  # a cell's or an item's line is read by stripping tools too
     # Only a <br> breaks the line: a line break in the markup's text is white space, as a
     # browser shows it (wrapped source lines are not the author's lines)
     if markdown:
@@ -536,7 +543,11 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t == "blockquote" and (markdown or authored):
             inner = render_children(el, markdown, authored)
-            if inner:
+            if inner and el.find(".//table") is not None:
+                # docs generators (Sphinx, docutils) indent a table with a blockquote: it is
+                # the table, and a table inside a quote is no table to most readers
+                out.block(inner)
+            elif inner:
                 out.block("\n".join("> " + line if line else ">" for line in inner.split("\n")))
             continue
         if t in BLOCK and not _has_block_child(el):
