@@ -274,3 +274,30 @@ def test_crawl_refuses_options_it_cannot_honour(env):
     assert r.payload["error"]["code"] == "invalid_argument", r
     r = run_worker(["fetch", "https://a.example/", "--crawl", "0"], env)
     assert r.returncode == 2 and r.payload["error"]["code"] == "usage", r
+
+
+def test_a_crawl_keeps_its_timeout_and_the_pages_it_read_when_one_never_ends(env):
+    def drip(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.end_headers()
+        try:
+            handler.wfile.write(b"<html><body><p>pool size")
+            while True:
+                handler.wfile.write(b" pool size")
+                handler.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            return
+
+    site = docs_site({"/docs/install.html": drip})
+    try:
+        started = time.monotonic()
+        r = crawl(env, site.url("/docs/index.html"), "--crawl", "5", "--focus", "default pool size", timeout=6)
+        took = time.monotonic() - started
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert took < 7.0, took
+    assert "default size is 4" in r.payload["passages"][0]["text"]
+    assert r.payload["crawl"]["read"] >= 3

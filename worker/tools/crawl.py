@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from ..site.mapper import Entry
 
 MAP_SHARE = 0.5  # of the call's time, at most, for the map
+RANK_RESERVE_S = 1.5  # kept back from the reading for ranking the passages and the answer (60 long pages: 0.3 s)
 MAP_PAGES = 5000  # pages a crawl's map lists at most
 DEFAULT_TOTAL_CHARS = 12000  # --max-total-chars when not given (the hosts' default too)
 FOLLOW_ROUNDS = 2
@@ -203,8 +204,28 @@ def _read(urls: list[str], request: FetchRequest, call: Call, cfg: Any, spec: An
         max_chars=fit.FULL_CHARS,
         max_chars_given=True,
     )
-    answer = cached_fetch(urls, whole, call, cfg, spec)
+    within: Any = _Within(call, RANK_RESERVE_S)  # a Call in all but its deadline
+    answer = cached_fetch(urls, whole, within, cfg, spec)
     return list(answer.get("results", []))
+
+
+class _Within:
+    """The call as the reading sees it: the same call, with a deadline ``reserve`` seconds earlier
+    (at most a fifth of the time left), so the pages not read by then are ``timeout`` items and the
+    passages are still ranked and answered within --timeout."""
+
+    def __init__(self, call: Call, reserve: float) -> None:
+        self._call = call
+        left = call.remaining()
+        self.deadline = None if call.deadline is None or left is None else call.deadline - min(reserve, left / 5)
+
+    def remaining(self, default: float | None = None) -> float | None:
+        if self.deadline is None:
+            return self._call.remaining(default)
+        return max(0.0, self.deadline - time.monotonic())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._call, name)
 
 
 def _follow(
