@@ -301,3 +301,16 @@ def test_a_crawl_keeps_its_timeout_and_the_pages_it_read_when_one_never_ends(env
     assert took < 7.0, took
     assert "default size is 4" in r.payload["passages"][0]["text"]
     assert r.payload["crawl"]["read"] >= 3
+
+
+def test_respect_robots_leaves_disallowed_pages_out(env):
+    site = docs_site({"/robots.txt": (200, "text/plain", "User-agent: *\nDisallow: /docs/config.html\n")})
+    try:
+        polite = run_map(env, site.url("/docs/index.html"), "--respect-robots")
+        plain = run_map(env, site.url("/docs/index.html"), "--no-cache")
+    finally:
+        site.stop()
+    assert polite.returncode == 0 and plain.returncode == 0, (polite, plain)
+    assert site.url("/docs/config.html") not in urls(polite) and site.url("/docs/config.html") in urls(plain)
+    assert site.url("/docs/logging.html") not in urls(polite)  # only config.html links to it
+    assert any("robots" in w and "config.html" in w for w in polite.payload["warnings"]), polite.payload["warnings"]
