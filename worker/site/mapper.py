@@ -461,9 +461,11 @@ class Mapper:
         if got is None:
             try:
                 resp = self.get(url, accept="text/plain, */*;q=0.5", max_bytes=512 * 1024)
-            except WorkerError:
-                return []
-            got = {"sitemaps": sitemaps.robots_sitemaps(resp.body.decode("utf-8", "replace"))}
+                got = {"sitemaps": sitemaps.robots_sitemaps(resp.body.decode("utf-8", "replace"))}
+            except WorkerError as exc:
+                if exc.code != "http_error":
+                    return []  # the site failing: asked again next time
+                got = {"sitemaps": []}  # no robots.txt: kept as an answer
             self.keep("robots", url, got)
         out = []
         for loc in got.get("sitemaps") or ():
@@ -520,6 +522,8 @@ class Mapper:
                 if got is None:
                     continue
                 self.keep("sitemap", url, got)
+            if got["kind"] == "missing":
+                continue
             if got["kind"] == "index":
                 if depth + 1 > SITEMAP_DEPTH:
                     self.problem("sitemap index files nested too deep, not read", url)
@@ -546,7 +550,8 @@ class Mapper:
         except WorkerError as exc:
             if asked:
                 self.problem("sitemap not read (%s)" % exc.code, url)
-            return None
+            # none there (an HTTP error) is kept as an answer; the site failing is asked again next time
+            return {"kind": "missing", "urls": []} if exc.code == "http_error" else None
         if resp.truncated:
             self.problem("sitemap cut at %d bytes" % SITEMAP_BYTES, url)
         try:
@@ -559,7 +564,7 @@ class Mapper:
         except ValueError:
             if asked:
                 self.problem("not a sitemap", url)
-            return None
+            return {"kind": "missing", "urls": []}
         return {"kind": kind, "urls": urls}
 
 
