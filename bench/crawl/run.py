@@ -120,9 +120,11 @@ def reachable(root, start_rel):
         for href in parser.hrefs:
             target = urldefrag(urljoin("http://x/" + rel, href))[0]
             parts = urlsplit(target)
-            if parts.netloc != "x" or not parts.path.endswith(".html"):
-                continue
             nrel = parts.path.lstrip("/")
+            if nrel.endswith("/") or not nrel:
+                nrel += "index.html"  # a folder's page (sites whose URLs end in /)
+            if parts.netloc != "x" or not nrel.endswith((".html", ".htm")):
+                continue
             if nrel not in seen and os.path.isfile(os.path.join(root, nrel)):
                 seen.add(nrel)
                 queue.append(nrel)
