@@ -36,8 +36,9 @@ def test_sphinx_permalinks_are_not_part_of_the_heading():
     body = (
         '<div role="main"><div class="section"><h1>Time zones<a class="headerlink" href="#time-zones" '
         'title="Link to this heading">¶</a></h1>%s<h2 id="x">Naive objects<a href="#x">#</a></h2><p>%s</p>'
-        '<dl><dt id="f">f(x)<a class="headerlink" href="#f">¶</a></dt><dd><p>%s</p></dd></dl></div></div>'
-    ) % ("<p>%s</p>" % PROSE, PROSE, PROSE)
+        '<dl><dt id="f">f(x)<a class="headerlink" href="#f">¶</a></dt><dd><p>%s</p></dd></dl>'
+        '<div class="highlight"><pre>import time</pre></div><div class="highlight"><pre>time.time()</pre></div></div></div>'
+    ) % ("<p>%s</p>" % PROSE, PROSE2, PROSE.replace("fox", "cat"))
     md = extract(page(body), "https://docs.example.org/3/library/time.html", "markdown")["text"]
     lines = md.split("\n")
     assert "# Time zones" in lines and "## Naive objects" in lines

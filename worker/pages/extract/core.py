@@ -219,7 +219,6 @@ def _extract(html, url, fmt, result):
     comments = keeps_comments(facts)
     _stage(result, "scripts", "scripts are kept", _drop_code, tree)
     _stage(result, "status-messages", "a script's failure messages are kept", _status_messages, tree)
-    _stage(result, "site-furniture", "permalink marks and edit links are kept", _site_furniture, tree)
     if kind in REGION_KINDS:
         if _read_region(result, tree, url, fmt, kind, comments):
             return
@@ -418,12 +417,6 @@ def _status_messages(tree):
     drop_status_messages(body if body is not None else tree)
 
 
-def _site_furniture(tree):
-    from .chrome import strip
-
-    strip(tree)
-
-
 def _thread(root):
     from .region import thread_root
 
@@ -567,9 +560,13 @@ def _finish_trafilatura(result, fmt):
 
 
 def _projected(body, t_text, url):
+    from .chrome import strip
     from .project import project
 
-    return project(body, t_text, url)
+    root = project(body, t_text, url)
+    if root is not None:
+        strip(root)  # the docs generators' furniture (chrome.py)
+    return root
 
 
 def _use_region(result, tree, url, fmt):
@@ -619,12 +616,12 @@ def _metadata(tree, url):
 
 
 def _region(tree, url=None, teasers=False, document=False):
-    from .chrome import docbook_navigation
+    from .chrome import strip
     from .region import main_region
 
     root = main_region(tree, url=url, teasers=teasers, document=document)
     if root is not None:
-        docbook_navigation(root)
+        strip(root)  # the docs generators' furniture (chrome.py)
     return root
 
 
@@ -781,7 +778,10 @@ def _readability(tree, url):
     if not html or not html.strip():
         return None
     root = lxml.html.fragment_fromstring(html, create_parent="div")
+    from .chrome import strip
     from .region import absolute_links
+
+    strip(root)  # the docs generators' furniture (chrome.py)
 
     absolute_links(root, url)  # on the small summary only: on the whole page this costs ~4 ms
     return root

@@ -275,9 +275,11 @@ def cut_long_tags(html: str) -> str:
     a start tag followed by that many characters without '<' is read by its grammar)."""
     import re
 
-    html = re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
+    # every long tag starts a run of MAX_TAG_CHARS characters without '<': where there is no
+    # such run (nearly every page), nothing to cut, found in a tenth of the cut's time
     if not re.search(r"<[A-Za-z][^<]{%d}" % MAX_TAG_CHARS, html):
         return html
+    html = re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
     tag = re.compile(
         r"""<([A-Za-z][A-Za-z0-9:-]{0,30})(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>"""
     )

@@ -277,7 +277,7 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
 
 PROBE = 24  # characters of a line of the extractor's text looked for in the page's text nodes
 PROBE_LINE = 25  # a line this long, at least, is one to look for (short ones repeat in menus)
-PROBES = 5  # lines tried from either end
+PROBES = 3  # lines tried from either end
 
 
 def _found(body: HtmlElement, lines: list[str]) -> Any:

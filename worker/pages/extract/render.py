@@ -523,7 +523,8 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t in HEADINGS:
             out.flush()
-            txt = _squash(_text(el)).strip()
+            # a permalink's mark left by an extractor that drops links but keeps their text
+            txt = _squash(_text(el)).strip().rstrip("¶§🔗⚓").rstrip()
             if txt:
                 out.block(("#" * HEADINGS[t] + " " + md_escape(txt)) if markdown else txt)
             continue
