@@ -138,7 +138,8 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
             out.append(
                 {
                     "url": item.get("final_url") or item["url"],
-                    "title": rank.short_title(item.get("title") or titles.get(item["url"]), suffix),
+                    # the page's own <title> as the map read it (an extracted title may be the site's name)
+                    "title": rank.short_title(titles.get(item["url"]) or item.get("title"), suffix),
                     "section": p["section"],
                     "offset": p["offset"],
                     "length": p["length"],
