@@ -92,7 +92,7 @@ def edit_links(tree: HtmlElement) -> int:
     """Drop "Edit on GitHub" and its kin, with the block that held only that link."""
     n = 0
     # libxml2 picks the links whose text holds one of the words; Python reads only those
-    links = []
+    links: list[HtmlElement] = []
     for node in tree.xpath(_EDIT_XPATH):
         a = node.getparent()
         while a is not None and a.tag != "a":
