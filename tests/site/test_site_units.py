@@ -132,3 +132,23 @@ def test_passages_rank_across_pages_within_the_budget():
     assert sum(len(p["text"]) for p in got) <= 200
     assert texts[1][got[0]["offset"] : got[0]["offset"] + got[0]["length"]].startswith("The pool size")
     assert got[0]["section"] == "Pools"
+
+
+def test_a_thin_map_is_filled_from_the_links_of_the_pages_read():
+    from worker.tools.crawl import _follow
+
+    s = scope.Scope("https://d.example/docs/index.html")
+    items = [
+        {
+            "url": "https://d.example/docs/index.html",
+            "ok": True,
+            "content": "See [Pool size](pool.html#size), [Logging](logging.html), [the blog](/blog/x.html) "
+            "and [Home](index.html).",
+        },
+        {"url": "https://d.example/docs/other.html", "ok": False, "error": {"code": "timeout"}},
+    ]
+    known = {scope.key("https://d.example/docs/index.html")}
+    got = _follow(items, s, known, "what is the pool size", 5, "/docs/")
+    assert [u for u, _ in got] == ["https://d.example/docs/pool.html", "https://d.example/docs/logging.html"]
+    assert got[0][1] > got[1][1]  # the link whose words match the question first
+    assert _follow(items, s, known, "what is the pool size", 5, "/docs/") == []  # followed once
