@@ -314,3 +314,22 @@ def test_respect_robots_leaves_disallowed_pages_out(env):
     assert site.url("/docs/config.html") not in urls(polite) and site.url("/docs/config.html") in urls(plain)
     assert site.url("/docs/logging.html") not in urls(polite)  # only config.html links to it
     assert any("robots" in w and "config.html" in w for w in polite.payload["warnings"]), polite.payload["warnings"]
+
+
+def test_pages_that_name_one_canonical_url_are_one_entry(env):
+    canonical = '<link rel="canonical" href="/docs/install.html">'
+    printable = page("Installing", "", []).replace("<head>", "<head>" + canonical)
+    site = docs_site(
+        {
+            "/docs/index.html": page(
+                "Contents", "", [("install.html", "Installing"), ("install.html?print=1", "Print")]
+            ),
+            "/docs/install.html": printable,
+        }
+    )
+    try:
+        r = run_map(env, site.url("/docs/index.html"))
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert urls(r) == [site.url("/docs/index.html"), site.url("/docs/install.html")]

@@ -426,13 +426,18 @@ class Mapper:
         self.merge_redirects()
 
     def merge_redirects(self) -> None:
+        """One entry a page: URLs that redirect to the same page, or that name the same canonical URL
+        (``<link rel=canonical>``, when it is in the scope: a site's canonical on another host, as a
+        mirror's often is, says nothing of this copy), are merged into the first."""
         by_final: dict[str, Entry] = {}
         with self.lock:
             for entry in sorted(self.entries.values(), key=lambda e: e.order):
-                final = (entry.record or {}).get("final_url")
+                record = entry.record or {}
+                final = record.get("final_url")
                 if not final:
                     continue
-                k = scope_mod.key(final)
+                canonical = scope_mod.absolute(final, str(record.get("canonical") or ""))
+                k = scope_mod.key(canonical if canonical and self.scope.contains(canonical) else final)
                 first = by_final.get(k)
                 if first is None:
                     by_final[k] = entry
