@@ -130,4 +130,5 @@ def test_importable_without_the_venv(tmp_path):
         [sys.executable, "-I", "-S", "-c", code, client.ROOT], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "['worker', 'worker.host_client', 'worker.protocol']"
+    # procgroup: whether a call's process group is gone (os only), for the MCP host's count
+    assert out.stdout.strip() == "['worker', 'worker.host_client', 'worker.procgroup', 'worker.protocol']"
