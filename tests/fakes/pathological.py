@@ -43,8 +43,9 @@ def attrs_quoted(n=200000):
 
 def attrs_valueless(tags=110, n=8400):
     """Tags of ``n`` attributes without values, each tag under the worker's long-tag cut and no
-    '=' to count: libxml2 checks each attribute against the tag's earlier ones (about 0.3 s a
-    tag). The kind no extractor reads in time (docs/limits.md)."""
+    '=' to count: libxml2 checks each attribute against the tag's earlier ones (about 0.08 s a
+    tag idle, 0.25 s under load: 9-27 s for the page). The slowest page left to the deadline
+    (docs/limits.md)."""
     tag = "<div " + " ".join("a%x" % i for i in range(n)) + ">entry</div>"
     return "<html><body>" + tag * tags + "<p>" + "Some words of the page. " * 50 + "</p></body></html>"
 

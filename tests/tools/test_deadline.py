@@ -98,8 +98,8 @@ def test_a_heavy_page_never_costs_a_fast_one_its_text(web, env, slow_first):
     urls = [page(web, pathological.SLOW), web.url("/article", host=1)]
     if not slow_first:
         urls.reverse()
-    r = fetch(env, urls, 8)
-    assert r.seconds < 8 + GRACE, r.seconds
+    r = fetch(env, urls, 4)  # the slow page takes about 9 s on an idle machine, 25 s under load
+    assert r.seconds < 4 + GRACE, r.seconds
     assert r.returncode == 0 and r.payload["ok"], r
     items = {it["url"]: it for it in r.payload["results"]}
     fast, heavy = items[web.url("/article", host=1)], items[urls[0 if slow_first else 1]]
@@ -117,7 +117,10 @@ def test_a_batch_of_eight_pathological_pages_keeps_what_it_read(web, env):
     by_kind = dict(zip(pathological.KINDS, r.payload["results"]))
     for kind in READ:
         assert by_kind[kind]["ok"], (kind, by_kind[kind])
-    assert by_kind[pathological.SLOW]["error"]["code"] == "timeout"
+    # the slow page: about 9 s alone on an idle machine, more beside eight others; read in
+    # time or not, it costs the others nothing
+    slow = by_kind[pathological.SLOW]
+    assert slow["ok"] or slow["error"]["code"] == "timeout", slow
     assert left_behind(env) == []
 
 
