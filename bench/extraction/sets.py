@@ -167,13 +167,10 @@ def in_process(pages, jobs, repeat=1):
     return rows
 
 
-def cli_texts(pages, batch):
-    """[extracted text, or None where a batch gave no block] through the real CLI in batches."""
-    from urllib.parse import urlsplit
-
-    # each page under its own URL's path, so the URL's shape (/docs/, /t/123) still speaks
-    names = ["%s/%s%s" % (p["set"], p["id"], urlsplit(p["url"] or "").path or "/") for p in pages]
-    served = {n: (page_bytes(p), p["ct"]) for n, p in zip(names, pages)}
+def run_cli(served, names, batch, fmt="text"):
+    """({name: content}, batches with no block, seconds) of the pages ``served`` ({name: (bytes,
+    content type)}) read through the real CLI, in batches of ``batch`` URLs at the default
+    concurrency, over 8 loopback hosts; also bench/extraction/structure.py's runner."""
     server = cs.CorpusServer(served).start(hosts=8)
     env = dict(os.environ)
     env["WEBSEARCH_CONFIG"] = os.path.join(REPO, ".bench-no-config.json")
@@ -181,7 +178,7 @@ def cli_texts(pages, batch):
         env.pop(k, None)
     from worker import protocol
 
-    out, crashes, elapsed = [None] * len(pages), 0, 0.0
+    out, crashes, elapsed = {}, 0, 0.0
     try:
         for start in range(0, len(names), batch):
             chunk = names[start : start + batch]
@@ -190,7 +187,7 @@ def cli_texts(pages, batch):
             proc = subprocess.run(
                 [sys.executable, "-I", "-m", "worker", "fetch"]
                 + urls
-                + ["--allow-private", "--no-cache", "--format", "text", "--max-chars", "50000000", "--timeout", "600"],
+                + ["--allow-private", "--no-cache", "--format", fmt, "--max-chars", "50000000", "--timeout", "600"],
                 cwd=REPO,
                 env=env,
                 capture_output=True,
@@ -202,12 +199,23 @@ def cli_texts(pages, batch):
                 crashes += 1
                 continue
             items = payload["results"] if payload["ok"] else payload["error"].get("results", [])
-            for k, item in enumerate(items):
+            for name, item in zip(chunk, items):
                 # a login wall or paywall item keeps the public text beside its error: a user reads it
-                out[start + k] = item.get("content") or ""
+                out[name] = item.get("content") or ""
     finally:
         server.stop()
     return out, crashes, elapsed
+
+
+def cli_texts(pages, batch):
+    """[extracted text, or None where a batch gave no block] through the real CLI in batches."""
+    from urllib.parse import urlsplit
+
+    # each page under its own URL's path, so the URL's shape (/docs/, /t/123) still speaks
+    names = ["%s/%s%s" % (p["set"], p["id"], urlsplit(p["url"] or "").path or "/") for p in pages]
+    served = {n: (page_bytes(p), p["ct"]) for n, p in zip(names, pages)}
+    got, crashes, elapsed = run_cli(served, names, batch)
+    return [got.get(n) for n in names], crashes, elapsed
 
 
 def means(pages, scores):

@@ -37,9 +37,7 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 from collections import Counter, defaultdict
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -97,39 +95,9 @@ def pydocs_pages():
 
 def cli_markdown(served, names, batch, fmt="markdown"):
     """{name: content} through the real CLI, batches of `batch` at the default concurrency."""
-    from worker import protocol
+    from sets import run_cli  # the one CLI runner of bench/extraction
 
-    server = cs.CorpusServer(served).start(hosts=8)
-    env = dict(os.environ)
-    env["WEBSEARCH_CONFIG"] = os.path.join(REPO, ".bench-no-config.json")
-    for k in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
-        env.pop(k, None)
-    out, crashes, elapsed = {}, 0, 0.0
-    try:
-        for start in range(0, len(names), batch):
-            chunk = names[start : start + batch]
-            urls = [server.url(n, host=i) for i, n in enumerate(chunk)]
-            t0 = time.perf_counter()
-            proc = subprocess.run(
-                [sys.executable, "-I", "-m", "worker", "fetch"]
-                + urls
-                + ["--allow-private", "--no-cache", "--format", fmt, "--max-chars", "50000000", "--timeout", "600"],
-                cwd=REPO,
-                env=env,
-                capture_output=True,
-            )
-            elapsed += time.perf_counter() - t0
-            try:
-                payload = protocol.parse(proc.stdout.decode("ascii"))
-            except protocol.ProtocolError:
-                crashes += 1
-                continue
-            items = payload["results"] if payload["ok"] else payload["error"].get("results", [])
-            for name, item in zip(chunk, items):
-                out[name] = item.get("content") or ""
-    finally:
-        server.stop()
-    return out, crashes, elapsed
+    return run_cli(served, names, batch, fmt)
 
 
 def traf_markdown(html, url):
