@@ -179,7 +179,9 @@ def exec_worker(venv: str, argv: list[str]) -> NoReturn:
     env.setdefault("WEBSEARCH_WORKER_PROG", "bootstrap/run.py")
     # -I: the user's cwd (maybe holding its own "worker" dir) and PYTHON* variables
     # must not change which code runs; the worker is found through a .pth file.
-    os.execv(python, [python, "-I", "-m", "worker"] + argv)
+    # `mcp` is the MCP host's own entry (hosts/mcp): the worker never imports its hosts.
+    entry = ["-m", "hosts.mcp"] + argv[1:] if argv[:1] == ["mcp"] else ["-m", "worker"] + argv
+    os.execv(python, [python, "-I"] + entry)
 
 
 # ---------------------------------------------------------------------------
@@ -689,7 +691,7 @@ def serve_first_run(venv: str, server_args: list[str], reinstall: bool) -> int:
             _INSTALLING[:] = []
 
     log("first run: installing the worker into %s while the MCP server answers" % venv)
-    server = [venv_python(venv), "-I", "-m", "worker", "mcp"] + server_args
+    server = [venv_python(venv), "-I", "-m", "hosts.mcp"] + server_args
     front = firstrun.FirstRun(server, install, parsed.config)
     _ON_SIGNAL.append(front.stop)
     deliver_signals(True)  # before any thread starts: threads inherit the mask

@@ -341,6 +341,6 @@ def test_strict_numbers(text, integer, expected):
     ],
 )
 def test_charset_lookup_accepts_text_encodings_only(label, expected):
-    from worker.pages import content
+    from worker.pages.read import content
 
     assert content.codec_for(label) == expected

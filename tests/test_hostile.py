@@ -485,7 +485,7 @@ def _argv(pid):
 
 class WorkerCount:
     """Samples, in a thread, how many of the MCP server's worker calls are alive at once: its
-    children running ``-m worker fetch``, and the reading children (worker.pages.extractor_main)
+    children running ``-m worker fetch``, and the reading children (worker.pages.child.main)
     of workers that have already ended, each counted as its worker (known from when its parent
     was that worker)."""
 
@@ -511,7 +511,7 @@ class WorkerCount:
                 if parent == self.server_pid and _argv(pid)[2:5] == [b"-m", b"worker", b"fetch"]
             }
             for key, parent in live.items():
-                if parent in workers and key not in self.readers and b"worker.pages.extractor_main" in _argv(key[0]):
+                if parent in workers and key not in self.readers and b"worker.pages.child.main" in _argv(key[0]):
                     self.readers[key] = parent
             readers = {worker for key, worker in self.readers.items() if key in live}
             self.most = max(self.most, len(workers | readers))

@@ -1,4 +1,4 @@
-"""No import cycles between the worker's modules.
+"""No import cycles between the worker's modules, and the layers in order.
 
 Each module's imports, wherever they sit (at the top, inside a function, under
 TYPE_CHECKING), make a graph that must have no loop: then every module can be read,
@@ -14,6 +14,10 @@ import textwrap
 from conftest import ROOT
 
 PACKAGE = os.path.join(ROOT, "worker")
+# Read beside the worker: the hosts call it, and the bootstrap starts both. The bootstrap's
+# scripts run with their own folder on sys.path (``import run as bootstrap``), so they are
+# named here as a package of their own.
+PARTS = ("worker", "hosts", "bootstrap")
 
 # Cycles older than this test, each the set of modules it joins. Listed rather than
 # ignored: a new cycle fails the test, and so does a listed one that is gone (take it
@@ -74,13 +78,27 @@ def imports(name, source, is_package, known):
     return {m for m in out if m in known and m != name}
 
 
+def known_modules():
+    """{dotted name: path} of every module of worker/, hosts/ and bootstrap/ (a script of
+    bootstrap/ also under its bare name, as its neighbours import it)."""
+    out = {}
+    for part in PARTS:
+        out.update(modules(os.path.join(ROOT, part)))
+    return out
+
+
 def graph():
-    """{module: modules it imports} for every module of the worker."""
-    known = modules()
+    """{module: modules it imports} for every module of the worker, its hosts and the bootstrap."""
+    known = known_modules()
+    bare = {name.split(".", 1)[1]: name for name in known if name.startswith("bootstrap.")}
     out = {}
     for name, path in known.items():
         with open(path, encoding="utf-8") as f:
-            out[name] = imports(name, f.read(), path.endswith("__init__.py"), known)
+            source = f.read()
+        found = imports(name, source, path.endswith("__init__.py"), known)
+        if name.startswith("bootstrap."):  # `import run` from a neighbour script
+            found |= {bare[m] for m in imports(name, source, False, set(bare)) if m in bare}
+        out[name] = found
     return out
 
 
@@ -158,6 +176,8 @@ def test_the_import_reader_sees_every_kind_of_import():
 def test_no_import_cycles_but_the_known_ones():
     edges = graph()
     assert "worker.pages.extract.region" in edges and "worker.pages.sites.github" in edges  # the reader found them
+    assert "hosts.mcp.server" in edges and "bootstrap.run" in edges
+    assert "bootstrap.run" in edges["bootstrap.lock"]  # a script's bare import of its neighbour
     found = set(cycles(edges))
     new = found - KNOWN_CYCLES
     assert not new, "import cycles: %s" % " | ".join(_describe(c, edges) for c in new)
@@ -168,7 +188,7 @@ def test_no_import_cycles_but_the_known_ones():
 def test_the_parts_of_pages_do_not_import_each_other_in_a_circle():
     """worker/pages/ one level down, a sub-package (extract/, sites/, net/, render/) one
     node: no cycle between them either, whichever of a package's modules makes it
-    (download.py and sites/ once imported each other through different modules)."""
+    (the fetch pipeline and sites/ once imported each other through different modules)."""
 
     def part(module):
         bits = module.split(".")
@@ -180,5 +200,25 @@ def test_the_parts_of_pages_do_not_import_each_other_in_a_circle():
             parts.setdefault(part(module), set()).update(
                 part(t) for t in targets if part(t) not in (None, part(module))
             )
-    assert "worker.pages.sites" in parts and "worker.pages.download" in parts
+    assert "worker.pages.sites" in parts and "worker.pages.pipeline" in parts
     assert cycles(parts) == [], [_describe(c, parts) for c in cycles(parts)]
+
+
+def test_the_worker_imports_neither_its_hosts_nor_the_bootstrap():
+    """Layers in one direction: the bootstrap may start the hosts and the worker, a host may
+    call the worker, and the worker knows nothing of either (the MCP server has its own
+    entry, `python -m hosts.mcp`)."""
+    edges = graph()
+    assert any(t.startswith("worker.") for t in edges["hosts.mcp.server"])  # the reader sees hosts -> worker
+    assert "hosts.mcp.settings" in edges["bootstrap.run"]
+    upward = sorted(
+        "%s -> %s" % (m, t)
+        for m, targets in edges.items()
+        if m.split(".")[0] == "worker"
+        for t in targets
+        if t.split(".")[0] in ("hosts", "bootstrap")
+    )
+    assert not upward, upward
+    assert not [
+        m for m, targets in edges.items() if m.startswith("hosts.") and any(t.startswith("bootstrap.") for t in targets)
+    ]

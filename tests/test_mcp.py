@@ -65,7 +65,7 @@ def config(tmp_path):
 
 def params(tmp_path, *flags, extra=None):
     return StdioServerParameters(
-        command=PY, args=["-I", "-m", "worker", "mcp"] + list(flags), env=worker_env(tmp_path, extra), cwd=ROOT
+        command=PY, args=["-I", "-m", "hosts.mcp"] + list(flags), env=worker_env(tmp_path, extra), cwd=ROOT
     )
 
 
@@ -481,7 +481,7 @@ def test_progress_while_the_first_run_install_runs(tmp_path, config):
 
 def start_raw(tmp_path, *flags, extra=None):
     return subprocess.Popen(
-        [PY, "-I", "-m", "worker", "mcp"] + list(flags),
+        [PY, "-I", "-m", "hosts.mcp"] + list(flags),
         cwd=ROOT,
         env=worker_env(tmp_path, extra),
         stdin=subprocess.PIPE,
@@ -629,7 +629,7 @@ def test_bad_server_flags_are_one_line_not_a_traceback(tmp_path):
         (["--venv", " "], "--venv needs a value"),
     ):
         proc = subprocess.run(
-            [PY, "-I", "-m", "worker", "mcp"] + flags,
+            [PY, "-I", "-m", "hosts.mcp"] + flags,
             cwd=ROOT,
             env=worker_env(tmp_path),
             stdin=subprocess.DEVNULL,
@@ -639,7 +639,7 @@ def test_bad_server_flags_are_one_line_not_a_traceback(tmp_path):
         assert proc.returncode == 2 and proc.stdout == b""
         assert needle in proc.stderr.decode() and b"Traceback" not in proc.stderr
     shown = subprocess.run(
-        [PY, "-I", "-m", "worker", "mcp", "--help"], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=30
+        [PY, "-I", "-m", "hosts.mcp", "--help"], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=30
     )
     assert shown.returncode == 0 and shown.stdout == b""  # stdout is the JSON-RPC channel
     assert b"--allow-private" in shown.stderr and b"--venv DIR" in shown.stderr

@@ -97,7 +97,7 @@ def test_error_object_order_and_fields():
 def test_block_item_attempt_and_fetch_error_shapes():
     """The JSON each place writes, byte for byte as before the serialiser was shared."""
     from worker.errors import WorkerError
-    from worker.pages.download import error_item
+    from worker.pages.read.item import error_item
     from worker.providers.base import ProviderSpec
     from worker.tools.search import _attempt
 

@@ -225,8 +225,8 @@ class FetchRequest(Request):
     max_chars: "int | None" = None  # characters per page; the fetch tool settles the default
     start_index: int = 0
     concurrency: int = 8
-    focus: "str | None" = None  # the page's passages most relevant to this (worker.pages.focus)
-    find: "tuple[str, ...]" = ()  # --find: every occurrence of each text in the whole page (worker.pages.find)
+    focus: "str | None" = None  # the page's passages most relevant to this (worker.pages.answer.focus)
+    find: "tuple[str, ...]" = ()  # --find: every occurrence of each text in the whole page (worker.pages.answer.find)
     crawl: "int | None" = None  # --crawl N: read up to N pages of the URL's section (worker.tools.crawl)
     scope: "str | None" = None  # with --crawl: section (None) or site (worker.site.scope)
     max_total_chars: "int | None" = None  # page text for the whole call, shared by the pages

@@ -129,7 +129,7 @@ def _in_process(chunk, repeat=1):
     (index, page), timed page by page in alternating order; with repeat, that many passes
     over the pages, each page's best kept (a page comes back only after all the others,
     so that no pass finds its caches warm from the page before)."""
-    from worker.pages.content import decode
+    from worker.pages.read.content import decode
 
     first = chunk[0][1]
     warm = decode(page_bytes(first), first["ct"], "html")[0]

@@ -127,7 +127,7 @@ def print_table(title, M, rows, with_f1):
 
 
 def run_wcxb(M, a, per_page):
-    from worker.pages.content import decode
+    from worker.pages.read.content import decode
 
     pages = []
     for r in cs.wcxb_rows():

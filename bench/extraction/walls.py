@@ -8,9 +8,9 @@ Usage (from the repo root, with the dev venv's python):
 Every page of ../shared/data/wcxb-dev and ../shared/data/article-extraction-benchmark
 is a real page with human-reviewed main text, so any of them called a challenge,
 a login wall, a paywall or a JavaScript shell is a false positive. The page goes
-through what worker.pages.download does (worker.pages.pagecheck around worker.pages.extract.core, status
+through what worker.pages.pipeline does (worker.pages.checks.page around worker.pages.extract.core, status
 200, no headers); the milliseconds of the checks themselves (not the extraction)
-are reported per page, and those of removing hidden elements (worker.pages.hidden.strip,
+are reported per page, and those of removing hidden elements (worker.pages.extract.hidden.strip,
 which runs inside extraction), timed alone. Times are this thread's CPU time, so
 that other work on the machine does not inflate them.
 """
@@ -43,9 +43,11 @@ def main(argv=None):
         sys.stderr.write("error: %s\n" % cs.missing())
         return 2
     from worker.errors import WorkerError
-    from worker.pages import content, hidden, pagecheck
+    from worker.pages.checks import page as pagecheck
+    from worker.pages.extract import hidden
     from worker.pages.extract.core import extract, prepare
     from worker.pages.extract.parse import load_html
+    from worker.pages.read import content
 
     prepare()
     pages = [("wcxb/" + r["id"], r["url"], lambda i=r["id"]: cs.wcxb_page(i)) for r in cs.wcxb_rows()]
@@ -87,7 +89,7 @@ def main(argv=None):
     for p in positives:
         print("  %s: %s %s" % p)
     print("checks per page (challenge, shell, login, paywall): %s" % _spread(times))
-    print("hidden-element removal per page (worker.pages.hidden.strip): %s" % _spread(hidden_times))
+    print("hidden-element removal per page (worker.pages.extract.hidden.strip): %s" % _spread(hidden_times))
     both = [a + b for a, b in zip(times, hidden_times)] if len(times) == len(hidden_times) else []
     if both:
         print("both, per page: %s" % _spread(both))

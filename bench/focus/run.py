@@ -44,7 +44,7 @@ sys.path.insert(0, REPO)
 from fakes.corpus_server import SHARED, CorpusServer  # noqa: E402
 
 from worker import protocol  # noqa: E402
-from worker.pages import focus, window  # noqa: E402
+from worker.pages.answer import focus, window  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUDGETS = (1000, 2000, 4000)

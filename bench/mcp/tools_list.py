@@ -5,7 +5,7 @@ Usage (from the repo root, with the dev venv or a ready worker venv):
 
     .venv-dev/bin/python bench/mcp/tools_list.py
 
-Starts the real server (`python -I -m worker mcp`) three times and prints the length in
+Starts the real server (`python -I -m hosts.mcp`) three times and prints the length in
 characters of its tools/list response line, as a client receives it:
 
     default   no config file, no API keys (ddgs and the local fetcher): under 3,400 (issue 43's bound;
@@ -32,7 +32,7 @@ def served(extra):
     env.update(extra)
     env["WEBSEARCH_CONFIG"] = os.path.join(tempfile.gettempdir(), "websearch-bench-no-config.json")
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-m", "worker", "mcp"],
+        [sys.executable, "-I", "-m", "hosts.mcp"],
         cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,

@@ -55,12 +55,12 @@ def call(env, urls, *extra):
 def in_process_check(urls):
     """Microseconds --render auto's check takes on a batch of static items (the call's only added work)."""
     sys.path.insert(0, ROOT)
-    from worker.pages import download
+    from worker.pages import pipeline
     from worker.pages.render.hook import complete
     from worker.pages.spec import Spec
 
     spec = Spec(allow_private=True)
-    items = download.fetch_all(urls, None, spec)
+    items = pipeline.fetch_all(urls, None, spec)
     runs = []
     for _ in range(2000):
         t = time.perf_counter()

@@ -6,8 +6,9 @@ from hypothesis import strategies as st
 
 from worker import numbers
 from worker.errors import WorkerError
-from worker.pages import content, window
+from worker.pages.answer import window
 from worker.pages.net import guard, proxy
+from worker.pages.read import content
 from worker.tools.fetch import batch_error
 
 BLOCKED = [

@@ -1,6 +1,6 @@
-"""Focused passages (worker.pages.focus): pure functions on made-up pages."""
+"""Focused passages (worker.pages.answer.focus): pure functions on made-up pages."""
 
-from worker.pages import focus
+from worker.pages.answer import focus
 
 
 def page(paragraphs, headings=None):

@@ -8,7 +8,7 @@ import re
 
 import lxml.html
 
-from worker.pages import hidden
+from worker.pages.extract import hidden
 
 
 def reference(tree):

@@ -396,7 +396,7 @@ def test_a_browser_that_will_not_start_says_why(app, env, tmp_path):
 
 
 def test_without_a_browser_the_shell_says_what_to_install(app, env, monkeypatch):
-    from worker.pages import download
+    from worker.pages import pipeline
     from worker.pages.render import hook
     from worker.pages.spec import Spec
 
@@ -404,7 +404,7 @@ def test_without_a_browser_the_shell_says_what_to_install(app, env, monkeypatch)
     monkeypatch.delenv(browser_mod.ENV_BROWSER, raising=False)
     spec = Spec(allow_private=True)
     url = app.url("/app/shell")
-    got, info = hook.complete(download.fetch_all([url], None, spec), [url], None, spec, "auto")
+    got, info = hook.complete(pipeline.fetch_all([url], None, spec), [url], None, spec, "auto")
     assert got[0]["error"]["code"] == "needs_javascript" and "apt-get install chromium" in got[0]["error"]["hint"]
     assert info == {"render": "no browser"}
 

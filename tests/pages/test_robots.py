@@ -7,7 +7,7 @@ from conftest import run_worker
 from fakes.fresh_server import FreshWeb, items
 from fakes.fresh_server import fetch_private as fetch
 
-from worker.pages import robots
+from worker.pages.fetch import robots_rules as robots
 
 # RFC 9309 5.1
 SIMPLE = """User-Agent: *
@@ -225,7 +225,7 @@ def test_status_answers(web, env, mode, allowed_):
 
 
 def test_unreachable_verdict_is_kept_for_a_bounded_time(web, env):
-    from worker.pages import robots_check
+    from worker.pages.fetch import robots as robots_check
 
     assert robots_check.UNREACHABLE_TTL < robots_check.TTL
     web.robots = ("status", 500)

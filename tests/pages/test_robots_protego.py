@@ -1,4 +1,4 @@
-"""worker.pages.robots against protego (Scrapy's robots.txt parser, a dev dependency): the same
+"""worker.pages.fetch.robots_rules against protego (Scrapy's robots.txt parser, a dev dependency): the same
 answer on RFC 9309's examples, on odd but well-formed inputs and on generated files; where the two
 legitimately differ (protego reads more than RFC 9309 asks, or less), the case is written down with
 both answers and the reason, so a change on either side shows here.
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from protego import Protego  # requirements-dev.txt: a missing one fails here, it skips nothing
 
-from worker.pages import robots
+from worker.pages.fetch import robots_rules as robots
 
 HOST = "http://example.com"
 

@@ -5,7 +5,9 @@ import pytest
 from conftest import run_worker
 from fakes.wall_server import CHALLENGES, CHAR_INJECTIONS, INJECTIONS, NOT_WALLS, PARAS, SHELLS, VISIBLE, WallWeb
 
-from worker.pages import hidden, negotiate, walls
+from worker.pages.checks import walls
+from worker.pages.extract import hidden
+from worker.pages.fetch import negotiate
 
 PRIV = "--allow-private"
 
@@ -233,7 +235,7 @@ def test_docs_root_rule():
     ],
 )
 def test_what_docs_say_to_readers_is_not_an_injection(text):
-    from worker.pages.hidden import looks_like_instructions
+    from worker.pages.extract.hidden import looks_like_instructions
 
     assert not looks_like_instructions(text)
 
@@ -252,7 +254,7 @@ def test_what_docs_say_to_readers_is_not_an_injection(text):
     ],
 )
 def test_injections_are_seen(text):
-    from worker.pages.hidden import looks_like_instructions
+    from worker.pages.extract.hidden import looks_like_instructions
 
     assert looks_like_instructions(text)
 

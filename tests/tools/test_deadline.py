@@ -131,7 +131,7 @@ def _reader_of(pid, within=10.0):
         for child in [p for p, pp in parents().items() if pp == pid]:
             try:
                 with open("/proc/%d/cmdline" % child, "rb") as f:
-                    if b"extractor_main" in f.read():
+                    if b"worker.pages.child.main" in f.read():
                         return child
             except OSError:
                 continue

@@ -5,7 +5,7 @@ import pytest
 from conftest import run_worker
 from fakes.corpus_server import CorpusServer
 
-from worker.pages import find
+from worker.pages.answer import find
 
 PRIV = "--allow-private"
 NEEDLE = "max_connections = 64"

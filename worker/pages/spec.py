@@ -12,9 +12,15 @@ from .net import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from typing import Any
+    from typing import Any, Protocol
 
-    from .robots_check import RobotsCheck
+    from .net.client import Options
+
+    class RobotsCheck(Protocol):  # worker.pages.fetch.robots.RobotsCheck, named here so spec imports no stage
+        fetched: int
+
+        def check(self, url: str, opts: Options) -> None: ...
+
 
 DEFAULT_MAX_CHARS = 20000  # characters of text per URL unless --max-chars says
 
@@ -49,5 +55,5 @@ class Spec:
         # The fetch cache's stored validators by URL (worker.tools.fetch_cache): those URLs are asked
         # conditionally, and every item keeps what its response said of reuse ("_http").  None: neither.
         self.revalidate = revalidate
-        self.robots = robots  # worker.pages.robots_check.RobotsCheck when robots.txt is respected
+        self.robots = robots  # worker.pages.fetch.robots.RobotsCheck when robots.txt is respected
         self.user_agent = user_agent

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..pages import download
+from ..pages import pipeline
 from ..pages.net import DEFAULT_MAX_BYTES
 from ..pages.spec import DEFAULT_MAX_CHARS, Spec
 from .base import Provider
@@ -31,8 +31,8 @@ class LocalFetchProvider(Provider):
             robots=_robots(request, self.call),
             user_agent=request.user_agent,
         )
-        concurrency = request.concurrency or download.DEFAULT_CONCURRENCY
-        items = download.fetch_all(urls, self.call, spec, concurrency)
+        concurrency = request.concurrency or pipeline.DEFAULT_CONCURRENCY
+        items = pipeline.fetch_all(urls, self.call, spec, concurrency)
         from ..pages.render.hook import complete
 
         items, rendering = complete(items, urls, self.call, spec, request.render or "auto", request.browser)
@@ -53,6 +53,6 @@ def _robots(request: FetchRequest, call: Any) -> Any:
     """The robots.txt check when the request respects it (--respect-robots, config "robots"), else None."""
     if not request.respect_robots:
         return None
-    from ..pages.robots_check import RobotsCheck
+    from ..pages.fetch.robots import RobotsCheck
 
     return RobotsCheck(request.robots_agent, getattr(call, "state_dir", None), not request.no_cache, call)

@@ -6,7 +6,7 @@ Sources, in order: robots.txt's ``Sitemap:`` lines, ``llms.txt`` and ``llms-full
 own navigation: the start page and every page it reaches through links within the
 scope, breadth first, until the map holds ``max_pages`` pages or its deadline comes.
 
-Every request is the fetch tool's (worker.pages.guarded.fetch): the address guard on
+Every request is the fetch tool's (worker.pages.fetch.get.fetch): the address guard on
 every redirect hop, robots.txt when asked, the host's slot across processes; a wall
 is a warning, and so is any page's failure: the others are kept.  A page's record
 (title, links, headings, ids, the count of its words) is kept in the call's cache,
@@ -172,7 +172,7 @@ class Mapper:
         return opts
 
     def get(self, url: str, accept: str | None = None, max_bytes: int | None = None) -> Response:
-        from ..pages import guarded
+        from ..pages.fetch import get as guarded
 
         with self.lock:
             self.fetches += 1
@@ -317,7 +317,8 @@ class Mapper:
         return record
 
     def read_page(self, resp: Response) -> dict[str, Any]:
-        from ..pages import content, walls
+        from ..pages.checks import walls
+        from ..pages.read import content
         from . import links
 
         kind = content.kind_of(resp.content_type) or content.kind_of(content.sniff(resp.body))
@@ -575,8 +576,8 @@ class Mapper:
 
 def bag(text: str) -> tuple[dict[str, int], int]:
     """({term: count}, number of terms) of a page's text, the BAG_MAX most frequent terms
-    (worker.pages.focus.words: the terms a question is matched by)."""
-    from ..pages.focus import counted
+    (worker.pages.answer.focus.words: the terms a question is matched by)."""
+    from ..pages.answer.focus import counted
 
     counts = counted(text)
     total = sum(counts.values())

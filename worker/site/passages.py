@@ -1,6 +1,6 @@
 """The passages of several pages that answer one question, ranked across the pages, within one budget.
 
-Pure functions.  Each page's blocks are scored by worker.pages.focus (the question's terms
+Pure functions.  Each page's blocks are scored by worker.pages.answer.focus (the question's terms
 in the block, in the headings above it, in the block before it); a block then counts
 more the better its page ranked for the question (worker.site.rank): a page that ranks
 near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``.  The best
@@ -25,7 +25,7 @@ TITLE_MAX = 120
 
 def _section(text: str, outline: Any, start: int) -> str | None:
     """The title of the section ``start`` is in (its nearest heading above), or None."""
-    from ..pages.focus import _HEADING
+    from ..pages.answer.focus import _HEADING
 
     h = outline.at(start)
     if h < 0 or outline.starts[h] >= start:
@@ -50,7 +50,7 @@ def rank(
     """The passages of ``texts`` (pages' markdown) for ``query`` within ``budget`` (counted as
     worker.tools.fit.weight counts), best first: ``{"page": index, "offset", "length",
     "section", "text", "score"}``."""
-    from ..pages import focus, window
+    from ..pages.answer import focus, window
     from ..tools.fit import weight
     from .plain import in_code_at, plain
 

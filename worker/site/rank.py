@@ -11,7 +11,7 @@ Pure functions.  Each page is a document of fields, scored BM25 over the map's p
   ``os.rename``, ``sql-select-distinct``);
 * ``body``: the count of its words, when the map read the page.
 
-Words are worker.pages.focus's terms (first letters, CJK pairs, whole code identifiers).
+Words are worker.pages.answer.focus's terms (first letters, CJK pairs, whole code identifiers).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ _SEPARATORS = (" \u2014 ", " | ", " - ", " \u00b7 ", " :: ", " \u2013 ")
 
 
 def tokens(text: str) -> list[str]:
-    """The terms of ``text`` as worker.pages.focus makes them of a question, each as often as it occurs."""
-    from ..pages.focus import words
+    """The terms of ``text`` as worker.pages.answer.focus makes them of a question, each as often as it occurs."""
+    from ..pages.answer.focus import words
 
     return words(text)
 
@@ -104,7 +104,7 @@ def fields(page: dict[str, Any], prefix_path: str, suffix: str) -> dict[str, dic
 
 def named(query: str) -> list[str]:
     """The code names a question calls or spells out: ``zip()``, ``os.rename``, ``max_workers``."""
-    from ..pages.focus import identifiers
+    from ..pages.answer.focus import identifiers
 
     out = [m.group(1).strip(".").lower() for m in _CALL.finditer(query)]
     out += identifiers(query)
@@ -160,7 +160,7 @@ def scores(
 
 def order(pages: Sequence[dict[str, Any]], query: str, prefix_path: str = "/") -> list[tuple[int, float]]:
     """(index, score) of ``pages``, best first; pages that share no term keep map order at the end."""
-    from ..pages.focus import terms
+    from ..pages.answer.focus import terms
 
     got = scores(pages, terms(query), prefix_path, named(query))
     return sorted(enumerate(got), key=lambda kv: (-kv[1], kv[0]))

@@ -41,7 +41,7 @@ def excerpt(text: object, limit: int) -> tuple[str, bool]:
 def focused_excerpt(text: str, query: str, limit: int) -> dict[str, Any]:
     """A source's excerpt fields: the passages of ``text`` most relevant to the query, whitespace
     folded, each with its offset in the page; the page's start when none mentions it."""
-    from ..pages import focus, window
+    from ..pages.answer import focus, window
 
     view = focus.focused(text, query, limit)
     if view is None:
@@ -91,7 +91,7 @@ def _robots(request: SearchRequest, call: Call, settings: dict[str, Any]) -> Any
     """The robots.txt check when the config asks for it ("robots": true), else None."""
     if not settings.get("robots"):
         return None
-    from ..pages.robots_check import RobotsCheck
+    from ..pages.fetch.robots import RobotsCheck
 
     use_cache = not request.no_cache and settings.get("cache") is not False
     return RobotsCheck(settings.get("robotsAgent"), call.state_dir, use_cache, call)
@@ -126,7 +126,7 @@ def enrich(
         per_source = max(0.1, min(per_source, left - RESERVE_S - GRACE_S))
     wait_s = per_source + GRACE_S
     try:
-        from ..pages.download import fetch_many
+        from ..pages.pipeline import fetch_many
 
         items = _fetch_bounded(
             fetch_many,

@@ -2,7 +2,7 @@
 
 ``run_fetch`` checks the request, serves each URL from the cache when it can
 and asks the provider for the rest; the download-and-extract pipeline behind the
-local provider is worker.pages.download.
+local provider is worker.pages.pipeline.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def check_focus(focus: str | None) -> None:
 
 def check_find(find: tuple[str, ...]) -> None:
     """--find: at most MAX_TERMS texts, each with something to look for and no longer than MAX_TERM_CHARS."""
-    from ..pages.find import MAX_TERM_CHARS, MAX_TERMS
+    from ..pages.answer.find import MAX_TERM_CHARS, MAX_TERMS
 
     if len(find) > MAX_TERMS:
         raise WorkerError(
@@ -137,7 +137,7 @@ def found(items: list[dict[str, Any]], request: FetchRequest) -> list[dict[str, 
     from --start-index on, as the provider would have given it."""
     if not request.find:
         return items
-    from ..pages import find
+    from ..pages.answer import find
 
     out = []
     for item in items:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 
 from ..errors import WorkerError
-from ..pages.download import error_item
+from ..pages.read.item import error_item
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

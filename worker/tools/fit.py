@@ -102,8 +102,8 @@ def _extras(item: dict[str, Any]) -> int:
 
 def _view(item: dict[str, Any], text: str, focus: str | None, limit: int) -> dict[str, Any]:
     """The item showing at most ``limit`` characters of ``text`` (its content from start_index on)."""
-    from ..pages import focus as focus_mod
-    from ..pages import window
+    from ..pages.answer import focus as focus_mod
+    from ..pages.answer import window
 
     base = int(item.get("start_index") or 0)
     out = dict(item)
@@ -132,7 +132,7 @@ def fit_items(
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """(items cut to ``max_chars`` each and ``total`` in all, the budget's account or None).
 
-    With ``focus`` each page shows its most relevant passages (worker.pages.focus).
+    With ``focus`` each page shows its most relevant passages (worker.pages.answer.focus).
     """
     items = list(items)  # cut pages are replaced by copies: the caller's list stays as it was
     readable = [

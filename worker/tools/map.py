@@ -42,7 +42,7 @@ def robots_check(request: MapRequest | FetchRequest, settings: Mapping[str, Any]
     """The robots.txt check when the request or the config respects it, else None."""
     if not (request.respect_robots or settings.get("robots")):
         return None
-    from ..pages.robots_check import RobotsCheck
+    from ..pages.fetch.robots import RobotsCheck
 
     return RobotsCheck(
         settings.get("robotsAgent"),

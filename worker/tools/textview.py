@@ -431,7 +431,7 @@ def find_lines(item: dict[str, Any]) -> list[str]:
 
 def focused_text(item: dict[str, Any], content: str) -> str:
     """A focused page: each passage quoted under a line that says where it is and how to read on."""
-    from ..pages import focus
+    from ..pages.answer import focus
 
     start = item.get("start_index") or 0
     total = item.get("total_chars")

@@ -3,7 +3,7 @@
 Pure functions, no I/O. Heavy libraries (lxml, trafilatura, readability) are imported
 inside the functions: importing this module costs nothing. Not thread-safe: lxml and
 trafilatura keep module-level parsers, so a process extracts on one thread only
-(worker.pages.download does; ``prepare`` imports everything on that thread first).
+(worker.pages.pipeline does; ``prepare`` imports everything on that thread first).
 
 The pipeline, chosen by measurement (bench/extraction/run.py and sets.py,
 docs/PERFORMANCE.md). This module runs it; which result is kept and when another
@@ -106,7 +106,7 @@ def prepare() -> None:
 
     The import-time stand-ins of imports.py replace modules in sys.modules while
     trafilatura is being imported; no other thread may run then. Callers that go on
-    to start threads (worker.pages.download) call this first.
+    to start threads (worker.pages.pipeline) call this first.
     """
     from .imports import core, readability
 
@@ -379,8 +379,8 @@ def _longer_article(tree, url, a_text, comments):
 
 
 def _hidden(tree, result):
-    """Drop what a reader cannot see before any extractor looks (worker.pages.hidden)."""
-    from ..hidden import strip
+    """Drop what a reader cannot see before any extractor looks (worker.pages.extract.hidden)."""
+    from .hidden import strip
 
     report = strip(tree)
     result["hidden_removed_chars"] = report.chars
@@ -413,7 +413,7 @@ def _drop_code(tree):
 def _status_messages(tree):
     # within the work budget only: the search costs ~1 ms a page, 150 ms on a 5 MB one;
     # after the scripts are gone (their code holds "error" and "again": half the time)
-    from ..hidden import drop_status_messages
+    from .hidden import drop_status_messages
 
     body = tree.find(".//body")
     drop_status_messages(body if body is not None else tree)

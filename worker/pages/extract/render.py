@@ -92,7 +92,7 @@ HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 400
 
 # Not U+200B: a browser shows a zero-width space as nothing, so it joins what it sits
-# between ("ig\u200bnore" is "ignore"); worker.pages.hidden removes it from the output.
+# between ("ig\u200bnore" is "ignore"); worker.pages.extract.hidden removes it from the output.
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0]+")
 # What _walk_inline writes for a <br>: a character no text node can hold (lxml refuses NUL)
 _BR = "\x00"

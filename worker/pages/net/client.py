@@ -31,7 +31,7 @@ USER_AGENT = "websearch-worker/%s (+%s; web fetch tool for AI coding agents; one
     PROJECT_URL,
 )
 # Markdown first: a site that serves its pages as markdown saves the extraction and
-# its mistakes (worker.pages.negotiate falls back to the HTML when the markdown is no good).
+# its mistakes (worker.pages.fetch.negotiate falls back to the HTML when the markdown is no good).
 ACCEPT = "text/markdown, text/html;q=0.9, */*;q=0.8"
 HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 from . import DEFAULT_MAX_BYTES  # noqa: E402,F401  (re-exported)
@@ -43,9 +43,9 @@ CHUNK = 64 * 1024
 
 
 class Options:
-    # set by worker.pages.download for its own reading; the client ignores them
+    # set by worker.pages.pipeline for its own reading; the client ignores them
     llms_txt: bool
-    robots: Any  # worker.pages.robots_check.RobotsCheck | None
+    robots: Any  # worker.pages.fetch.robots.RobotsCheck | None
     conditional: dict[str, str] | None  # a revalidation's If-None-Match / If-Modified-Since
 
     def __init__(
@@ -88,7 +88,7 @@ class Options:
 
 
 class Response:
-    # set by worker.pages.negotiate on the response it picks, and only there
+    # set by worker.pages.fetch.negotiate on the response it picks, and only there
     source_markdown: bool
     page_url: str
     # set by worker.pages.sites.fetch on the page it read when its adapter could not answer
@@ -466,7 +466,7 @@ def download(url: str, opts: Options) -> Response:
                 )
                 # the error page rides along (not in the error's fields): a bot challenge or a
                 # login wall says so in its body, whatever the status
-                # WorkerError (worker/errors.py) knows nothing of pages: worker.pages.download reads this with getattr
+                # WorkerError (worker/errors.py) knows nothing of pages: worker.pages.pipeline reads this with getattr
                 err.response = _peek(url, current, status, headers, response, opts, conn, redirects)  # type: ignore[attr-defined]
                 raise err
             if opts.refuse is not None:

@@ -3,7 +3,7 @@
 ``complete`` is the local fetch provider's one call into rendering.  It decides
 (decide.py), and only when some item needs the browser does it take a browser
 slot, start the gate and the browser, render those pages a few at a time, and put
-each rendered DOM through worker.pages.download.build_item, the same wall,
+each rendered DOM through worker.pages.pipeline.build_item, the same wall,
 hidden-text, extraction and windowing steps as any page.  Items that need nothing
 come back as they were, at no cost beyond the check.  The browser and the gate
 end before ``complete`` returns, and with the call on every other way out
@@ -242,7 +242,7 @@ def _page_url(item: dict[str, Any], url: str) -> str:
 
 
 def _item(url: str, rendered: Any, exc: BaseException | None, spec: Spec, browser: str | None = None) -> dict[str, Any]:
-    from ..download import build_item, error_item
+    from ..read.item import build_item, error_item
 
     if exc is not None:
         if not isinstance(exc, WorkerError):

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from ..read.doc import Doc as Doc  # an adapter's answer; the adapters name it from here
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from typing import Any, Callable, Iterable, overload
+    from typing import Any, Iterable, overload
     from urllib.parse import SplitResult
 
     from ...runtime import Call
     from ..net.client import Options, Response
     from ..spec import Spec
-
-    # (text or None to keep the Doc's, format, metadata, extractor, warnings)
-    Rendered = tuple[str | None, str, dict[str, Any], str | None, list[str]]
 
 
 # host -> adapter name.  PyPI is absent on purpose: its pages live on a package
@@ -84,56 +83,6 @@ class Fallback(Exception):
     """The adapter cannot answer; the message becomes the warning on the HTML fetch."""
 
 
-class Doc:
-    """An adapter's answer, shaped like a download so fetch.build_item can take it."""
-
-    def __init__(
-        self,
-        url: str,
-        text: str,
-        fmt: str = "markdown",
-        meta: dict[str, Any] | None = None,
-        title: str | None = None,
-        extractor: str | None = None,
-        status: int = 200,
-        content_type: str = "application/json",
-        nbytes: int = 0,
-        final_url: str | None = None,
-        warnings: list[str] | None = None,
-        render: Callable[[str], Rendered] | None = None,
-        **fields: Any,
-    ):
-        self.url = url
-        self.final_url = final_url or url
-        self.status = status
-        self.content_type = content_type
-        self.body = b"\0" * 0
-        self.nbytes = nbytes
-        self.truncated = False
-        self.redirects: list[str] = []
-        self.text = text
-        self.fmt = fmt
-        self.title = title
-        self.meta = dict(meta or {})
-        self.fields = fields  # author, published, description...
-        self.extractor = extractor
-        self.warnings = list(warnings or [])
-        # render() -> (text, fmt, meta, extractor, warnings): work that must run on the
-        # calling thread (HTML extraction), done there by fetch.build_item.
-        self.render = render
-
-    def document(self, fmt: str) -> tuple[str, str, dict[str, Any], str | None, list[str]]:
-        if self.render is not None:
-            text, fmt, meta, extractor, warnings = self.render(fmt)
-            self.warnings.extend(warnings)
-            if text is not None:
-                self.text = text
-                self.fmt = fmt
-        meta = {"title": self.title}
-        meta.update(self.fields)
-        return self.text, self.fmt, meta, self.extractor, self.warnings
-
-
 class Context:
     """What an adapter may use: the guarded GET with the call's options, and its settings."""
 
@@ -171,7 +120,7 @@ class Context:
 
     def get(self, url: str, accept: str | None = None, max_bytes: int | None = None) -> Response:
         """A guarded GET; returns the client Response, 4xx/5xx included (the adapter reads them)."""
-        from ..guarded import download
+        from ..fetch.get import download
         from ..net import client
 
         trusted = tuple(
@@ -220,7 +169,7 @@ def fetch(name: str, url: str, call: Call | None, opts: Options, spec: Spec) -> 
     from importlib import import_module
 
     from ...errors import WorkerError
-    from ..guarded import download
+    from ..fetch.get import download
 
     module = import_module(__name__ + "." + name)
     ctx = Context(name, call, opts, settings_of(spec.sites, name), spec.fmt)

@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from xml.etree.ElementTree import Element
 
     from ..net.client import Response
-    from . import Context, Rendered
+    from ..read.doc import Rendered
+    from . import Context
 
 NAME = "arxiv"
 API = "https://export.arxiv.org/api"
@@ -112,7 +113,7 @@ def read(ctx: Context, url: str, parts: SplitResult) -> Doc:
                 None,
                 ["arxiv: neither an HTML version nor the PDF could be read; only the abstract is given"],
             )
-        from ..reading import document
+        from ..read.document import document
 
         try:
             body, _fmt, _meta, _ex, more = document(paper, fmt if source == "html" else "text")

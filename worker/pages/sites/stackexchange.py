@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from urllib.parse import SplitResult
 
     from ..net.client import Response
-    from . import Context, Rendered
+    from ..read.doc import Rendered
+    from . import Context
 
 NAME = "stackexchange"
 API = "https://api.stackexchange.com/2.3"

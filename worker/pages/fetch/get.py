@@ -4,19 +4,19 @@ worker's processes, content negotiation (llms.txt, a page's markdown alternate),
 cache's revalidation headers, and an HTTP error whose page is a bot wall named ``blocked``.
 
 The one per-URL network step, kept alone so a cache or per-host politeness slot can wrap
-it in one place; the fetch (download.py) and the site adapters (sites/) both call it.
+it in one place; the fetch (pipeline.py) and the site adapters (sites/) both call it.
 """
 
 from __future__ import annotations
 
-from ..errors import WorkerError
+from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Callable
 
-    from ..runtime import Call
-    from .net.client import Options, Response
+    from ...runtime import Call
+    from ..net.client import Options, Response
 
 
 def download(url: str, call: Call | None, opts: Options) -> Response:
@@ -40,8 +40,8 @@ def fetch(url: str, call: Call | None, opts: Options) -> Response:
     from urllib.parse import urlsplit
 
     # Politeness: at most ratelimit.HOST_CONCURRENCY requests to one host across all worker processes.
-    from ..state import ratelimit
-    from .net import client
+    from ...state import ratelimit
+    from ..net import client
 
     robots = getattr(opts, "robots", None)
     try:
@@ -88,7 +88,8 @@ def _wall_or(exc: WorkerError, url: str) -> WorkerError:
     page = getattr(exc, "response", None)
     if exc.code != "http_error" or page is None or not page.body:
         return exc
-    from . import content, walls
+    from ..checks import walls
+    from ..read import content
 
     try:
         html, _, _ = content.decode(page.body, page.content_type, "html")

@@ -1,20 +1,20 @@
 """The checks a downloaded HTML page goes through around extraction.
 
-``before``: a bot challenge is an error, whatever the status (worker.pages.walls).
+``before``: a bot challenge is an error, whatever the status (worker.pages.checks.walls).
 ``after``: a page with almost no text is read from its page data, reported as
-needing JavaScript, or marked ``script_built`` when it runs scripts (worker.pages.shells); a login wall or paywall marks the item as
-``blocked`` while keeping the public text (worker.pages.walls).
+needing JavaScript, or marked ``script_built`` when it runs scripts (worker.pages.checks.shells); a login wall or paywall marks the item as
+``blocked`` while keeping the public text (worker.pages.checks.walls).
 """
 
 from __future__ import annotations
 
-from ..errors import WorkerError
+from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from .net.client import Response
+    from ..net.client import Response
 
 
 def before(resp: Response, html: str) -> None:

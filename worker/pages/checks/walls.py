@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from ..errors import WorkerError
+    from ...errors import WorkerError
 
     # {"reason": "challenge" | "login" | "paywall", "vendor": a challenge's vendor or None}
     Wall = dict[str, str | None]
@@ -233,7 +233,7 @@ VENDOR_NAMES = {
 
 def blocked_error(url: str, wall: Wall, status: int) -> WorkerError:
     """The WorkerError an item carries for a wall."""
-    from ..errors import WorkerError
+    from ...errors import WorkerError
 
     vendor = wall.get("vendor")
     who = VENDOR_NAMES.get(vendor, vendor) if vendor is not None else None

@@ -1,20 +1,20 @@
 """A downloaded body read as text: an HTML page through the extractor (extract/), a PDF's
 text layer, text and markdown as served.
 
-Its own module because the fetch (download.py) and a site adapter that downloads a page
+Its own module because the item builder (item.py) and a site adapter that downloads a page
 of its own (sites/arxiv.py) both read bodies, and the adapters must not import the fetch
 that calls them.
 """
 
 from __future__ import annotations
 
-from ..errors import WorkerError
+from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from .net.client import Response
+    from ..net.client import Response
 
 EXTRACTOR_FORMATS = ("markdown", "text", "html")
 
@@ -42,8 +42,9 @@ def document(resp: Response, fmt: str) -> tuple[str, str, dict[str, Any], str | 
     decoded, codec, source = content.decode(resp.body, ctype, kind)
     meta = {"charset": codec}
     if kind == "html" and fmt in EXTRACTOR_FORMATS:
-        from . import linear, pagecheck
-        from .extract.core import extract
+        from ..checks import page as pagecheck
+        from ..extract import linear
+        from ..extract.core import extract
 
         # Invisible characters are removed from the output (build_item), not from the
         # page: over a whole page that cost a millisecond or more, and what they could

@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Callable, TypeGuard
 
-    from .net.client import Response
+    from ..net.client import Response
 
     # get(url, accept): the caller's guarded download; accept None asks for markdown first
     Get = Callable[[str, str | None], Response]
@@ -93,8 +93,8 @@ def _usable_text(resp: Response | None) -> TypeGuard[Response]:
 
 def fetch(url: str, get: Get, llms_txt: bool = False) -> Response:
     """The Response to read for ``url``: markdown when the site offers it, else the page."""
-    from ..errors import WorkerError
-    from .net.client import HTML_ACCEPT
+    from ...errors import WorkerError
+    from ..net.client import HTML_ACCEPT
 
     if llms_txt or wants_llms_txt(url):
         try:

@@ -3,8 +3,8 @@
 The local fetch provider and search enrichment use it; the fetch command
 (worker.tools.fetch) adds the cache and the answer around it. ``fetch_all`` is the
 batch, ``fetch_one`` one URL; each URL is a site adapter's answer (sites/) or the
-guarded download (guarded.py), read into text (reading.py) here or in the reading
-child (extractor_proc.py), with what to do with it in a Spec (spec.py).
+guarded download (fetch/get.py), read into an item (read/item.py) here or in the reading
+child (child/spawn.py), with what to do with it in a Spec (spec.py).
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import WorkerError, error_object
-from .guarded import download
+from ..errors import WorkerError
+from .fetch.get import download
 from .net import DEFAULT_MAX_BYTES
-from .reading import EXTRACTOR_FORMATS, document
+from .read.document import EXTRACTOR_FORMATS
+from .read.item import error_item, item_of
 from .spec import Spec
 
 TYPE_CHECKING = False
@@ -24,9 +25,9 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
     from ..runtime import Call
-    from .extractor_proc import Extractor
+    from .child.spawn import Extractor
+    from .fetch.robots import RobotsCheck
     from .net.client import Options, Response
-    from .robots_check import RobotsCheck
     from .sites import Doc
 
 # worker.pages.net.client (http.client, ssl, email), content and window (re) are
@@ -56,8 +57,8 @@ def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | D
 
 
 def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
-    from . import content
     from .net import client
+    from .read import content
 
     now = time.monotonic()
     deadline = None
@@ -80,119 +81,9 @@ def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
     return opts
 
 
-# An item's error shows the fields a reader acts on; a batch error's own extras (results...) stay out.
-ITEM_ERROR_FIELDS = (
-    "code",
-    "message",
-    "status",
-    "retry_after",
-    "reason",
-    "vendor",
-    "rule",
-    "agent",
-    "robots_url",
-    "payment_headers",
-    "payment_details",
-    "hint",
-    "retryable",
-)
-
-
-def error_item(url: str, exc: BaseException) -> dict[str, Any]:
-    if isinstance(exc, WorkerError):
-        err = exc.to_dict(ITEM_ERROR_FIELDS)
-    else:
-        err = error_object(
-            "internal",
-            "internal error: %s: %s" % (type(exc).__name__, " ".join(str(exc).split())[:200]),
-            fields=ITEM_ERROR_FIELDS,
-        )
-    return {"url": url, "ok": False, "error": err}
-
-
-def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
-    from . import window
-
-    if spec.revalidate is not None and getattr(resp, "status", None) == 304:
-        from .net import freshness
-
-        # The site confirmed the cached copy: nothing to extract (worker.tools.fetch_cache serves it).
-        headers = getattr(resp, "headers", None) or {}
-        return {"url": url, "ok": True, "not_modified": True, "status": 304, "_http": freshness.describe(headers)}
-
-    if hasattr(resp, "document"):  # a site adapter's answer (worker.pages.sites.Doc)
-        text, fmt, meta, extractor, warnings = resp.document(spec.fmt)
-    else:
-        text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
-        warnings = list(getattr(resp, "adapter_warnings", ())) + warnings
-    if fmt != "raw":
-        from .hidden import clean_text
-
-        text = clean_text(text)
-        for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
-            if isinstance(meta.get(key), str):
-                meta[key] = clean_text(meta[key])
-    piece, truncated, nxt = window.window(text, spec.start_index, spec.max_chars)
-    item = {
-        "url": url,
-        "ok": True,
-        "final_url": resp.final_url,
-        "status": resp.status,
-        "content_type": resp.content_type or None,
-        "bytes": getattr(resp, "nbytes", None) or len(resp.body),
-    }
-    for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
-        item[key] = meta.get(key)
-    item.update(
-        {
-            "format": fmt,
-            "content": piece,
-            "total_chars": len(text),
-            "start_index": min(spec.start_index, len(text)),
-            "truncated": truncated,
-            "next_start_index": nxt,
-            "outline": window.outline(text, fmt),
-            "extractor": extractor,
-            "page_type": meta.get("page_type"),
-        }
-    )
-    if meta.get("page_data"):
-        item["page_data"] = meta["page_data"]
-    if meta.get("script_built"):  # almost no text, and scripts that may build it: --render auto renders it
-        item["script_built"] = True
-    if "hidden_removed_chars" in meta:
-        item["hidden_removed_chars"] = meta["hidden_removed_chars"]
-    if meta.get("charset"):
-        item["charset"] = meta["charset"]
-    if meta.get("pages"):
-        item["pages"] = meta["pages"]
-    adapter_meta = getattr(resp, "meta", None)  # a site adapter's Doc has one
-    if adapter_meta:
-        item["meta"] = adapter_meta
-    if resp.redirects:
-        item["redirects"] = list(resp.redirects)
-    if resp.truncated:
-        item["body_truncated"] = True
-        warnings.append("the body was cut at the %d-byte cap; the text covers only its start" % len(resp.body))
-    if spec.start_index > len(text):
-        warnings.append("--start-index %d is past the end of the text (%d characters)" % (spec.start_index, len(text)))
-    if warnings:
-        item["warnings"] = warnings
-    headers = getattr(resp, "headers", None)  # a site adapter's Doc has none
-    if spec.revalidate is not None and headers is not None and getattr(resp, "url", None) == url:
-        from .net import freshness
-
-        # only the page's own response: an llms.txt or a markdown alternate has validators of its own URL
-        item["_http"] = freshness.describe(headers)
-    if meta.get("wall"):  # a login wall or paywall: an error, with the public part kept
-        err = error_item(url, meta["wall"])
-        item = dict(url=url, ok=False, error=err["error"], **{k: v for k, v in item.items() if k not in ("url", "ok")})
-    return item
-
-
 def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> dict[str, Any]:
     """One item for one URL; never raises for the URL's own failure."""
-    from .extractor_proc import Extractor
+    from .child.spawn import Extractor
 
     reader = Extractor(call)
     if spec.fmt in EXTRACTOR_FORMATS:
@@ -207,17 +98,6 @@ def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> 
         reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
 
 
-def item_of(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
-    """The item for a downloaded page, read in this process; never raises for the page's own failure
-    but MemoryError (the reading child answers it as too_large)."""
-    try:
-        return build_item(url, resp, spec)
-    except MemoryError:
-        raise
-    except Exception as exc:
-        return error_item(url, exc)
-
-
 # A text body past this is read in the child too: its cleaning and outline take seconds
 # at the 5 MB cap (a markdown file of 300,000 headings: 2.3 s).
 HEAVY_TEXT_BYTES = 1 << 20
@@ -228,7 +108,7 @@ def _heavy(resp: Response | Doc, spec: Spec) -> bool:
     extraction, PDF), or a large text to clean and outline."""
     if hasattr(resp, "document"):  # a site adapter's answer: the API's text, already bounded
         return False
-    from . import content
+    from .read import content
 
     kind = content.kind_of(resp.content_type) or content.kind_of(content.sniff(resp.body))
     if kind == "pdf" or (kind == "html" and spec.fmt in EXTRACTOR_FORMATS):
@@ -292,7 +172,7 @@ def fetch_all(
 
     Only downloads run on the pool's threads. Pages are read one after another, as
     their downloads finish: HTML, PDF and large text in the call's reading child
-    (worker.pages.extractor_proc), which is stopped at the page's deadline; the rest
+    (worker.pages.child.spawn), which is stopped at the page's deadline; the rest
     here, on the calling thread. lxml and trafilatura keep module-level parsers that
     are not safe to use from several threads at once, so when this process extracts
     (a site adapter's HTML, or no child) the libraries are imported before any pool
@@ -306,7 +186,7 @@ def fetch_all(
     """
     import queue
 
-    from .extractor_proc import Extractor
+    from .child.spawn import Extractor
 
     urls = list(urls)
     items: list[dict[str, Any] | None] = [None] * len(urls)

@@ -1,6 +1,6 @@
 """robots.txt by RFC 9309: parse the groups, pick ours, match a path.
 
-Pure functions; worker.pages.robots_check fetches and caches the file.
+Pure functions; worker.pages.fetch.robots fetches and caches the file.
 
 * The group is the one whose ``user-agent`` names our product token (case
   insensitive; every group naming it is merged), else the ``*`` groups merged,

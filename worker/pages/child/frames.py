@@ -15,8 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from .net.client import Response
-    from .spec import Spec
+    from ..net.client import Response
+    from ..spec import Spec
 
 HEADER = struct.Struct(">Q")
 _FIELDS = struct.Struct(">I")
@@ -36,8 +36,8 @@ def job(url: str, resp: Response, spec: Spec) -> bytes:
 
 
 def read_job(payload: bytes) -> tuple[str, Response, Spec]:
-    from .net.client import Response
-    from .spec import Spec
+    from ..net.client import Response
+    from ..spec import Spec
 
     n = _FIELDS.unpack_from(payload)[0]
     fields = json.loads(payload[_FIELDS.size : _FIELDS.size + n])

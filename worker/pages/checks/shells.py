@@ -193,7 +193,7 @@ def _dedupe(strings: list[str]) -> list[str]:
 
 
 def _render(strings: list[str], fmt: str) -> str:
-    from .extract.core import extract
+    from ..extract.core import extract
 
     parts: list[str] = []
     for s in strings:
@@ -204,7 +204,7 @@ def _render(strings: list[str], fmt: str) -> str:
 
             piece = "\n".join("<p>%s</p>" % escape(p.strip()) for p in s.split("\n\n") if p.strip())
         elif fmt == "markdown" and not re.search(r"(?m)^(?:#{1,6} |[-*] |\d+\. |```)", s):
-            from .extract.render import escape_line_start, md_escape
+            from ..extract.render import escape_line_start, md_escape
 
             piece = "\n\n".join(escape_line_start(md_escape(" ".join(p.split()))) for p in s.split("\n\n") if p.strip())
         else:
@@ -218,7 +218,7 @@ def read(html: str, fmt: str = "markdown") -> tuple[str, str] | None:
     """(text, source name) from a shell's page data or <noscript>, or None when it holds no prose."""
     import lxml.html
 
-    from . import linear
+    from ..extract import linear
 
     if linear.too_many_elements(html):  # no tree for such a page (linear.py); an app shell is small
         return None
@@ -235,7 +235,7 @@ def read(html: str, fmt: str = "markdown") -> tuple[str, str] | None:
     for ns in tree.iter("noscript"):
         inner = "".join(lxml.html.tostring(c, encoding="unicode") for c in ns) or (ns.text or "")
         if len(" ".join(ns.itertext()).split()) >= NOSCRIPT_WORDS or len(inner.split()) >= NOSCRIPT_WORDS:
-            from .extract.core import extract
+            from ..extract.core import extract
 
             text = extract("<html><body><article>%s</article></body></html>" % inner, fmt=fmt).get("text") or ""
             if len(text.split()) >= NOSCRIPT_WORDS and not _NEEDS_JS.search(text[:300]):

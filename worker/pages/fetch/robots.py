@@ -2,7 +2,7 @@
 
 What a fetch of ``/robots.txt`` means (RFC 9309 2.3.1):
 
-* 2xx: its rules (worker.pages.robots);
+* 2xx: its rules (worker.pages.fetch.robots_rules);
 * 4xx, or more than 5 redirects: "unavailable", no rules;
 * 5xx, a network failure or a timeout: "unreachable", everything disallowed; that
   verdict is kept ``UNREACHABLE_TTL`` seconds, then the file is asked for again.
@@ -16,13 +16,13 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import WorkerError
+from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from .net.client import Options
+    from ..net.client import Options
 
 TTL = 24 * 3600.0
 UNREACHABLE_TTL = 600.0  # RFC 9309 lets "disallow all" stand while the file is unreachable; we ask again after this
@@ -35,7 +35,7 @@ def origin_of(url: str) -> tuple[str, str, str]:
     """(origin, robots.txt URL, the path and query to match) of an http(s) URL; ValueError when it has no host."""
     from urllib.parse import urlsplit
 
-    from . import robots
+    from . import robots_rules as robots
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -51,8 +51,8 @@ def _read(robots_url: str, opts: Options) -> dict[str, Any]:
     """What fetching robots.txt said: {"state": "rules"|"unavailable"|"unreachable", "text"|"why"}."""
     import copy
 
-    from . import robots
-    from .net import client
+    from ..net import client
+    from . import robots_rules as robots
 
     one = copy.copy(opts)
     one.max_bytes = robots.MAX_BYTES
@@ -93,7 +93,7 @@ class RobotsCheck:
         self.fetched = 0  # robots.txt files downloaded in this call (the tests' and the meta's count)
 
     def _store(self, ttl: float) -> Any:
-        from ..state import cache
+        from ...state import cache
 
         return cache.Store(cache.Policy(self.directory or "", ttl=ttl), self.call)
 
@@ -124,7 +124,7 @@ class RobotsCheck:
 
     def check(self, url: str, opts: Options) -> None:
         """Return when robots.txt allows ``url``; raise the ``robots`` WorkerError when it does not."""
-        from . import robots
+        from . import robots_rules as robots
 
         try:
             origin, robots_url, path = origin_of(url)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from ..errors import WorkerError
+from ...errors import WorkerError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

@@ -1,7 +1,7 @@
 """A page's reading (decode, parse, extract, render) in a child process that can be stopped.
 
 lxml and trafilatura run native code that Python cannot interrupt, and one hostile
-page can hold it for minutes or take gigabytes. The child (worker.pages.extractor_main)
+page can hold it for minutes or take gigabytes. The child (worker.pages.child.main)
 reads the pages of a call one at a time; the parent waits for each answer until the
 page's deadline and watches the child's resident memory, and kills it when either is
 passed: that page becomes a ``timeout`` or ``too_large`` item, the child is started
@@ -18,14 +18,14 @@ import os
 import sys
 import time
 
-from ..errors import WorkerError
-from . import extractor_frames as frames
+from ...errors import WorkerError
+from . import frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
-    from ..runtime import Call
+    from ...runtime import Call
 
 # Resident memory at which a page's reading is stopped (too_large), and the child's
 # hard heap limit a little above it for a spike between two looks. With the parent's
@@ -157,7 +157,7 @@ class Extractor:
         env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
         env[PARENT_ENV] = str(os.getpid())
         # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
-        argv = [sys.executable] + (["-I"] if sys.flags.isolated else []) + ["-m", "worker.pages.extractor_main"]
+        argv = [sys.executable] + (["-I"] if sys.flags.isolated else []) + ["-m", "worker.pages.child.main"]
         if self.call is None:
             return self._spawned(argv, env)
         with self.call.spawning():

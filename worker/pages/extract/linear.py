@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
 # Start tags past which no tree is built: ~160 MB of tree, within the extraction
-# child's memory (worker.pages.extractor_proc). The 1,334 WCXB pages have at most
+# child's memory (worker.pages.child.spawn). The 1,334 WCXB pages have at most
 # 16,000 elements; 100,000 links in a list (200,000 start tags) still get a tree.
 MAX_ELEMENTS = 250000
 
@@ -52,7 +52,7 @@ def extract(html: str, fmt: str) -> dict[str, Any]:
     paragraphs = [" ".join(unescape(p).split()) for p in _PARAGRAPH_BREAK.split(text)]
     paragraphs = [p for p in paragraphs if p]
     if fmt == "markdown":
-        from .extract.render import escape_line_start, md_escape
+        from .render import escape_line_start, md_escape
 
         paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
     elif fmt == "html":

@@ -1,6 +1,6 @@
 """The extraction child: downloaded pages in on stdin, items out on stdout, one at a time.
 
-Started by worker.pages.extractor_proc as ``python [-I] -m worker.pages.extractor_main``,
+Started by worker.pages.child.spawn as ``python [-I] -m worker.pages.child.main``,
 a fresh interpreter (never a fork of the threaded parent). Parsing and extraction
 run in native code (libxml2) that Python cannot interrupt, so a page that takes too
 long or too much memory is stopped by killing this process; the parent keeps every
@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import extractor_frames as frames
-from .extractor_proc import MEMORY_ENV, PARENT_ENV
+from . import frames
+from .spawn import MEMORY_ENV, PARENT_ENV
 
 
 def _die_with_parent() -> None:
@@ -65,8 +65,8 @@ def serve() -> None:
     sys.stdout = sys.stderr
     _die_with_parent()
     _limit_memory()
-    from .download import item_of
-    from .extract.core import prepare
+    from ..extract.core import prepare
+    from ..read.item import item_of
 
     prepare()
     stdin = sys.stdin.buffer
