@@ -7,7 +7,9 @@ signal. Imported first by each entry (worker/__main__.py, hosts/mcp/__main__.py)
 
 from __future__ import annotations
 
-import _signal
+from .startup import c_module
+
+_signal = c_module("signal", "_signal", "signal")  # WEBSEARCH_WORKER_PLAIN: the public module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

@@ -10,16 +10,20 @@ from the json package, so messages and exception types are json's own.
 
 from __future__ import annotations
 
+from .startup import on
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any, Callable, Iterable
 
 try:
+    if not on("json"):  # WEBSEARCH_WORKER_PLAIN: the json package does every call
+        raise ImportError("the json trick is off")
     from _json import encode_basestring as _plain
     from _json import encode_basestring_ascii as _ascii
     from _json import make_encoder as _make_encoder
     from _json import make_scanner as _make_scanner
-except ImportError:  # pragma: no cover - CPython always has _json
+except ImportError:  # CPython always has _json: the switch is the one way here
     _make_encoder = None  # type: ignore[misc, assignment]  # no C encoder: every call goes to the json package
 
 

@@ -9,13 +9,16 @@ within milliseconds even when the work is stuck in a network call, and
 
 from __future__ import annotations
 
-import _signal as signal  # the C module: ``signal`` adds enums (and an enum import) we never use
 import os
 import sys
 import threading
 import time
 
 from . import protocol
+from .startup import c_module
+
+# the C module: ``signal`` adds enums (and an enum import) we never use (WEBSEARCH_WORKER_PLAIN: it)
+signal = c_module("signal", "_signal", "signal")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

@@ -189,8 +189,10 @@ def _import_exa() -> ModuleType:
     global mode, fallback_reason
     if "exa_py" in sys.modules:
         return sys.modules["exa_py"]
-    if os.environ.get("WEBSEARCH_EXA_PLAIN_IMPORT") or "openai" in sys.modules:
-        fallback_reason = "disabled" if os.environ.get("WEBSEARCH_EXA_PLAIN_IMPORT") else "openai already imported"
+    from ..startup import on  # WEBSEARCH_WORKER_PLAIN (or the older WEBSEARCH_EXA_PLAIN_IMPORT): exa-py as it ships
+
+    if not on("exa_import") or "openai" in sys.modules:
+        fallback_reason = "disabled" if not on("exa_import") else "openai already imported"
         return _plain()
     finder = _Finder()
     sys.meta_path.insert(0, finder)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import threading
 
+from ..startup import on
 from .backend import CONNECT_TIMEOUT_S, IO_TIMEOUT_S, MAX_CIRCUIT_WAIT, MIN_TIMEOUT_S, State, Target, Unavailable
 from .resp import Connection, RespError
 
@@ -131,6 +132,8 @@ _SHA: dict[str, str] = {}
 def _digest(name: str, data: bytes) -> str:
     """sha1/sha256 hex digest from CPython's own small modules: hashlib loads OpenSSL first (2 ms a call)."""
     try:
+        if not on("sha"):  # WEBSEARCH_WORKER_PLAIN: hashlib's
+            raise ImportError("the sha trick is off")
         if name == "sha1":
             from _sha1 import sha1 as fn
         else:

@@ -16,7 +16,9 @@ connection: refused, reset, timed out).
 
 from __future__ import annotations
 
-import _socket
+from ..startup import c_module
+
+_socket = c_module("socket", "_socket", "socket")  # the C module; socket.py wraps it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

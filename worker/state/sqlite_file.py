@@ -17,6 +17,8 @@ import os
 import threading
 import time
 
+from ..startup import on
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from sqlite3 import Connection
@@ -40,6 +42,8 @@ def driver() -> Any:
     are the C module's own classes, so nothing else differs.
     """
     try:
+        if not on("sqlite"):  # WEBSEARCH_WORKER_PLAIN: the public module
+            raise ImportError("the sqlite trick is off")
         import _sqlite3 as found
 
         found.connect, found.Error  # noqa: B018 -- present in every CPython we run on; else the public module

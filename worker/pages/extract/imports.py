@@ -11,8 +11,9 @@ the import only, by stand-ins whose attributes load the real library on first us
 (so every code path still works, it just pays then). The trafilatura package
 __init__ is not run at import; its names are filled in on first access of any
 attribute it defines. If anything about this fails, it falls back to the plain
-import. Set WEBSEARCH_WORKER_PLAIN_IMPORTS=1 to disable it; it is off, with a warning,
-on a version other than the tested one (versions.py).
+import. WEBSEARCH_WORKER_PLAIN=1 (or the older WEBSEARCH_WORKER_PLAIN_IMPORTS=1) disables
+it (worker/startup.py); it is off, with a warning, on a version other than the tested one
+(versions.py).
 
 tests/pages/test_extract.py checks that the output is identical either way.
 """
@@ -21,9 +22,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import sys
 import types
+
+from ...startup import on
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -184,7 +186,7 @@ def core() -> types.ModuleType:
         if _state["mode"] is None:
             _state["mode"] = "plain"
         return sys.modules["trafilatura.core"]
-    if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "trafilatura" in sys.modules:
+    if not on("standins") or "trafilatura" in sys.modules:
         return _plain("trafilatura.core")
     from .versions import tested
 
@@ -226,7 +228,7 @@ def readability() -> types.ModuleType:
     logging.getLogger("readability").addHandler(logging.NullHandler())
     if "readability.readability" in sys.modules:
         return sys.modules["readability.readability"]
-    if os.environ.get("WEBSEARCH_WORKER_PLAIN_IMPORTS") or "readability" in sys.modules:
+    if not on("standins") or "readability" in sys.modules:
         return importlib.import_module("readability.readability")
     from .versions import tested
 

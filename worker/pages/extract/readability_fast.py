@@ -110,9 +110,10 @@ def install_block_test(module: Any) -> bool:
     DIV_TO_P; whether it is in place."""
     from lxml import etree
 
+    from ...startup import on
     from .versions import tested
 
-    if not tested("readability-lxml"):
+    if not tested("readability-lxml") or not on("readability_fast"):
         return False
     current = getattr(module, "tostring", None)
     if current is block_start:
@@ -144,9 +145,10 @@ def _names(code: Any) -> set[str]:
 def install(module: Any) -> bool:
     """Put ``clean`` in place of ``module.clean`` (readability.readability), when that
     gives the same answers on PROBES; whether ``clean`` is in place."""
+    from ...startup import on  # WEBSEARCH_WORKER_PLAIN: readability as it ships
     from .versions import tested  # another readability-lxml than the tested one runs as it ships
 
-    if not tested("readability-lxml"):
+    if not tested("readability-lxml") or not on("readability_fast"):
         return False
     original = getattr(module, "clean", None)
     if original is clean:

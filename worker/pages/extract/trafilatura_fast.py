@@ -264,9 +264,10 @@ def install_once() -> None:
     """``install`` on trafilatura's modules, the first time only (later calls cost nothing:
     the modules trafilatura loads afterwards bind the rewritten objects by name)."""
     if not _ONCE:
+        from ...startup import on  # WEBSEARCH_WORKER_PLAIN: trafilatura as it ships
         from .versions import tested  # another trafilatura than the tested one runs as it ships
 
-        _ONCE.append(install(trafilatura_modules()) if tested("trafilatura") else 0)
+        _ONCE.append(install(trafilatura_modules()) if tested("trafilatura") and on("xpath_rewrite") else 0)
 
 
 def trafilatura_modules() -> list[ModuleType]:

@@ -1,0 +1,96 @@
+"""The start-up tricks: every place where the worker reaches past a public module to save
+time, named here, and one switch that turns them off.
+
+Every call is a fresh process, so what a call imports is part of its latency (a cached
+answer costs ~30 ms in all).  A trick is a cheaper way to the same result: a C module
+instead of the public package around it, an import put off, a library's slow routine
+replaced by one that gives the same answers.  Each one falls back to the public way
+where its own way is missing, and each can be turned off:
+
+    WEBSEARCH_WORKER_PLAIN=1            every trick off: the public modules, as they ship
+    WEBSEARCH_WORKER_PLAIN=json,socket  only these off (bench/startup/tricks.py times each)
+
+The older switches still work: ``WEBSEARCH_WORKER_PLAIN_IMPORTS`` (any value) turns off
+the import stand-ins of trafilatura and readability, ``WEBSEARCH_EXA_PLAIN_IMPORT`` the
+fast import of exa-py.  Outputs are the same either way (tests/test_plain.py runs the
+CLI both ways); docs/PERFORMANCE.md#start-up-tricks has each trick's measured saving.
+
+Standard library ``os`` only: this module is read on every call's path.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
+    from collections.abc import Mapping
+    from types import ModuleType
+
+SWITCH = "WEBSEARCH_WORKER_PLAIN"
+
+# name -> (where, what it does instead of the public way)
+TRICKS = {
+    "json": ("worker/jsonio.py", "the _json C encoder and scanner instead of the json package"),
+    "socket": ("worker/state/resp.py", "the _socket C module instead of socket (Redis state only)"),
+    "sha": ("worker/state/redis_backend.py", "_sha1 and _sha2 instead of hashlib (Redis state only)"),
+    "sqlite": ("worker/state/sqlite_file.py", "the _sqlite3 C module instead of sqlite3"),
+    "signal": ("worker/early.py, worker/runtime.py", "the _signal C module instead of signal"),
+    "gettext": ("worker/cli/parser.py", "argparse imported with a stand-in for gettext"),
+    "fast_parser": ("worker/cli/fast.py", "plain command lines read without argparse"),
+    "standins": (
+        "worker/pages/extract/imports.py",
+        "trafilatura and readability imported with stand-ins for libraries the path never calls",
+    ),
+    "exa_import": ("worker/providers/exa_import.py", "exa-py imported without openai and its other imports"),
+    "xpath_rewrite": ("worker/pages/extract/trafilatura_fast.py", "trafilatura's re:test XPaths rewritten"),
+    "readability_fast": ("worker/pages/extract/readability_fast.py", "readability's clean and tostring replaced"),
+}
+# The older switches: any value turns these tricks off.
+ALIASES = {"WEBSEARCH_WORKER_PLAIN_IMPORTS": ("standins",), "WEBSEARCH_EXA_PLAIN_IMPORT": ("exa_import",)}
+ALL = ("1", "all", "true", "yes", "on")
+
+_off: dict[int, frozenset[str]] = {}
+
+
+def off_in(environ: Mapping[str, str]) -> frozenset[str]:
+    """The tricks ``environ`` turns off (names not in TRICKS are left out)."""
+    value = (environ.get(SWITCH) or "").strip().lower()
+    if value in ALL:
+        names = set(TRICKS)
+    elif value in ("", "0", "false", "no", "off"):
+        names = set()
+    else:
+        names = {name.strip() for name in value.split(",")} & set(TRICKS)
+    for variable, tricks in ALIASES.items():
+        if environ.get(variable):
+            names.update(tricks)
+    return frozenset(names)
+
+
+def on(name: str) -> bool:
+    """Whether trick ``name`` runs in this process (read from the environment once)."""
+    off = _off.get(0)
+    if off is None:
+        off = _off[0] = off_in(os.environ)
+    return name not in off
+
+
+def forget() -> None:
+    """Read the switch again at the next ``on`` (tests that set it in-process)."""
+    _off.clear()
+
+
+def c_module(trick: str, fast: str, plain: str) -> ModuleType:
+    """The C module ``fast`` while ``trick`` is on and it imports, else the public ``plain``
+    (whose names are the same: ``_signal``/``signal``, ``_socket``/``socket``)."""
+    import sys
+
+    if on(trick):
+        try:
+            __import__(fast)
+            return sys.modules[fast]
+        except ImportError:  # another Python: the public module
+            pass
+    __import__(plain)
+    return sys.modules[plain]
