@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import UsageError
+from ..errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from types import ModuleType, SimpleNamespace
     from typing import Any, Callable, NoReturn
 
-    from .request import FetchRequest, MapRequest, SearchRequest
+    from ..request import FetchRequest, MapRequest, SearchRequest
 
 
 def _import_argparse() -> ModuleType:
@@ -116,7 +116,7 @@ MAX_CACHE_TTL = 365 * 24 * 3600
 
 
 def _positive_float(value: str, hi: float = MAX_SECONDS) -> float:
-    from . import numbers
+    from .. import numbers
 
     try:
         f = numbers.parse(value, hi=hi)
@@ -131,7 +131,7 @@ def _positive_float(value: str, hi: float = MAX_SECONDS) -> float:
 
 def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     def parse(value: str) -> int:
-        from . import numbers
+        from .. import numbers
 
         try:
             return int(numbers.parse(value, lo, hi, integer=True))  # already whole: integer=True
@@ -162,7 +162,7 @@ _source_list.items = SEARCH_SOURCES  # type: ignore[attr-defined]  # an attribut
 
 
 def _config_help() -> str:
-    from .config import help_text  # argparse is loaded already: this is --help's (or a rare argv's) path
+    from ..config import help_text  # argparse is loaded already: this is --help's (or a rare argv's) path
 
     return help_text().replace("%", "%%")  # argparse formats help with %
 
@@ -677,6 +677,6 @@ def request_of(args: argparse.Namespace | SimpleNamespace) -> SearchRequest | Fe
     TypeError, never an option quietly lost.  A search request cleans its query as
     it is built, so an empty or oversized query is an ``invalid_query`` error here.
     """
-    from .request import COMMANDS
+    from ..request import COMMANDS
 
     return COMMANDS[args.command](**{name: value for name, value in vars(args).items() if name not in CLI_ONLY})
