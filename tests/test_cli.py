@@ -99,7 +99,7 @@ TOKENS = [
 
 def _argparse_only(argv):
     try:
-        ns = cli.build_parser(only=cli._command_in(argv)).parse_args(argv)
+        ns = cli.build_parser(only=cli.command_in(argv)).parse_args(argv)
     except (UsageError, SystemExit) as exc:
         return type(exc).__name__
     return vars(ns)

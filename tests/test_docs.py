@@ -143,13 +143,13 @@ def option_problem(args):
         unknown = [a for a in args[1:] if a.startswith("--") and a.split("=")[0] not in mcp_flags()]
         return "mcp has no option %s" % unknown if unknown else None
     if "-h" in args or "--help" in args:
-        command = cli._command_in(args)
+        command = cli.command_in(args)
         return None if command or args[0] in ("-h", "--help") else "no such command: %s" % args[0]
     # Exact names only: argparse takes an abbreviation, so "--max-chars" would still parse after
     # a rename to "--max-chars-per-page", and the docs would be wrong.
-    command = cli._command_in(args)
+    command = cli.command_in(args)
     if command:
-        top, sub = cli._declared(command)
+        top, sub = cli.declared(command)
         flags = args[: args.index("--")] if "--" in args else args
         named = [a.split("=")[0] for a in flags if a.startswith("--")]
         unknown = [f for f in named if f not in sub.options and f not in top.options]

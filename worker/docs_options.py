@@ -1,4 +1,4 @@
-"""The options tables of docs/usage.md, written from the CLI's own declarations (worker/cli.py).
+"""The options tables of docs/usage.md, written from the CLI's own declarations (worker/cli/options.py).
 
     python -m worker.docs_options            # print the tables
     python -m worker.docs_options --write    # put them into docs/usage.md, between their markers
@@ -75,9 +75,9 @@ def _rows(options: dict[str, tuple[str, dict[str, Any]]], flags: list[str]) -> l
 def table(name: str) -> str:
     """The markdown of one table: ``common`` (before or after the command), ``search``, ``fetch`` or ``map``."""
     if name == "common":
-        top, _sub = cli._declared("search")
+        top, _sub = cli.declared("search")
         return "\n".join(_rows(top.options, list(top.options))) + "\n"
-    top, sub = cli._declared(name)
+    top, sub = cli.declared(name)
     own = [flag for flag in sub.options if flag not in top.options]
     groups: dict[str | None, list[str]] = {}
     for flag in own:

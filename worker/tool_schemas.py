@@ -1,7 +1,7 @@
 """The two tools a host offers a model, web_search and web_fetch, read from the CLI's declarations.
 
 A tool parameter names a worker option (``limit`` -> ``--limit``); its JSON Schema type,
-range and choices come from that option's declaration in worker/cli.py, so a value the
+range and choices come from that option's declaration in worker/cli/options.py, so a value the
 schema allows is one the CLI accepts.  What only a model needs (a description written
 for it, a narrower range such as ``limit`` 1-50, a cap on list lengths) is added here.
 The MCP host (hosts/mcp) uses ``input_schema``, ``output_schema``, ``argv`` and
@@ -153,8 +153,8 @@ def timeout_schema(default: int = TIMEOUT_DEFAULT, maximum: int = TIMEOUT_MAX) -
 
 
 def _declaration(command: str, flag: str) -> tuple[str, dict[str, Any]]:
-    """(dest, keyword arguments of its declaration) of a worker option, from worker/cli.py."""
-    top, sub = cli._declared(command)
+    """(dest, keyword arguments of its declaration) of a worker option, from worker/cli/options.py."""
+    top, sub = cli.declared(command)
     option = sub.options.get(flag) or top.options.get(flag)
     if option is None:
         raise KeyError("worker %s has no option %s" % (command, flag))
