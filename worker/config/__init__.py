@@ -23,18 +23,18 @@ from __future__ import annotations
 import os
 import sys
 
-from . import redact
-from .errors import WorkerError
-from .providers.base import ProviderSpec
-from .providers.registry import BUILTINS, FETCH_FALLBACK, KEYED, SEARCH_FALLBACK, load_class
+from .. import redact
+from ..errors import WorkerError
+from ..providers.base import ProviderSpec
+from ..providers.registry import BUILTINS, FETCH_FALLBACK, KEYED, SEARCH_FALLBACK, load_class
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Mapping
     from typing import Any
 
-    from .providers.base import Provider
-    from .request import Request
+    from ..providers.base import Provider
+    from ..request import Request
 
 ENV_PATH = "WEBSEARCH_CONFIG"
 DEFAULT_PATH = "$XDG_CONFIG_HOME/websearch-worker/config.json"  # as --help and messages name it
@@ -211,7 +211,7 @@ def help_text(here: bool = True) -> str:
 
 def read_text(path: str, explicit: bool) -> str | None:
     """The file's text, or None when it is absent and nobody named it on the command line."""
-    from .files import MAX_OPTION_FILE, TooLarge, read_capped
+    from ..files import MAX_OPTION_FILE, TooLarge, read_capped
 
     try:
         data = read_capped(path)
@@ -245,7 +245,7 @@ def read_text(path: str, explicit: bool) -> str | None:
 
 
 def parse_json(path: str, text: str) -> Any:
-    from .jsonio import loads  # json's C scanner; json itself loads only to word an error
+    from ..jsonio import loads  # json's C scanner; json itself loads only to word an error
 
     try:
         return loads(text)
@@ -264,7 +264,7 @@ def _check_setting(path: str, key: str, value: Any) -> None:
     if kind == "breaker":
         return _check_breaker(path, value)
     if kind == "render":
-        from .cli import RENDER_MODES
+        from ..cli import RENDER_MODES
 
         if value not in RENDER_MODES:
             raise _error(
@@ -284,7 +284,7 @@ def _check_setting(path: str, key: str, value: Any) -> None:
             )
         return None
     if kind == "sites":
-        from .pages import sites
+        from ..pages import sites
 
         problem = sites.check_config(value)
         if problem:
@@ -319,7 +319,7 @@ def _check_state(path: str, value: Any) -> None:
     """The "state" setting: "sqlite" or a redis:// URL that parses; messages never show its password."""
     if value == "sqlite":
         return
-    from .state.backend import parse_url
+    from ..state.backend import parse_url
 
     try:
         parse_url(value)
@@ -376,7 +376,7 @@ def _check_breaker(path: str, value: Any) -> None:
 
 def _number_ok(value: Any, lo: float | None, hi: float | None, integer: bool = False) -> bool:
     """A JSON number (not a boolean, not a string) within [lo, hi], by the one strict number reader."""
-    from . import numbers
+    from .. import numbers
 
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
@@ -675,7 +675,7 @@ def needs_key(cfg: Config, spec: ProviderSpec) -> bool:
 
 def provider_class(cfg: Config, spec: ProviderSpec) -> type[Provider]:
     """The class behind ``spec``; for "module:Class" types a failed import is a config error."""
-    from .providers.base import Provider
+    from ..providers.base import Provider
 
     if spec.type in BUILTINS:
         return load_class(spec.type)
