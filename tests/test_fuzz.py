@@ -157,7 +157,7 @@ json_value = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=12,
 )
-OPTION_KEYS = sorted(config.OPTION_RULES) + ["other"]
+OPTION_KEYS = sorted(config.schema.OPTION_RULES) + ["other"]
 entry = st.fixed_dictionaries(
     {},
     optional={

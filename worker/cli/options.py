@@ -115,7 +115,7 @@ _source_list.items = SEARCH_SOURCES  # type: ignore[attr-defined]  # an attribut
 
 
 def _config_help() -> str:
-    from ..config import help_text  # argparse is loaded already: this is --help's (or a rare argv's) path
+    from ..config.path import help_text  # argparse is loaded already: this is --help's (or a rare argv's) path
 
     return help_text().replace("%", "%%")  # argparse formats help with %
 
