@@ -34,18 +34,27 @@ else:
         """``@dataclass(frozen=True, kw_only=True)``, for these classes, without the dataclasses module.
 
         dataclasses imports inspect, ast and re: ~10 ms here, where a whole cached
-        call takes ~27 ms.  Fields are the class's annotated names (its bases' first,
-        ClassVar ones left out), each with the class attribute as its default; a list
-        given for a field is kept as a tuple, so nothing in a request changes after it
-        is built.
+        call takes ~27 ms (the ``record`` trick of worker/startup.py; with it off, the
+        classes are dataclasses).  Fields are the class's annotated names (its bases'
+        first), each with the class attribute as its default; a list given for a field
+        is kept as a tuple (Request.__post_init__), so nothing in a request changes
+        after it is built.
         """
+        from .startup import on
+
+        if not on("record"):
+            import dataclasses
+
+            cls = dataclasses.dataclass(frozen=True, kw_only=True, eq=False, repr=False)(cls)
+            cls.__record_fields__ = tuple(f.name for f in dataclasses.fields(cls))
+            return cls
         names = []
         for klass in reversed(cls.__mro__):
             annotations = klass.__dict__.get("__annotations__")
             if annotations is None:
                 annotations = getattr(klass, "__annotations__", None) or {}
-            for name, annotation in annotations.items():
-                if name not in names and not str(annotation).startswith("ClassVar"):
+            for name in annotations:
+                if name not in names:
                     names.append(name)
         defaults = {name: getattr(cls, name) for name in names if hasattr(cls, name)}
         known = frozenset(names)
@@ -62,12 +71,18 @@ else:
                     value = defaults[name]
                 else:
                     raise TypeError("%s needs %s" % (cls.__name__, name))
-                object.__setattr__(self, name, tuple(value) if isinstance(value, list) else value)
-            post = getattr(self, "__post_init__", None)
-            if post is not None:
-                post()
+                object.__setattr__(self, name, value)
+            self.__post_init__()
+
+        def __setattr__(self, name, value):
+            raise AttributeError("a %s is frozen: make a new one with replace(%s=...)" % (type(self).__name__, name))
+
+        def __delattr__(self, name):
+            raise AttributeError("a %s is frozen" % type(self).__name__)
 
         cls.__init__ = __init__
+        cls.__setattr__ = __setattr__
+        cls.__delattr__ = __delattr__
         return cls
 
 
@@ -93,7 +108,8 @@ class Request:
     """The options both commands take: where the config and the cache are, and how the call runs."""
 
     command = ""  # "search" | "fetch": a class attribute, not a field
-    __record_fields__: "ClassVar[tuple[str, ...]]" = ()  # set by @record
+    if TYPE_CHECKING:  # set by @record; not an annotation at run time, where it would be a field
+        __record_fields__: ClassVar[tuple[str, ...]] = ()
 
     config: "str | None" = None
     provider: "str | None" = None
@@ -106,11 +122,11 @@ class Request:
     cache_ttl: "int | None" = None
     cache_dir: "str | None" = None
 
-    def __setattr__(self, name, value):
-        raise AttributeError("a %s is frozen: make a new one with replace(%s=...)" % (type(self).__name__, name))
-
-    def __delattr__(self, name):
-        raise AttributeError("a %s is frozen" % type(self).__name__)
+    def __post_init__(self) -> None:
+        for name in type(self).__record_fields__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
 
     # Defining __eq__ leaves __hash__ None, as a frozen dataclass with a dict field (sites) would need.
     def __eq__(self, other):
@@ -174,7 +190,8 @@ class SearchRequest(Request):
     source_timeout: float = 6.0
     max_total_chars: "int | None" = None  # the excerpts' budget for the whole call
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        super().__post_init__()
         query = clean_query(self.query)
         object.__setattr__(self, "query", query)
         if self.queries:

@@ -38,6 +38,7 @@ TRICKS = {
     "signal": ("worker/early.py, worker/runtime.py", "the _signal C module instead of signal"),
     "gettext": ("worker/startup.py", "argparse imported with a stand-in for gettext (when the fast parser declines)"),
     "fast_parser": ("worker/cli/fast.py", "plain command lines read without argparse"),
+    "record": ("worker/request.py", "the requests' frozen classes built by hand instead of by dataclasses"),
     "standins": (
         "worker/pages/extract/imports.py",
         "trafilatura and readability imported with stand-ins for libraries the path never calls",
