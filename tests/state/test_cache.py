@@ -311,7 +311,7 @@ def _ddgs_key(monkeypatch, env, argv):
 
 def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypatch):
     """A ddgs answer in the cache: served without ddgs, primp or any socket (no proxy, no internet here)."""
-    env = worker_env(tmp_path)
+    env = worker_env(tmp_path, {"WEBSEARCH_WORKER_PLAIN": ""})  # the start-up tricks on: what is held here
     key = _ddgs_key(monkeypatch, env, ["search", "offline question"])
     s = cache.Store(cache.policy(req(), {"cacheDir": os.path.join(env["XDG_CACHE_HOME"], "websearch-worker")}))
     answer = {
@@ -357,5 +357,7 @@ def test_hit_imports_no_provider_library_and_does_no_network(tmp_path, monkeypat
     }
     assert not heavy, sorted(heavy)
     providers = {m for m in imported if m.startswith("worker.providers.")}
-    # the interface and the table of builtins only, no provider module
-    assert providers <= {"worker.providers.base", "worker.providers.registry"}, sorted(providers)
+    # the interface, the table of builtins and the routing only, no provider module
+    assert providers <= {"worker.providers.base", "worker.providers.registry", "worker.providers.choose"}, sorted(
+        providers
+    )
