@@ -15,6 +15,8 @@ from conftest import ROOT
 from worker.pages.extract import core as E
 from worker.pages.extract import decide as D
 from worker.pages.extract import parse as P
+from worker.pages.extract import stages as S
+from worker.pages.extract import thresholds as th
 from worker.pages.extract.core import extract
 
 PAGES = os.path.join(ROOT, "tests", "fixtures", "pages")
@@ -436,18 +438,18 @@ ARTICLE_PAGE = (
 
 
 @pytest.mark.parametrize(
-    "stage,target",
+    "stage,module,target",
     [
-        ("trafilatura", "_trafilatura"),
-        ("metadata", "_metadata"),
-        ("page-type", "page_type"),
+        ("trafilatura", S, "trafilatura_doc"),
+        ("metadata", S, "metadata"),
+        ("page-type", E, "page_type"),
     ],
 )
-def test_a_failing_stage_is_named_and_the_next_takes_over(monkeypatch, capsys, stage, target):
+def test_a_failing_stage_is_named_and_the_next_takes_over(monkeypatch, capsys, stage, module, target):
     def broken(*args, **kwargs):
         raise RuntimeError("stage broken on purpose")
 
-    monkeypatch.setattr(E, target, broken)
+    monkeypatch.setattr(module, target, broken)
     monkeypatch.delenv("WEBSEARCH_WORKER_DEBUG", raising=False)
     r = extract(ARTICLE_PAGE, url="https://example.com/a", fmt="text")
     named = [w for w in r["warnings"] if repr(stage) in w and "RuntimeError" in w]
@@ -460,7 +462,7 @@ def test_a_failing_stage_prints_its_traceback_in_debug_mode(monkeypatch, capsys)
     def broken(*args, **kwargs):
         raise ValueError("stage broken on purpose")
 
-    monkeypatch.setattr(E, "_trafilatura", broken)
+    monkeypatch.setattr(S, "trafilatura_doc", broken)
     monkeypatch.setenv("WEBSEARCH_WORKER_DEBUG", "1")
     r = extract(ARTICLE_PAGE, url="https://example.com/a", fmt="markdown")
     err = capsys.readouterr().err
@@ -479,9 +481,10 @@ def test_stage_warnings_reach_the_fetched_item(tmp_path):
     site.mkdir()
     (site / "sitecustomize.py").write_text(
         "import worker.pages.extract.core as E\n"
+        "import worker.pages.extract.stages as S\n"
         "def broken(*a, **k):\n"
         "    raise MemoryError('stage broken on purpose')\n"
-        "E._readability = broken\n"
+        "S.readability_root = broken\n"
         "E.doubtful = lambda tree, text: True\n"
     )
     web = FakeWeb().start()
@@ -783,7 +786,7 @@ def test_our_parser_builds_the_same_tree_as_trafilaturas_loader():
 
 
 def _regex_split(keys, texts):
-    """The regex alternation _attach_links used before (the reference its token scan must equal)."""
+    """The regex alternation attach_links used before (the reference its token scan must equal)."""
     import re
 
     pattern = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
@@ -809,18 +812,18 @@ def _regex_split(keys, texts):
 def test_link_texts_are_found_as_the_regex_found_them(keys, texts):
     from lxml import etree
 
-    from worker.pages.extract import core
+    from worker.pages.extract import links
 
     body = etree.Element("doc")
     for t in texts:
         etree.SubElement(body, "p").text = t
     anchors = {k: "https://example.org/%d" % i for i, k in enumerate(keys)}
-    core_anchors = core._anchors
-    core._anchors = lambda tree, url: anchors
+    page_anchors = links.page_anchors
+    links.page_anchors = lambda tree, url: anchors
     try:
-        core._attach_links(body, None, "https://example.org/")
+        links.attach_links(body, None, "https://example.org/")
     finally:
-        core._anchors = core_anchors
+        links.page_anchors = page_anchors
     found = [ref.text for ref in body.iter("ref")]
     assert found == [k for _, k in _regex_split(keys, texts)]
 
@@ -884,11 +887,11 @@ def test_an_article_read_short_is_asked_again_and_excerpts_of_other_pages_are_no
         for i in range(6)
     )
     tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, more))
-    found = E._longer_article(tree, "https://news.example/wall", first, True)
+    found = S.longer_article(tree, "https://news.example/wall", first, True)
     assert found is not None and "Part 5 of the work" in found[1]
     teasers = more.replace("before. </p>", "before …</p>")
     tree = lxml.html.document_fromstring("<html><body><article><p>%s</p>%s</article></body></html>" % (first, teasers))
-    assert E._longer_article(tree, "https://news.example/wall", first, True) is None
+    assert S.longer_article(tree, "https://news.example/wall", first, True) is None
 
 
 def test_how_sure_a_page_is_of_being_an_article():
@@ -1017,18 +1020,18 @@ def test_a_layout_table_reads_each_inner_text_once():
 
 @pytest.mark.parametrize("html", [p.values[1] for p in PAGE_PARAMS] + [LAYOUT_TABLE, QA_PAGE, PRODUCT_PAGE % ""])
 def test_the_region_never_holds_more_words_than_the_body(html):
-    # _page_may_hold_more skips building the region on this bound: it must hold
+    # page_may_hold_more skips building the region on this bound: it must hold
     tree = P.parse(html)
     body_words = D.words(" ".join(tree.find(".//body").itertext()))
-    assert D.words(E._region_text({"warnings": []}, E._region(tree, "https://example.com/x"))) <= body_words
+    assert D.words(E.region_text({"warnings": []}, S.region_root(tree, "https://example.com/x"))) <= body_words
 
 
 @pytest.mark.parametrize("html", [p.values[1] for p in PAGE_PARAMS] + [LAYOUT_TABLE, QA_PAGE, PRODUCT_PAGE % ""])
 def test_the_regions_text_never_holds_more_words_than_its_root(html):
     # core._extract renders no region whose bound says it cannot matter: the bound must hold
-    root = E._region(P.parse(html), "https://example.com/x")
+    root = S.region_root(P.parse(html), "https://example.com/x")
     bound = D.most_words(root)
-    assert D.words(E._region_text({"warnings": []}, root)) <= bound
+    assert D.words(E.region_text({"warnings": []}, root)) <= bound
 
 
 def test_a_paragraph_repeated_word_for_word_is_read_once_but_not_on_documentation():
@@ -1128,7 +1131,7 @@ def test_markup_after_a_stray_end_of_document_is_read_as_a_browser_reads_it():
 
 def _trafilatura_keeps(monkeypatch, n):
     """Make trafilatura keep only the first n "Paragraph ..." blocks, in every mode."""
-    real = E._trafilatura
+    real = S.trafilatura_doc
 
     def keeps_n(tree, url, precision=True, fast=True, comments=False):
         doc = real(tree, url, precision, fast, comments)
@@ -1137,7 +1140,7 @@ def _trafilatura_keeps(monkeypatch, n):
                 doc.body.remove(p)
         return doc
 
-    monkeypatch.setattr(E, "_trafilatura", keeps_n)
+    monkeypatch.setattr(S, "trafilatura_doc", keeps_n)
 
 
 def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(monkeypatch):
@@ -1497,7 +1500,7 @@ def test_a_longer_text_holds_the_article_when_it_holds_its_prose_not_its_menus()
     whole = (
         story + "\n" + "\n".join("Paragraph %d of the rest of the story, the reporter wrote it." % i for i in range(30))
     )
-    assert D.covers(whole, cut) < D.REGION_COVER  # every line counted, the menus outweigh the story
+    assert D.covers(whole, cut) < th.T.REGION_COVER  # every line counted, the menus outweigh the story
     assert D.longer_than(whole, cut)
     # the article's prose left out is not the article
     assert not D.longer_than("\n".join("Paragraph %d of another text altogether." % i for i in range(60)), cut)
@@ -1520,8 +1523,8 @@ def test_trafilaturas_fallbacks_are_asked_only_on_pages_that_mark_their_chrome(m
     # without landmarks a long region is the site's menus and teasers: it says nothing
     # of the article being cut, and the fallbacks' longer text is those
     asked = []
-    real = E._longer_article
-    monkeypatch.setattr(E, "_longer_article", lambda *a: asked.append(1) or real(*a))
+    real = S.longer_article
+    monkeypatch.setattr(S, "longer_article", lambda *a: asked.append(1) or real(*a))
     r = extract(_table_layout(landmarks), url="https://example.com/story", fmt="text")
     assert "Paragraph 5 of the story" in r["text"]
     assert bool(asked) is landmarks
@@ -1533,17 +1536,14 @@ def test_on_an_article_only_words_outside_links_say_the_page_may_hold_more():
     article = " ".join("word%d" % i for i in range(100))
     links = "".join("<li><a href='/s%d'>Another story about kettles number %d</a></li>" % (i, i) for i in range(60))
     prose = "".join("<p>Another story about kettles number %d</p>" % i for i in range(60))
-    result = {"text": article, "warnings": []}
     for sure in ("strong", "weak"):
         assert not D.page_may_hold_more(
-            P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), result, "text", sure
+            P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), article, sure
         )
-        assert D.page_may_hold_more(
-            P.parse("<html><body><p>%s</p>%s</body></html>" % (article, prose)), result, "text", sure
-        )
+        assert D.page_may_hold_more(P.parse("<html><body><p>%s</p>%s</body></html>" % (article, prose)), article, sure)
     # no evidence of an article: a list the classifier missed is links, which count
     assert D.page_may_hold_more(
-        P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), result, "text", "none"
+        P.parse("<html><body><p>%s</p><ul>%s</ul></body></html>" % (article, links)), article, "none"
     )
 
 
@@ -1559,7 +1559,7 @@ def test_the_comment_sections_furniture_is_left_out_and_an_empty_section_with_it
     # a section with no comment: its count and its notices are not what the page says
     empty = html.replace("<h3>3 Comments</h3>", "<h3>0 Comments</h3><p>Leave a Reply</p><p>Comments are closed.</p>")
     empty = re.sub(r"<div class=\"comment\">.*?</div>", "", empty)
-    seen = E._doc_text(E._trafilatura(P.parse(empty), url, True, True, True))
+    seen = S.doc_text(S.trafilatura_doc(P.parse(empty), url, True, True, True))
     assert "0 Comments" in seen and "Comments are closed" in seen  # trafilatura finds the section ...
     for fmt in ("text", "markdown"):
         text = extract(empty, url=url, fmt=fmt)["text"]
@@ -1587,11 +1587,11 @@ def test_readabilitys_answer_is_looked_at_again_when_the_page_holds_more(monkeyp
         "<html><body><table><tr><td><div class='story'>%s</div></td></tr>"
         "<tr><td><b>Elsewhere</b>%s</td></tr></table></body></html>" % ("".join("<p>%s</p>" % p for p in paras), others)
     )
-    short = E._trafilatura(P.parse("<html><body><p>%s</p><p>%s</p></body></html>" % tuple(paras[:2])), None)
-    monkeypatch.setattr(E, "_trafilatura", lambda *a, **k: __import__("copy").deepcopy(short))
+    short = S.trafilatura_doc(P.parse("<html><body><p>%s</p><p>%s</p></body></html>" % tuple(paras[:2])), None)
+    monkeypatch.setattr(S, "trafilatura_doc", lambda *a, **k: __import__("copy").deepcopy(short))
     asked = []
-    real = E._readability
-    monkeypatch.setattr(E, "_readability", lambda *a: asked.append(1) or real(*a))
+    real = S.readability_root
+    monkeypatch.setattr(S, "readability_root", lambda *a: asked.append(1) or real(*a))
     r = extract(page, url=None, fmt="text")
     assert r["extractor"] == "readability" and all(p[:30] in r["text"] for p in paras), r
     assert "note00" not in r["text"] and len(asked) == 1
@@ -1823,7 +1823,7 @@ def test_readability_reads_the_same_article_with_the_faster_div_test(monkeypatch
         tree = P.parse(html)
         monkeypatch.setattr(RF, "install_block_test", lambda module: False)
         monkeypatch.setattr(rd, "tostring", etree.tostring)
-        plain = E._readability(tree, "https://example.com/a")
+        plain = S.readability_root(tree, "https://example.com/a")
         monkeypatch.setattr(rd, "tostring", RF.block_start)
-        fast = E._readability(tree, "https://example.com/a")
+        fast = S.readability_root(tree, "https://example.com/a")
         assert (None if plain is None else etree.tostring(plain)) == (None if fast is None else etree.tostring(fast))

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from worker.pages.extract.core import extract
-from worker.pages.extract.render import escape_line_start, md_escape, render_fragment
+from worker.pages.extract.escape import escape_line_start, md_escape
+from worker.pages.extract.render import render_fragment
 
 PAGES = os.path.join(ROOT, "tests", "fixtures", "pages")
 WORD = re.compile(r"\w+")

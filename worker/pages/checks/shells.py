@@ -204,7 +204,7 @@ def _render(strings: list[str], fmt: str) -> str:
 
             piece = "\n".join("<p>%s</p>" % escape(p.strip()) for p in s.split("\n\n") if p.strip())
         elif fmt == "markdown" and not re.search(r"(?m)^(?:#{1,6} |[-*] |\d+\. |```)", s):
-            from ..extract.render import escape_line_start, md_escape
+            from ..extract.escape import escape_line_start, md_escape
 
             piece = "\n\n".join(escape_line_start(md_escape(" ".join(p.split()))) for p in s.split("\n\n") if p.strip())
         else:

@@ -30,6 +30,8 @@ the functions that use them.
 
 from __future__ import annotations
 
+from . import thresholds as th
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections import Counter
@@ -38,61 +40,11 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 
-# Decision thresholds (see module docstring); measured in bench/extraction/run.py.
-SHORT_SHINGLES = 100  # "nearly empty" primary result
-TRUNCATED_COVER = 0.95  # share of primary's shingles found in readability's
-TRUNCATED_RATIO = 0.5  # readability's share found in primary below this: primary truncated
-SUBSET_COVER = 0.97  # share of readability's shingles found in primary
-SUBSET_BAND = (0.6, 0.8)  # primary's share found in readability: extra boilerplate band
-PARAGRAPHS_OVER_ARTICLE = 2.0  # the page's <p> words over trafilatura's: ask the second opinions too
-# balanced mode's text this many times readability's (a third longer, as REGION_OVER_ARTICLE),
-# holding it: where precision mode found next to nothing, the rest is the chrome it left out
-BURY_RATIO = 1.3
-BALANCED_RATIO = 0.4  # precision's share of balanced mode's text below this: precision stopped early
-
 # Kinds read as a whole region rather than as an article (see region.py).
 REGION_KINDS = frozenset(("documentation", "forum", "listing", "collection", "service"))
 
-# The region is "nearly empty" next to trafilatura's text below this share of its words.
-REGION_MIN_SHARE = 0.5
-REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
 
-# An "article" with no evidence of being one, whose region is this many times longer
-# and holds this share of the article's words, is read as a region (see _extract): a
-# third more text around all of the article is a page's other content (a service
-# page's offers, a list's entries), not a stray sidebar. Pages that say they are
-# articles keep the article: their extra text is comments and teasers.
-REGION_OVER_ARTICLE = 1.3
-REGION_COVER = 0.8
-
-# An article with weak evidence (see page_type) is read as an index page's region when
-# that is this many times longer and the body's largest run of titled entries holds
-# this share of its words.
-INDEX_OVER_ARTICLE = 3.0
-INDEX_ENTRIES = 0.1
-
-# An "article" of fewer words than FRAGMENT_WORDS is a fragment of the page (a banner, a
-# footer's blurb, an intro) when the region is far longer: with no evidence of being an
-# article, FRAGMENT_OVER_ARTICLE times longer, whether or not the region holds it (the
-# region may have dropped it as chrome); with weak evidence, FRAGMENT_UNDER_REGION times
-# longer and holding it (the article extractor stopped at a break in the markup). Pages
-# with strong evidence keep their article: a news brief is short beside its sidebars.
-FRAGMENT_WORDS = 150
-FRAGMENT_OVER_ARTICLE = 2.0
-FRAGMENT_UNDER_REGION = 5.0
-
-# An article whose page region is this many times longer is asked for again, with
-# trafilatura's fallbacks; their text is taken when this many times longer (see _extract).
-ASK_AGAIN_RATIO = 2.0
-
-# ... and this many times, for a page that does not say clearly it is an article: its
-# extra text is more often article than comments, captions and teasers.
-ASK_AGAIN_UNSURE = 1.4
-LONGER_ARTICLE = 1.2
-TEASERS = 2
-
-
-def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure: str) -> bool:
+def page_may_hold_more(tree: HtmlElement, a_text: str, sure: str) -> bool:
     """Whether the page's region may be long enough, next to the article, for either rule
     below to apply. The body's text words are an upper bound of the region's (the
     region is part of the body, and its rendering splits no fewer words), counted at C
@@ -105,10 +57,10 @@ def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure
     body = tree.find(".//body")
     if body is None:
         return True
-    a_words = words(result["text"] if fmt == "text" else result.get("_plain", ""))
+    a_words = words(a_text)
     ratio = ask_again_ratio(sure)
     if sure == "none":
-        ratio = min(ratio, REGION_OVER_ARTICLE)
+        ratio = min(ratio, th.T.REGION_OVER_ARTICLE)
     page = words(" ".join(body.itertext()))
     if sure != "none" and page > ratio * a_words:
         page -= words(" ".join(body.xpath("descendant::a//text()")))
@@ -116,7 +68,7 @@ def page_may_hold_more(tree: HtmlElement, result: dict[str, Any], fmt: str, sure
 
 
 def ask_again_ratio(sure: str) -> float:
-    return ASK_AGAIN_RATIO if sure == "strong" else ASK_AGAIN_UNSURE
+    return th.T.ASK_AGAIN_RATIO if sure == "strong" else th.T.ASK_AGAIN_UNSURE
 
 
 def region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: str) -> bool:
@@ -131,18 +83,18 @@ def region_is_the_page(sure: str, facts: dict[str, Any], r_text: str, a_text: st
     """
     a_words = words(a_text)
     longer = words(r_text) / max(1, a_words)
-    fragment = a_words < FRAGMENT_WORDS
+    fragment = a_words < th.T.FRAGMENT_WORDS
     if sure == "none":
-        if fragment and longer > FRAGMENT_OVER_ARTICLE:
+        if fragment and longer > th.T.FRAGMENT_OVER_ARTICLE:
             return True  # a banner or a footer's blurb, not the page's content: the region may well leave it out
-        enough = longer > REGION_OVER_ARTICLE
+        enough = longer > th.T.REGION_OVER_ARTICLE
     elif sure == "weak":
-        enough = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
+        enough = longer > th.T.INDEX_OVER_ARTICLE and facts.get("entries", 0) >= th.T.INDEX_ENTRIES
     else:
         enough = False
-    if sure == "weak" and fragment and longer > FRAGMENT_UNDER_REGION:
+    if sure == "weak" and fragment and longer > th.T.FRAGMENT_UNDER_REGION:
         enough = True  # a few lines out of a long region are not its article (not for pages that say so clearly: news briefs)
-    return enough and covers(r_text, a_text) >= REGION_COVER
+    return enough and covers(r_text, a_text) >= th.T.REGION_COVER
 
 
 def keeps_comments(facts: dict[str, Any]) -> bool:
@@ -192,12 +144,12 @@ def region_can_matter(sure: str, facts: dict[str, Any], a_words: int, asks: bool
     if asks and (r_words is None or r_words > ask_again_ratio(sure) * a_words):
         return True
     longer = float("inf") if r_words is None else r_words / max(1, a_words)
-    fragment = a_words < FRAGMENT_WORDS
+    fragment = a_words < th.T.FRAGMENT_WORDS
     if sure == "none":
-        return longer > REGION_OVER_ARTICLE or (fragment and longer > FRAGMENT_OVER_ARTICLE)
+        return longer > th.T.REGION_OVER_ARTICLE or (fragment and longer > th.T.FRAGMENT_OVER_ARTICLE)
     if sure == "weak":
-        index = longer > INDEX_OVER_ARTICLE and facts.get("entries", 0) >= INDEX_ENTRIES
-        return index or (fragment and longer > FRAGMENT_UNDER_REGION)
+        index = longer > th.T.INDEX_OVER_ARTICLE and facts.get("entries", 0) >= th.T.INDEX_ENTRIES
+        return index or (fragment and longer > th.T.FRAGMENT_UNDER_REGION)
     return False
 
 
@@ -225,21 +177,12 @@ def marks_landmarks(tree: HtmlElement) -> bool:
     return any((el.get("role") or "").strip().lower() in LANDMARK_ROLES for el in tree.xpath("//*[@role]"))
 
 
-PROSE_WORDS = 30  # a paragraph this long is prose: not a menu entry, a teaser's title or a one-line comment
-
-
-# An article's prose before the posts a page's structure shows (thread.py): this many
-# words of paragraphs of PROSE_WORDS and more. A blog post's comments follow its
-# article; a forum's first post is one of the run.
-ARTICLE_BEFORE_POSTS = 100
-
-
 def posts_follow_an_article(prose_before: int) -> bool:
     """Whether the posts found by the page's structure are an article's comments: the
     region holds ARTICLE_BEFORE_POSTS words of prose before the first of them. Such a
     page is read as an article with its comments, not as the thread alone (which left
     the article out: Dragnet's blog posts, read as threads of their comments)."""
-    return prose_before >= ARTICLE_BEFORE_POSTS
+    return prose_before >= th.T.ARTICLE_BEFORE_POSTS
 
 
 def left_out_prose(r_text: str, a_text: str) -> int:
@@ -255,7 +198,7 @@ def left_out_prose(r_text: str, a_text: str) -> int:
     """
     have = {line.strip() for line in a_text.split("\n")}
     lines = [line.strip() for line in r_text.split("\n") if line.strip()]
-    kinds = ["article" if line in have else "prose" if words(line) >= PROSE_WORDS else "other" for line in lines]
+    kinds = ["article" if line in have else "prose" if words(line) >= th.T.PROSE_WORDS else "other" for line in lines]
     goes_on: set[int] = set()
     for order in (range(len(lines)), range(len(lines) - 1, -1, -1)):  # after the article, and before it
         next_to_article = False
@@ -269,26 +212,33 @@ def left_out_prose(r_text: str, a_text: str) -> int:
     return sum(words(lines[i]) for i in goes_on)
 
 
-def longer_than(text: str, a_text: str) -> bool:
-    """Whether text is LONGER_ARTICLE times a_text, holds REGION_COVER of a_text's prose
+def longer_than(text: str, a_text: str, prose: bool = True) -> bool:
+    """Whether text is LONGER_ARTICLE times a_text, holds LONGER_COVER of a_text's prose
     (its lines of PROSE_WORDS and more, or all of it when it has none), and is not a
     list of excerpts (TEASERS paragraphs cut off with an ellipsis).
 
     Prose, not every line: where precision mode stopped early on an old page, what it
     kept besides a paragraph is the menus, breadcrumbs and link lists around it, which
-    readability rightly leaves out."""
+    readability rightly leaves out. With ``prose`` False, all of a_text: trafilatura's
+    own fallbacks (core._longer_article) keep what precision mode kept, menus included."""
     cut = sum(1 for line in text.split("\n") if line.rstrip().endswith(("…", "...")))
-    prose = "\n".join(line for line in a_text.split("\n") if words(line) >= PROSE_WORDS) or a_text
-    return cut < TEASERS and words(text) > LONGER_ARTICLE * words(a_text) and covers(text, prose) >= REGION_COVER
+    held = a_text
+    if prose:
+        held = "\n".join(line for line in a_text.split("\n") if words(line) >= th.T.PROSE_WORDS) or a_text
+    return (
+        cut < th.T.TEASERS
+        and words(text) > th.T.LONGER_ARTICLE * words(a_text)
+        and covers(text, held) >= th.T.LONGER_COVER
+    )
 
 
 def buries(big: str, small: str) -> bool:
-    """Whether ``small`` is an article of its own (SHORT_SHINGLES words or more) that
-    ``big`` holds nearly whole, in a text BURY_RATIO times as long or longer. Asked when
+    """Whether ``small`` is an article of its own (BURY_WORDS words or more) that
+    ``big`` holds nearly whole (over BURY_COVER), in a text BURY_RATIO times as long or longer. Asked when
     precision mode found next to nothing: balanced mode's longer text then holds the
     menus and teasers precision mode left out (L3S-GN1's news pages: +0.004)."""
     n = words(small)
-    return n >= SHORT_SHINGLES and words(big) > BURY_RATIO * n and covers(big, small) > REGION_COVER
+    return n >= th.T.BURY_WORDS and words(big) > th.T.BURY_RATIO * n and covers(big, small) > th.T.BURY_COVER
 
 
 def cut_short(short: str, full: str) -> bool:
@@ -298,23 +248,23 @@ def cut_short(short: str, full: str) -> bool:
     if not nf or not ns:  # an empty result is not "cut short": readability answers that case
         return False
     common = sum((st & sf).values())
-    return common / ns > TRUNCATED_COVER and common / nf < BALANCED_RATIO
+    return common / ns > th.T.TRUNCATED_COVER and common / nf < th.T.BALANCED_RATIO
 
 
 def doubtful(tree: HtmlElement, t_text: str) -> bool:
     """Whether trafilatura's article may be empty or cut short: then readability is asked.
 
     readability costs as much as trafilatura; on the article benchmark it changes the
-    answer only where trafilatura kept little (under SHORT_SHINGLES words) or much
+    answer only where trafilatura kept little (under DOUBTFUL_WORDS words) or much
     less than the page's paragraphs hold.
     """
     n = words(t_text)
-    if n < SHORT_SHINGLES:
+    if n < th.T.DOUBTFUL_WORDS:
         return True
     paragraphs = 0
     for p in tree.iter("p"):
         paragraphs += len(p.text_content().split())
-        if paragraphs > PARAGRAPHS_OVER_ARTICLE * n:
+        if paragraphs > th.T.PARAGRAPHS_OVER_ARTICLE * n:
             return True
     return False
 
@@ -346,10 +296,10 @@ def tables_over_paragraphs(body: Any) -> bool:
 def holds_a_layouts_article(r_text: str, t_text: str) -> bool:
     """Whether readability's text is the article of a page whose trafilatura text is a
     table layout read whole (tables_over_paragraphs): an article of its own
-    (SHORT_SHINGLES words) and at least half of trafilatura's text, as trafilatura's
+    (LAYOUT_ARTICLE_WORDS words) and LAYOUT_ARTICLE_SHARE of trafilatura's text, as trafilatura's
     defaults require."""
     n = words(r_text)
-    return n >= SHORT_SHINGLES and 2 * n >= words(t_text)
+    return n >= th.T.LAYOUT_ARTICLE_WORDS and n >= th.T.LAYOUT_ARTICLE_SHARE * words(t_text)
 
 
 def covers(big: str, small: str) -> float:
@@ -403,7 +353,7 @@ def page_type(
     (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
     set those on every page, index pages too. Other kinds' evidence counts as strong.
     """
-    from .pagetype import WEAK_ARTICLE, add_markup, corroborate, evidence, pick, settled, url_evidence
+    from .pagetype import add_markup, corroborate, evidence, pick, settled, url_evidence
 
     facts: dict[str, Any] = {}
     score = evidence(tree, url, og_type, facts, canonical, markup=False)
@@ -416,7 +366,7 @@ def page_type(
     kind = pick(score)
     if score[kind] <= 0:
         return kind, "none", facts
-    if kind == "article" and score[kind] <= WEAK_ARTICLE:
+    if kind == "article" and score[kind] <= th.T.WEAK_ARTICLE:
         return kind, "weak", facts
     return kind, "strong", facts
 
@@ -445,10 +395,14 @@ def choose(t_text: str, r_text: str) -> str:
     common = sum((st & sr).values())
     t_in_r = common / nt
     r_in_t = common / nr
-    if nt < SHORT_SHINGLES and nr > 2 * nt:
+    if nt < th.T.SHORT_SHINGLES and nr > th.T.READABILITY_OVER_SHORT * nt:
         return "readability"
-    if t_in_r > TRUNCATED_COVER and r_in_t < TRUNCATED_RATIO:
+    if t_in_r > th.T.TRUNCATED_COVER and r_in_t < th.T.TRUNCATED_RATIO:
         return "readability"
-    if r_in_t > SUBSET_COVER and SUBSET_BAND[0] < t_in_r < SUBSET_BAND[1] and nr > 50:
+    if (
+        r_in_t > th.T.SUBSET_COVER
+        and th.T.SUBSET_BAND[0] < t_in_r < th.T.SUBSET_BAND[1]
+        and nr > th.T.SUBSET_MIN_SHINGLES
+    ):
         return "readability"
     return "trafilatura"

@@ -52,7 +52,7 @@ def extract(html: str, fmt: str) -> dict[str, Any]:
     paragraphs = [" ".join(unescape(p).split()) for p in _PARAGRAPH_BREAK.split(text)]
     paragraphs = [p for p in paragraphs if p]
     if fmt == "markdown":
-        from .render import escape_line_start, md_escape
+        from .escape import escape_line_start, md_escape
 
         paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
     elif fmt == "html":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from . import thresholds as th
 from .tree import word_count  # a light module (lxml is imported on first use): no import per element
 
 TYPE_CHECKING = False
@@ -206,11 +207,6 @@ def corroborate(score: dict[str, int], urls: dict[str, int], tree: HtmlElement |
             score[kind] += pts
 
 
-PROSE_PARAGRAPH = 30  # words: a paragraph of running text, not a caption, a card or a label
-PROSE_WORDS = 150  # words in such paragraphs: an article's body
-PROSE_SHARE = 0.4  # of the body's words: the page is that body, not a frame around it
-
-
 def reads_as_article(tree: HtmlElement) -> bool:
     """Whether the page's text is mostly paragraphs of running text, as an article's is
     (and a product's, a listing's, a forum's or a documentation index's is not)."""
@@ -220,9 +216,9 @@ def reads_as_article(tree: HtmlElement) -> bool:
     prose = 0
     for p in body.iter("p"):
         n = len("".join(x for x in p.itertext() if isinstance(x, str)).split())
-        if n >= PROSE_PARAGRAPH:
+        if n >= th.T.PROSE_PARAGRAPH:
             prose += n
-    return prose >= PROSE_WORDS and prose >= PROSE_SHARE * _words(body)
+    return prose >= th.T.ARTICLE_PROSE_WORDS and prose >= th.T.PROSE_SHARE * _words(body)
 
 
 def settled(score: dict[str, int], urls: dict[str, int] | None = None) -> bool:
@@ -233,7 +229,7 @@ def settled(score: dict[str, int], urls: dict[str, int] | None = None) -> bool:
     is weak): on most news pages, the walk of the body's runs of entries (up to 6 ms) is
     not made."""
     article = score["article"]
-    if article <= WEAK_ARTICLE:
+    if article <= th.T.WEAK_ARTICLE:
         return False
     for k in KINDS:
         if k != "article":
@@ -326,14 +322,14 @@ def runs(body: HtmlElement, grid_min: float = 0) -> tuple[dict[str, Any] | None,
             facts = _run_facts(members[0].tag, texty, total)
             if best is None or total > best["words"]:
                 best = facts
-            if facts["priced"] >= PRICED and total >= grid_min:
+            if facts["priced"] >= th.T.PRICED and total >= grid_min:
                 grid = facts
     return best, grid
 
 
 def _priced(texty: list[HtmlElement]) -> bool:
     """Whether PRICED of texty show a price (what _run_facts would say, sooner)."""
-    need = PRICED * len(texty)
+    need = th.T.PRICED * len(texty)
     seen = 0
     for i, m in enumerate(texty):
         if _PRICE.search(" ".join(m.itertext())[:2000]):
@@ -379,12 +375,6 @@ def _run_facts(tag: Any, texty: list[HtmlElement], total: int) -> dict[str, Any]
     }
 
 
-PRICED = 0.5  # share of a run's entries showing a price: a shop's cards
-GRID_SHARE = 0.25  # share of the body's words in a run of priced cards: a shop's category
-CARD_WORDS = 80  # mean words of an entry that is a card, not an article
-TITLED = 0.7  # share of a run's entries with a titled link: entries that each lead somewhere
-
-
 # The most points add_markup gives each kind (a test holds it to that)
 MARKUP_MOST = {"documentation": 2, "collection": 4, "listing": 4, "forum": 2, "product": 2}
 
@@ -410,28 +400,33 @@ def add_markup(tree: HtmlElement, score: dict[str, int], facts: dict[str, Any]) 
     buttons += " " + " ".join(b.text_content() for b in body.findall(".//button")[:50])
     cart = bool(_CART.search(buttons))
     body_words = max(1, _words(body))
-    group, grid = runs(body, GRID_SHARE * body_words)
+    group, grid = runs(body, th.T.GRID_SHARE * body_words)
     share = group["words"] / body_words if group is not None else 0
-    facts["entries"] = share if group is not None and group["titled"] >= TITLED else 0
-    if group is not None and group["priced"] < PRICED and share >= GRID_SHARE:
+    facts["entries"] = share if group is not None and group["titled"] >= th.T.TITLED else 0
+    if group is not None and group["priced"] < th.T.PRICED and share >= th.T.GRID_SHARE:
         # the largest run is not priced (a mega menu's columns, say): a grid of short,
         # priced cards that each lead to their product, a little smaller, is the page's
         # content (a buying guide's long priced reviews are not cards)
-        if grid is not None and grid["titled"] >= TITLED and grid["avg"] <= CARD_WORDS:
+        if grid is not None and grid["titled"] >= th.T.TITLED and grid["avg"] <= th.T.CARD_WORDS:
             group, share = grid, grid["words"] / body_words
-    if group is not None and share >= GRID_SHARE and group["priced"] >= PRICED:
+    if group is not None and share >= th.T.GRID_SHARE and group["priced"] >= th.T.PRICED:
         score["collection"] += 4  # a grid of priced cards: a shop's category
-    elif group is not None and share >= 0.4 and group["titled"] >= TITLED and group["avg"] <= CARD_WORDS:
+    elif (
+        group is not None
+        and share >= th.T.RUN_SHARE
+        and group["titled"] >= th.T.TITLED
+        and group["avg"] <= th.T.CARD_WORDS
+    ):
         score["listing"] += 4  # short entries that each lead somewhere by a titled link
-    elif group is not None and share >= 0.4 and group["dated"] >= 0.7 and group["avg"] >= 15:
+    elif (
+        group is not None
+        and share >= th.T.RUN_SHARE
+        and group["dated"] >= th.T.DATED
+        and group["avg"] >= th.T.POST_WORDS
+    ):
         score["forum"] += 2  # long signed and dated blocks: posts
-    if cart and not (group is not None and group["priced"] >= PRICED):
+    if cart and not (group is not None and group["priced"] >= th.T.PRICED):
         score["product"] += 2
-
-
-# Article evidence of this many points or fewer is one weak signal (its URL's shape, its
-# og:type, or a bare schema.org Article): publishing systems set those on every page.
-WEAK_ARTICLE = 3
 
 
 def pick(score: dict[str, int]) -> str:
@@ -439,7 +434,7 @@ def pick(score: dict[str, int]) -> str:
     wins, unless its evidence is weak (WEAK_ARTICLE): then the other kind names the page
     (a documentation host's pages carry a bare Article type too)."""
     best = max(KINDS, key=lambda k: (score[k], k == "article"))
-    if best == "article" and 0 < score[best] <= WEAK_ARTICLE:
+    if best == "article" and 0 < score[best] <= th.T.WEAK_ARTICLE:
         other = max((k for k in KINDS if k != "article"), key=lambda k: score[k])
         if score[other] == score[best]:
             return other

@@ -64,8 +64,9 @@ def cheap_text(tree: HtmlElement, fmt: str) -> str:
 
     from lxml import etree
 
+    from .escape import escape_line_start, md_escape
     from .region import LANDMARKS, NEVER_TEXT
-    from .render import BLOCK, escape_line_start, md_escape
+    from .render import BLOCK
 
     body = tree.find(".//body")
     if body is None:

@@ -29,6 +29,8 @@ from __future__ import annotations
 import functools
 import re
 
+from . import thresholds as th
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Callable
@@ -38,12 +40,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 # trafilatura's containers whose parts may each be a review or another product
 CONTAINERS = frozenset(("list", "table", "div", "quote", "ul", "ol", "tbody", "thead"))
-DROP_MAX = 0.9  # reviews can outweigh a description many times; all of it, never
-BLOCK_CHARS = 20  # shorter lines ("Reviews", "4.5") are as likely the product's own
-CHUNK_CHARS = 40  # a long block is compared in pieces of this many characters (no white space)
-CHUNK_SHARE = 0.75  # ... and is inside the text when this share of its pieces are
-GIBBERISH_CHARS = 60  # shorter blocks may be a list of part numbers
-GIBBERISH_SHARE = 0.6  # share of a block's word characters in letter-and-digit tokens
 _TOKEN = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -54,16 +50,9 @@ _CONSENT = re.compile(
     re.I,
 )
 PRODUCT_TYPES = ("product", "productgroup", "individualproduct")
-DESCRIPTION_WORDS = 10  # a shorter "description" is a tagline or the name again
-DESCRIPTION_SAID = 0.5  # the text holds this share of the description's words: it says it already
-BARE_WORDS = 40  # a description; shorter bare text between line breaks is labels and notes
-SPEC_ROWS = (2, 200)  # fewer is a line, not a table; more is a size chart or a price list
 _LABELLED = re.compile(r"([^:]{1,40}):\s*(\S.*)$")  # "Memory: 8 GB RAM"
 _CLOCK = re.compile(r"\d:\d\d")  # "Track 1 0:37" is a time, not a name and a value
-LIST_PAIRS_SHARE = 0.8  # share of a list's items that must read "name: value"
 HIDDEN_CLASSES = frozenset(("hide", "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only"))
-SPEC_SAID = 0.5  # the text holds this share of a table's words: it has the table already
-CHROME_WORDS_MIN = 5  # a shorter "menu" is a button or a label, whose words the product may use too
 # The page's chrome on a shop: its header, menus and footer, cookie and newsletter
 # notices, breadcrumbs, sign-in and sponsored or "similar" items. Not dialogs, modals,
 # overlays or asides: shops put the product's details and specifications in those.
@@ -76,10 +65,7 @@ nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent
 login signin sponsored advert advertisement ads promo related recommended suggested similar masthead
 """.split()
 )
-REPEAT_CHARS = 40  # a repeated block shorter than this ("Size", "Add to cart") may be a label
-LINE_REPEAT_WORDS = 3  # a line of this many words said again is a copy, not a label ("Free returns on all orders")
 LINE_TAGS = ("p", "head", "item", "row", "quote")  # trafilatura's lines: paragraphs, headings, list items, rows
-BEFORE_NAME_WORDS = 40  # what stands before the product's name is chrome when it is this short
 
 
 # What a product page carries besides the product: its reviews and ratings (review
@@ -96,7 +82,6 @@ recently viewed similar carousel disclaimer disclaimers footnote footnotes
 # Only whole blocks of some length: a star rating inside the description is left alone
 # (removing small pieces makes trafilatura pick another block as the content).
 EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", "table"))
-EXTRA_WORDS = 15
 
 
 def is_extra(el: HtmlElement) -> bool:
@@ -120,7 +105,7 @@ def extras_text(tree: HtmlElement) -> str:
     for el in tree.iter(*EXTRA_TAGS):
         if any(a in found for a in el.iterancestors()):
             continue
-        if is_extra(el) and word_count(el) >= EXTRA_WORDS and el.find(".//h1") is None:
+        if is_extra(el) and word_count(el) >= th.T.EXTRA_WORDS and el.find(".//h1") is None:
             found.append(el)
     return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
 
@@ -141,11 +126,10 @@ def forms_text(tree: HtmlElement) -> str:
     holding the page's <h1> or KEEP_SHARE of its words (a form that wraps the page, as
     ASP.NET's and some checkouts' do), and not one whose only field is a number (the
     quantity of the product's own "add to cart")."""
-    from .region import KEEP_SHARE
     from .tree import word_count
 
     body = tree.find(".//body")
-    limit = KEEP_SHARE * word_count(body if body is not None else tree)
+    limit = th.T.KEEP_SHARE * word_count(body if body is not None else tree)
     found: list[HtmlElement] = []
     for el in tree.iter("form", "dialog", "div", "section", "aside"):
         if el.tag in ("div", "section", "aside") and (el.get("role") or "").lower() not in ("dialog", "alertdialog"):
@@ -170,17 +154,17 @@ def _inside(own: str, text: str) -> bool:
     leaves out short pieces ("Verified Purchase", "Helpful") from the middle of a review."""
     if own in text:
         return True
-    if len(own) < 2 * CHUNK_CHARS:
+    if len(own) < 2 * th.T.CHUNK_CHARS:
         return False
-    chunks = [own[i : i + CHUNK_CHARS] for i in range(0, len(own) - CHUNK_CHARS + 1, CHUNK_CHARS)]
-    return sum(c in text for c in chunks) >= CHUNK_SHARE * len(chunks)
+    chunks = [own[i : i + th.T.CHUNK_CHARS] for i in range(0, len(own) - th.T.CHUNK_CHARS + 1, th.T.CHUNK_CHARS)]
+    return sum(c in text for c in chunks) >= th.T.CHUNK_SHARE * len(chunks)
 
 
 def _doomed(el: HtmlElement, text: str, out: list[HtmlElement], page: str | None) -> int:
     """Collect el, or the parts of el, whose whole text is inside text (and not also
     elsewhere in page, when given); their length."""
     own = _own(el)
-    if len(own) >= BLOCK_CHARS and _inside(own, text) and (page is None or page.count(own) <= text.count(own)):
+    if len(own) >= th.T.BLOCK_CHARS and _inside(own, text) and (page is None or page.count(own) <= text.count(own)):
         out.append(el)
         return len(own)
     if el.tag not in CONTAINERS:
@@ -188,7 +172,7 @@ def _doomed(el: HtmlElement, text: str, out: list[HtmlElement], page: str | None
     return sum(_doomed(c, text, out, page) for c in el if isinstance(c.tag, str))
 
 
-def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str | None = None) -> None:
+def drop_within(body: HtmlElement, text: str, most: float | None = None, page: str | None = None) -> None:
     """Remove the blocks of body (trafilatura's result), or the items of its lists and
     tables, whose whole text is found in text; nothing when they would be more than
     ``most`` of body's text (then the page is not the product page it seemed). With
@@ -202,7 +186,7 @@ def drop_within(body: HtmlElement, text: str, most: float = DROP_MAX, page: str 
     page = "".join(page.split()) if page is not None else None
     doomed: list[HtmlElement] = []
     gone = sum(_doomed(el, text, doomed, page) for el in body if isinstance(el.tag, str))
-    if not doomed or gone > most * len(_own(body)):
+    if not doomed or gone > (th.T.DROP_MAX if most is None else most) * len(_own(body)):
         return
     for el in doomed:
         drop(el)
@@ -216,12 +200,12 @@ def drop_repeats(body: HtmlElement) -> None:
 
     def key(el: HtmlElement) -> str | None:
         own = _own(el)
-        return own if len(own) >= REPEAT_CHARS else None
+        return own if len(own) >= th.T.REPEAT_CHARS else None
 
     drop_repeated([el for el in body if isinstance(el.tag, str)], key)
     # A shop prints its lines again for each layout, tab and variant ("Free 90-day
     # returns", "About this seller", a feature list), each too short for a block above.
-    drop_repeated_paragraphs(body, LINE_TAGS, LINE_REPEAT_WORDS)
+    drop_repeated_paragraphs(body, LINE_TAGS, th.T.LINE_REPEAT_WORDS)
 
 
 # Headings a shop puts over other products it sells: the heading, and the lists or
@@ -232,7 +216,6 @@ _OTHER_PRODUCTS = re.compile(
     r"|recommended for you|explore related)\b",
     re.I,
 )
-OTHER_HEADING_WORDS = 8  # longer is a sentence of the description that says such words
 
 
 def drop_other_products(body: HtmlElement) -> None:
@@ -248,7 +231,7 @@ def drop_other_products(body: HtmlElement) -> None:
             continue
         if el.tag == "head":
             said = " ".join(" ".join(el.itertext()).split())
-            under = len(said.split()) <= OTHER_HEADING_WORDS and bool(_OTHER_PRODUCTS.search(said))
+            under = len(said.split()) <= th.T.OTHER_PRODUCTS_HEADING_WORDS and bool(_OTHER_PRODUCTS.search(said))
         elif el.tag not in ("list", "table"):
             under = False
         if under:
@@ -321,7 +304,7 @@ def start_at_name(tree: HtmlElement, body: HtmlElement) -> None:
                 drop(before)
             return
         words += len(text.split())
-        if words > BEFORE_NAME_WORDS:
+        if words > th.T.BEFORE_NAME_WORDS:
             return
 
 
@@ -349,17 +332,16 @@ def chrome_text(tree: HtmlElement) -> str:
     """The text of the page's chrome (CHROME_TAGS, CHROME_ROLES, CHROME_PARTS), joined by
     newlines; never of a block holding the page's <h1> or KEEP_SHARE of its words (a
     template that wraps the content in its "footer" is no footer)."""
-    from .region import KEEP_SHARE
     from .tree import word_count
 
     body = tree.find(".//body")
-    limit = KEEP_SHARE * word_count(body if body is not None else tree)
+    limit = th.T.KEEP_SHARE * word_count(body if body is not None else tree)
     found: list[HtmlElement] = []
     stack = [tree]
     while stack:  # a walk that does not go below what it found: one visit per element
         el = stack.pop()
         if el.tag not in PAGE_TAGS and _chrome(el):
-            if el.find(".//h1") is None and CHROME_WORDS_MIN <= word_count(el) < limit:
+            if el.find(".//h1") is None and th.T.CHROME_WORDS_MIN <= word_count(el) < limit:
                 found.append(el)
                 continue
         stack.extend(c for c in el if isinstance(c.tag, str))
@@ -421,10 +403,10 @@ def add_description(tree: HtmlElement, body: HtmlElement) -> None:
         return
     words = Counter(re.findall(r"\w+", desc))
     n = sum(words.values())
-    if n < DESCRIPTION_WORDS:
+    if n < th.T.DESCRIPTION_WORDS:
         return
     have = Counter(re.findall(r"\w+", " ".join(body.itertext())))
-    if sum((words & have).values()) >= DESCRIPTION_SAID * n:
+    if sum((words & have).values()) >= th.T.DESCRIPTION_SAID * n:
         return
     for line in reversed(desc.splitlines()):
         p = etree.Element("p")
@@ -456,7 +438,7 @@ def add_bare_text(tree: HtmlElement, body: HtmlElement) -> None:
         bare = _bare_text(el)
         words = Counter(re.findall(r"\w+", bare))
         n = sum(words.values())
-        if n < BARE_WORDS or sum((words & have).values()) >= DESCRIPTION_SAID * n or _consent(bare):
+        if n < th.T.BARE_WORDS or sum((words & have).values()) >= th.T.DESCRIPTION_SAID * n or _consent(bare):
             continue
         if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
             continue
@@ -476,11 +458,11 @@ def _identifiers(own: str) -> bool:
     """Whether a block's text is mostly identifiers (UUIDs, hashes: tokens that mix
     letters and digits; not sizes like "39x75x16"), as when a shop scrambles its
     sponsored items' labels."""
-    if len(own) < GIBBERISH_CHARS:
+    if len(own) < th.T.GIBBERISH_CHARS:
         return False
     tokens = _TOKEN.findall(own)
     mixed = sum(len(t) for t in tokens if len(t) >= 4 and _DIGIT.search(t) and _LETTER.search(t) and not _SIZE.match(t))
-    return mixed >= GIBBERISH_SHARE * sum(len(t) for t in tokens)
+    return mixed >= th.T.GIBBERISH_SHARE * sum(len(t) for t in tokens)
 
 
 def drop_initials(body: HtmlElement) -> None:
@@ -529,7 +511,7 @@ def _pairs(el: HtmlElement) -> list[tuple[str, str]]:
     if el.tag in ("ul", "ol"):
         items = [say(li) for li in el if li.tag == "li"]
         found = [m for m in (_LABELLED.match(x) for x in items) if m and not _CLOCK.search(m.group(0))]
-        if len(found) < LIST_PAIRS_SHARE * len(items):
+        if len(found) < th.T.LIST_PAIRS_SHARE * len(items):
             return []
         return [(m.group(1).strip(), m.group(2).strip()) for m in found]
     for row in el.iter("tr"):
@@ -564,10 +546,10 @@ def add_specifications(tree: HtmlElement, body: HtmlElement) -> None:
         if _kept_out(el) or any(_kept_out(a) for a in el.iterancestors() if a.tag not in PAGE_TAGS):
             continue
         pairs = _pairs(el)
-        if not SPEC_ROWS[0] <= len(pairs) <= SPEC_ROWS[1]:
+        if not th.T.SPEC_ROWS[0] <= len(pairs) <= th.T.SPEC_ROWS[1]:
             continue
         words = Counter(re.findall(r"\w+", " ".join(n + " " + v for n, v in pairs)))
-        if sum((words & have).values()) >= SPEC_SAID * sum(words.values()):
+        if sum((words & have).values()) >= th.T.SPEC_SAID * sum(words.values()):
             continue
         table = etree.SubElement(body, "table")
         for name, value in pairs:
@@ -642,43 +624,3 @@ def add_description_text(tree: HtmlElement, body: HtmlElement) -> None:
     when the text does not say it."""
     add_bare_text(tree, body)
     add_description(tree, body)
-
-
-def add_facts(tree: HtmlElement, body: HtmlElement) -> None:
-    """Put the product's name, price and availability from its schema.org data first,
-    each only when the extracted text does not already say it."""
-    from lxml import etree
-
-    from .meta import product_facts
-
-    facts = product_facts(tree)
-    if not facts:
-        return
-    name, price, availability = facts
-    have = " ".join(" ".join(body.itertext()).split())
-    if name and name in have:
-        name = None
-    if price and price_said(price.split()[0], have):
-        price = None
-    if not name and not price:
-        return  # availability alone is not worth a line before the description
-    parts = [x for x in (name, price, availability) if x]
-    p = etree.Element("p")
-    p.text = " · ".join(parts)
-    body.insert(0, p)
-
-
-def price_said(amount: str, text: str) -> bool:
-    """Whether text states the amount ("3665.00") in any usual spelling ("3,665.00",
-    "3.665,00", "3665")."""
-    from ... import numbers
-
-    value = numbers.or_none(amount, 0, 1e15)  # a page's "1e400" or "NaN" is no amount to spell
-    if value is None:
-        return amount in text
-    spellings = {"%.2f" % value, "{:,.2f}".format(value)}
-    spellings |= {x.replace(",", " ").replace(".", ",") for x in list(spellings)}
-    spellings |= {"{:,.2f}".format(value).replace(",", "X").replace(".", ",").replace("X", ".")}
-    if value == int(value):
-        spellings |= {"%d" % value, "{:,}".format(int(value)), "{:,}".format(int(value)).replace(",", ".")}
-    return any(s in text for s in spellings)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from . import thresholds as th
 from .render import BLOCK, HEADINGS, SKIP
 
 TYPE_CHECKING = False
@@ -37,13 +38,6 @@ if TYPE_CHECKING:  # for annotations only
 
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
-NEAR = 0.9  # share of the extractor's words the page's units must hold
-MORE = 1.25  # at most this many times the extractor's words (the restored structure adds some)
-SLACK = 300  # characters of the extractor's text a unit may start after the last one's end
-LINKED = 0.8  # share of a list item's characters in links to the site: a related box or a menu
-PAIRS = 0.8  # share of a respaced unit's word pairs found in the extractor's text
-PAIR_WORDS = 6  # words a unit needs to be found by its pairs
-LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
 ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
 SECTION_HEADINGS = frozenset(("h2", "h3", "h4", "h5", "h6"))  # not h1: the page's title is not its text
 LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
@@ -119,9 +113,6 @@ def units(root: HtmlElement) -> tuple[list[tuple[Any, str, str]], set[Any]]:
     return out, holders
 
 
-CELL_WORDS = 150  # a table cell this long is a page's column, not a value
-
-
 def layout_table(el: HtmlElement) -> bool:
     """Whether a table lays out the page (a table inside it, or a cell holding a heading or
     a column's worth of text) rather than holding data."""
@@ -130,7 +121,7 @@ def layout_table(el: HtmlElement) -> bool:
     for cell in el.iter("td", "th"):
         if cell.find(".//h1") is not None or cell.find(".//h2") is not None or cell.find(".//h3") is not None:
             return True
-        if len("".join(x for x in cell.itertext() if isinstance(x, str)).split()) > CELL_WORDS:
+        if len("".join(x for x in cell.itertext() if isinstance(x, str)).split()) > th.T.CELL_WORDS:
             return True
     return False
 
@@ -175,7 +166,7 @@ def site_links(el: HtmlElement, host: str | None) -> bool:
             if not host or other != host.removeprefix("www."):
                 continue
         inside += len("".join(x for x in a.itertext() if isinstance(x, str)).strip())
-    return inside >= LINKED * total
+    return inside >= th.T.LINKED * total
 
 
 def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None) -> list[bool]:
@@ -185,19 +176,19 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
     keep = [False] * len(items)
     cursor = 0
     for i, (_, _, s) in enumerate(items):
-        at = flat.find(s, cursor, cursor + SLACK + len(s))
-        if at < 0 and len(s) >= LONG:
+        at = flat.find(s, cursor, cursor + th.T.SLACK + len(s))
+        if at < 0 and len(s) >= th.T.LONG:
             at = flat.find(s, cursor)
         if at >= 0:
             keep[i] = True
             cursor = at + len(s)
             continue
-        if s.count(" ") < PAIR_WORDS - 1:
+        if s.count(" ") < th.T.PAIR_WORDS - 1:
             continue  # too short to be told from the same words elsewhere
         words = _WORD.findall(s.lower())
-        if len(words) >= PAIR_WORDS:
+        if len(words) >= th.T.PAIR_WORDS:
             mine = _pairs(words)
-            keep[i] = len(mine & pairs) >= PAIRS * len(mine)
+            keep[i] = len(mine & pairs) >= th.T.PAIRS * len(mine)
     # step 3: structure between two kept units
     i = 0
     while i < len(items):
@@ -275,15 +266,10 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
                 el.tag = lis[0].tag = "div"
 
 
-PROBE = 24  # characters of a line of the extractor's text looked for in the page's text nodes
-PROBE_LINE = 25  # a line this long, at least, is one to look for (short ones repeat in menus)
-PROBES = 3  # lines tried from either end
-
-
 def _found(body: HtmlElement, lines: list[str]) -> Any:
     """The element whose own text holds the first of lines that one text node holds."""
-    for line in lines[:PROBES]:
-        hits = body.xpath("descendant::text()[contains(., $p)]", p=line[:PROBE])
+    for line in lines[: th.T.PROBES]:
+        hits = body.xpath("descendant::text()[contains(., $p)]", p=line[: th.T.PROBE])
         if len(hits) == 1:
             return hits[0].getparent()
     return None
@@ -294,7 +280,7 @@ def span(body: HtmlElement, text: str) -> HtmlElement:
     both its first and its last long line (found by libxml2 in the text nodes), or body.
     Everything the extractor kept lies between the two, so the units outside are not read."""
     lines = [" ".join(x.split()) for x in text.split("\n")]
-    lines = [x for x in lines if len(x) >= PROBE_LINE]
+    lines = [x for x in lines if len(x) >= th.T.PROBE_LINE]
     first = _found(body, lines)
     last = _found(body, lines[::-1]) if first is not None else None
     if first is None or last is None:
@@ -311,7 +297,7 @@ def span(body: HtmlElement, text: str) -> HtmlElement:
     node = up if up is not None and node is not body else node
     # the two lines may both stand in a summary or a table of contents as well: the span
     # must hold (nearly) as much text as the extractor's
-    if len("".join(_text(node).split())) < NEAR * len("".join(text.split())):
+    if len("".join(_text(node).split())) < th.T.NEAR * len("".join(text.split())):
         return body
     return node
 
@@ -346,11 +332,11 @@ def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | Non
     # what render gives of it, up to white space)
     have = _WORD.findall(" ".join(s for (_, _, s), k in zip(items, keep) if k))
     want = _WORD.findall(text)
-    if not want or len(have) > MORE * len(want):
+    if not want or len(have) > th.T.MORE * len(want):
         return None
     from collections import Counter
 
-    if sum((Counter(have) & Counter(want)).values()) < NEAR * len(want):
+    if sum((Counter(have) & Counter(want)).values()) < th.T.NEAR * len(want):
         return None
     prune(root, items, keep, holders)
     from .region import absolute_links

@@ -27,6 +27,7 @@ import itertools
 import math
 import re
 
+from . import thresholds as th
 from .tree import drop, word_count, words_over
 
 TYPE_CHECKING = False
@@ -87,15 +88,6 @@ _NAME_PARTS = re.compile(r"[-_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"\w+")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-# A chrome-looking element is kept when it holds this share of the region's text or more.
-KEEP_SHARE = 0.35
-# A <main> that holds less than this share of the body's text is a wrapper around a
-# fragment (a hero, a search box): the body is the better region.
-MAIN_SHARE = 0.25
-NOSCRIPT_WORDS = 30
-MODAL_SHARE = 0.5
-MENU_LINK_WORDS = 4
-LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
 
 
 def class_parts(name: str, camel: bool = False) -> list[str]:
@@ -161,12 +153,12 @@ def strip_never_text(root: HtmlElement) -> None:
     # Some sites (Discourse, for one) serve their whole content to non-script readers
     # inside <noscript>: a large one is content; small ones are pixels and "enable JS".
     for el in list(root.iter("noscript")):
-        if word_count(el) >= NOSCRIPT_WORDS:
+        if word_count(el) >= th.T.NOSCRIPT_WORDS:
             el.tag = "div"
     etree.strip_elements(root, *NEVER_TEXT, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     # an anti-flicker style on a wrapper of the whole page is not "hidden from a reader"
     total = word_count(root)
-    limit = KEEP_SHARE * total
+    limit = th.T.KEEP_SHARE * total
     # only elements with a style can be hidden by it: libxml2 finds them, not a Python walk
     for el in [e for e in root.xpath("descendant-or-self::*[@style]") if hidden(e)]:
         if el.getparent() is not None and word_count(el) < limit:
@@ -175,7 +167,7 @@ def strip_never_text(root: HtmlElement) -> None:
     # policy, a size guide, a newsletter form. Shops put whole legal texts in them, inside
     # the footer, so they may outweigh the page; only one holding most of it is kept.
     for el in root.xpath(".//*[@aria-modal='true']"):
-        if el.getparent() is not None and word_count(el) < MODAL_SHARE * total:
+        if el.getparent() is not None and word_count(el) < th.T.MODAL_SHARE * total:
             drop(el)
 
 
@@ -228,7 +220,7 @@ def _is_menu(el: HtmlElement) -> bool:
         if not links:
             return False
         link_words = sum(word_count(a) for a in links)
-        if link_words < words or link_words > MENU_LINK_WORDS * len(links):
+        if link_words < words or link_words > th.T.MENU_LINK_WORDS * len(links):
             return False
     return True
 
@@ -245,7 +237,7 @@ def _is_link_bar(el: HtmlElement) -> bool:
     # and stops at the third
     if next(itertools.islice(el.iterdescendants("a"), 2, None), None) is None:
         return False
-    if words_over(el, LINK_BAR_WORDS):
+    if words_over(el, th.T.LINK_BAR_WORDS):
         return False
     words = word_count(el)
     if not words:
@@ -253,13 +245,13 @@ def _is_link_bar(el: HtmlElement) -> bool:
     links = el.findall(".//a")
     tokens = _tokens(el.text_content())  # separators ("/", "|", "·") are not words
     link_tokens = sum(_tokens(a.text_content()) for a in links)
-    return link_tokens >= tokens and link_tokens <= MENU_LINK_WORDS * len(links)
+    return link_tokens >= tokens and link_tokens <= th.T.MENU_LINK_WORDS * len(links)
 
 
 def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
     """Remove landmarks, chrome-named elements and menus below root (not root itself)."""
     total = total if total is not None else max(1, word_count(root))
-    most = math.ceil(KEEP_SHARE * total) - 1  # an element of more words than this is kept, whatever its name
+    most = math.ceil(th.T.KEEP_SHARE * total) - 1  # an element of more words than this is kept, whatever its name
     doomed: list[HtmlElement] = []
     # What is inside a doomed element goes with it: the walk skips to the node after it
     # (a nav's or a footer's menus and link bars are not looked at one by one).
@@ -302,16 +294,10 @@ def _after(el: HtmlElement, root: HtmlElement) -> HtmlElement | None:
     return None
 
 
-# A landmark (nav, header, footer, aside, or their roles) this much link text is the
-# site's menus, however long (a documentation sidebar, a mega footer) ...
-NAV_LINK_SHARE = 0.8
-NAV_MOST = 0.8  # ... unless it is nearly the whole region (a sitemap, an index page)
-
-
 def _all_links(el: HtmlElement, total: int) -> bool:
-    if _tokens(el.text_content()) >= NAV_MOST * total:
+    if _tokens(el.text_content()) >= th.T.NAV_MOST * total:
         return False
-    return _link_share(el) >= NAV_LINK_SHARE
+    return _link_share(el) >= th.T.NAV_LINK_SHARE
 
 
 def _link_share(el: HtmlElement) -> float:
@@ -334,13 +320,12 @@ OTHER_CONTENT_HEADING = re.compile(
     r"share this( \w+)?|share)",
     re.I,
 )
-OTHER_HEADING_WORDS = 8
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 def _announces_other_content(h: HtmlElement) -> bool:
     text = " ".join(_WORD.findall(h.text_content()))
-    return 0 < len(text.split()) <= OTHER_HEADING_WORDS and OTHER_CONTENT_HEADING.fullmatch(text) is not None
+    return 0 < len(text.split()) <= th.T.OTHER_HEADING_WORDS and OTHER_CONTENT_HEADING.fullmatch(text) is not None
 
 
 def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
@@ -349,7 +334,7 @@ def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
     else the heading and its following siblings up to the next heading of its rank
     or higher. Never a section holding KEEP_SHARE of root's words."""
     total = total if total is not None else max(1, word_count(root))
-    limit = KEEP_SHARE * total
+    limit = th.T.KEEP_SHARE * total
     for h in [h for h in root.iter(*HEADINGS) if _announces_other_content(h)]:
         if not any(a is root for a in h.iterancestors()):
             continue  # already removed with an earlier section
@@ -375,13 +360,6 @@ def prune_other_content(root: HtmlElement, total: int | None = None) -> None:
                 drop(d)
 
 
-# A paragraph of this many words or more that says word for word what an earlier one
-# said is a copy: the same text for another screen size, a carousel's clone, a quote of
-# a post the thread already shows. A reader reads it once. Only in a region: an article
-# repeats on purpose (the same question put to every interviewee, the same meal on
-# several days of a plan), and so does documentation (a parameter described for every
-# call).
-REPEAT_WORDS = 12
 REGION_PARAGRAPHS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "div", "section")
 
 
@@ -402,7 +380,7 @@ def drop_repeated(elements: Iterable[HtmlElement], key: Callable[[HtmlElement], 
 
 
 def drop_repeated_paragraphs(
-    root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS, least: int = REPEAT_WORDS
+    root: HtmlElement, tags: tuple[str, ...] = REGION_PARAGRAPHS, least: int | None = None
 ) -> None:
     """Remove from root each innermost paragraph (one of tags) whose text repeats an
     earlier one's (``least`` words or more); never inside code."""
@@ -416,18 +394,11 @@ def drop_repeated_paragraphs(
         if code and next((a for a in el.iterancestors() if a.tag in ("pre", "code")), None) is not None:
             return None
         words = "".join(el.itertext()).split()  # joined only when long enough to compare
-        return " ".join(words) if len(words) >= least else None
+        return " ".join(words) if len(words) >= (th.T.REPEAT_WORDS if least is None else least) else None
 
     drop_repeated(list(root.iter(*tags)), key)
 
 
-# Documentation generators (DocBook, many static-site themes) put the page's text in an
-# element they name as the content ("docContent", "body-content") inside the site's
-# header, version picker and search, with no <main>. Such an element holding a
-# majority of the page's words is the region; the innermost of them, since wrappers
-# ("pgContentWrap") take the site's chrome in too. Only on documentation: on a forum
-# the innermost "content" is one post, on a shop a consent dialog's or a footer's.
-CONTENT_SHARE = 0.5
 _CONTENT_NAMED = (
     ".//*[contains(translate(@class, 'CONTENT', 'content'), 'content')"
     " or contains(translate(@id, 'CONTENT', 'content'), 'content')]"
@@ -442,9 +413,12 @@ def _named_content(body: HtmlElement, total: int) -> HtmlElement | None:
     found = None
     for el in body.xpath(_CONTENT_NAMED):  # in document order: nested candidates come later
         names = ((el.get("class") or "") + " " + (el.get("id") or "")).split()
-        if not any("content" in class_parts(n, camel=True) for n in names) or word_count(el) < CONTENT_SHARE * total:
+        if (
+            not any("content" in class_parts(n, camel=True) for n in names)
+            or word_count(el) < th.T.CONTENT_SHARE * total
+        ):
             continue
-        if chrome_named(el) or _link_share(el) >= NAV_LINK_SHARE:
+        if chrome_named(el) or _link_share(el) >= th.T.NAV_LINK_SHARE:
             continue
         if any(a.tag in LANDMARKS or (a.get("role") or "").lower() in LANDMARK_ROLES for a in el.iterancestors()):
             continue
@@ -472,7 +446,7 @@ def main_region(
         return None
     root = body
     for cand in body.xpath(".//main | .//*[@role='main']"):
-        if word_count(cand) >= MAIN_SHARE * total:
+        if word_count(cand) >= th.T.MAIN_SHARE * total:
             root = cand
             break
     if root is body and document:
@@ -498,7 +472,6 @@ PAGE_FOOTER_LINE = re.compile(
     r"report (an|a) (issue|problem) with this page)",
     re.I,
 )
-PAGE_FOOTER_WORDS = 60
 _BLOCKS = frozenset(("p", "div", "li", "section", "footer", "dd", "dt", "td", "h1", "h2", "h3", "h4", "h5", "h6"))
 
 
@@ -511,7 +484,7 @@ def drop_page_footer(root: HtmlElement) -> None:
         text = " ".join(el.text_content().split())
         if not text:
             continue
-        if len(text.split()) > PAGE_FOOTER_WORDS or not PAGE_FOOTER_LINE.match(text):
+        if len(text.split()) > th.T.PAGE_FOOTER_WORDS or not PAGE_FOOTER_LINE.match(text):
             break
         drop(el)
 
@@ -549,123 +522,6 @@ def absolute_links(root: HtmlElement, url: str | None) -> None:
             a.attrib.pop("href", None)
 
 
-# schema.org properties that hold a post's own text (Discourse, XenForo, Stack Exchange,
-# phpBB themes and most forum software mark their posts up this way)
-POST_TEXT_PROPS = ("text", "articleBody", "commentText")
-POSTS_MIN_SHARE = 0.3  # the marked posts must hold this share of the region's words
-
-
-def posts(
-    root: HtmlElement,
-) -> tuple[HtmlElement | None, list[tuple[HtmlElement, str | None, str | None, bool]]] | None:
-    """The thread in root as (title element or None, [(post element, author, date, accepted)]),
-    from the posts' schema.org markup, or None when the page does not mark its posts."""
-    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
-    top = [el for el in marked if not any(a in marked for a in el.iterancestors())]
-    if len(top) < 2:
-        return None
-    words = sum(word_count(el) for el in top)
-    if words < POSTS_MIN_SHARE * max(1, word_count(root)):
-        return None
-    out: list[tuple[HtmlElement, str | None, str | None, bool]] = []
-    for el in top:
-        scopes = [a for a in el.iterancestors() if a.get("itemscope") is not None]
-        scope = scopes[0] if scopes else None
-        if len(scopes) > 1 and _is_qa_comment(scopes[0], scopes[1]):
-            continue
-        author = date = None
-        accepted = False
-        if scope is not None:
-            accepted = scope.get("itemprop") == "acceptedAnswer"
-            for node in scope.iter():
-                if not isinstance(node.tag, str) or node is el or any(a is el for a in node.iterancestors()):
-                    continue
-                prop = node.get("itemprop")
-                if prop == "author" and author is None:
-                    # its name, else its first link (a Q&A site's author block also
-                    # holds reputation and badges)
-                    name = node.find(".//*[@itemprop='name']")
-                    if name is None:
-                        name = node.find(".//a")
-                    src = name if name is not None and word_count(name) else node
-                    author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
-                elif prop in ("datePublished", "dateCreated") and date is None:
-                    # as the page shows it ("Mar 4, 2021"), else the machine-readable form
-                    shown = " ".join("".join(node.itertext()).split())
-                    if not any(c.isdigit() for c in shown):
-                        shown = ""
-                    date = shown or node.get("datetime") or node.get("content")
-        out.append((el, author, date or None, accepted))
-    # the thread's title, not a heading inside a post
-    title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
-    return title, out
-
-
-def _itemtype(el: HtmlElement) -> str:
-    return (el.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
-
-
-def _is_qa_comment(scope: HtmlElement, outer: HtmlElement) -> bool:
-    """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
-    not a post of the thread). A forum's replies are comments on the thread's first
-    post (DiscussionForumPosting): those are posts."""
-    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") and _itemtype(outer) in (
-        "Question",
-        "Answer",
-    )
-
-
-def thread_root(root: HtmlElement) -> HtmlElement | None:
-    """A new element holding the thread: its title, then each post under a line naming its
-    author and date (and "accepted answer"), or None (see posts). Posts the markup leaves
-    out (an opening post not marked up as the replies are) come from the page's
-    structure (thread.unmarked_posts), in the page's order."""
-    import copy
-
-    from lxml import etree
-
-    from .thread import post_copy, unmarked_posts
-
-    found = posts(root)
-    if found is None:
-        return None
-    title, items = found
-    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
-    extra = unmarked_posts(root, marked)
-    order = {el: i for i, el in enumerate(root.iter())} if extra else {}
-    entries: list[tuple[int, HtmlElement, list[str], bool]] = []
-    for el, author, date, accepted in items:
-        meta = [x for x in (author, date[:10] if date and len(date) >= 10 and date[4:5] == "-" else date) if x]
-        if accepted:
-            meta.append("accepted answer")
-        entries.append((order.get(el, 0), el, meta, False))
-    for member, body, author, date in extra:
-        entries.append((order[member], body, [x for x in (author, date) if x], True))
-    entries.sort(key=lambda e: e[0])  # stable: without extra posts, the markup's order
-    out = etree.Element("div")
-    if title is not None:
-        out.append(copy.deepcopy(title))
-        out[-1].tail = None
-    for _, el, meta, by_structure in entries:  # each post's copy without its signature and buttons
-        if meta:
-            p = etree.SubElement(out, "p")
-            b = etree.SubElement(p, "strong")
-            b.text = " · ".join(meta)
-        post = post_copy(el)
-        if not by_structure:
-            post.tag = "div"
-        out.append(post)
-    return out
-
-
-# Listings and collections: entries are runs of alike siblings (same tag and first
-# class), as in pagetype.repeated_group; each becomes one line: its title,
-# linked, then its other lines (description, price, date) once each. Lines that every
-# card repeats ("Select size", "Full-time") stay: telling a button's label from a job's
-# terms is guesswork, and the benchmark scores both ways the same.
-ENTRY_MIN = 4
-ENTRY_MAX_WORDS = 120  # longer blocks are sections, not entries
-CARD_LINK_SHARE = 0.6  # a link holding this share of an entry's words is the whole card
 ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table
 
 
@@ -675,7 +531,7 @@ def _alike_runs(root: HtmlElement) -> list[list[HtmlElement]]:
     runs: list[list[HtmlElement]] = []
     taken: set[HtmlElement] = set()
     for parent in root.iter():
-        if not isinstance(parent.tag, str) or len(parent) < ENTRY_MIN or parent in taken:
+        if not isinstance(parent.tag, str) or len(parent) < th.T.ENTRY_MIN or parent in taken:
             continue
         groups: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
@@ -683,8 +539,8 @@ def _alike_runs(root: HtmlElement) -> list[list[HtmlElement]]:
                 cls = (child.get("class") or "").split()
                 groups.setdefault((child.tag, cls[0] if cls else ""), []).append(child)
         for members in groups.values():
-            texty = [m for m in members if 2 <= word_count(m) <= ENTRY_MAX_WORDS and not _has_parts(m)]
-            if len(texty) < ENTRY_MIN or len(texty) < 0.8 * len(members):
+            texty = [m for m in members if 2 <= word_count(m) <= th.T.ENTRY_MAX_WORDS and not _has_parts(m)]
+            if len(texty) < th.T.ENTRY_MIN or len(texty) < th.T.ENTRY_SHARE * len(members):
                 continue
             runs.append(texty)
             for m in texty:
@@ -718,7 +574,7 @@ def _entry_title(el: HtmlElement, pieces: list[str]) -> tuple[str | None, str | 
     if not links:
         return None, None
     a = max(links, key=word_count)
-    if pieces and word_count(a) > CARD_LINK_SHARE * word_count(el):
+    if pieces and word_count(a) > th.T.CARD_LINK_SHARE * word_count(el):
         return pieces[0], a.get("href")
     return " ".join("".join(a.itertext()).split()), a.get("href")
 

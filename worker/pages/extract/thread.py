@@ -1,4 +1,5 @@
-"""A forum thread's posts found by the page's structure, for threads without schema.org markup.
+"""A forum thread's posts: from their schema.org markup (``thread_root``), else found by
+the page's structure (``thread_by_structure``).
 
 Forum software builds a thread as a run of alike blocks, one per post: siblings with
 the same tag and first class (phpBB's ``div.post``, XenForo's ``article.message``,
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from . import thresholds as th
 from .tree import drop, word_count
 
 TYPE_CHECKING = False
@@ -28,15 +30,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 # Tags a post is built as (a table row too: older boards lay each message out in one).
 POST_TAGS = frozenset(("article", "div", "li", "section", "tr", "table"))
-POST_MIN = 2  # a question and one answer is a thread
-POST_SHARE = 0.5  # the run holds this share of the region's words
-POST_MIN_AVG = 15  # words per post on average: shorter blocks are entries of a list
-SIGNED_SHARE = 0.6  # this share of the run's blocks names an author or a date
-TITLED_SHARE = 0.7  # this share of the blocks headed by a link elsewhere: a listing's entries
-TITLE_WORDS = 4  # a title, not a user's name
-# A run nested in a member of the best run, with more members and this share of its
-# words, is the posts; the outer run is the page's layout (a column pair, a wrapper).
-NESTED_SHARE = 0.7
 # Class names and ids that mark a post's author or date (a word inside the name, as
 # in "message-userDetails" or "post_author").
 _SIGNED = re.compile(
@@ -73,14 +66,14 @@ def _runs(root: HtmlElement, words: dict[HtmlElement, int], least: int) -> list[
     words or more, largest first."""
     out: list[list[HtmlElement]] = []
     for parent in root.iter():
-        if not isinstance(parent.tag, str) or len(parent) < POST_MIN or words.get(parent, 0) < least:
+        if not isinstance(parent.tag, str) or len(parent) < th.T.POST_MIN or words.get(parent, 0) < least:
             continue
         groups: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             if isinstance(child.tag, str) and child.tag in POST_TAGS:
                 groups.setdefault(_signature(child), []).append(child)
         for members in groups.values():
-            if len(members) >= POST_MIN and sum(words[m] for m in members) >= least:
+            if len(members) >= th.T.POST_MIN and sum(words[m] for m in members) >= least:
                 out.append(members)
     out.sort(key=lambda run: -sum(words[m] for m in run))
     return out
@@ -95,11 +88,11 @@ def _signature(el: HtmlElement) -> tuple[str, str]:
 
 def _is_posts(run: list[HtmlElement], words: dict[HtmlElement, int]) -> bool:
     texty = [m for m in run if words[m]]
-    if len(texty) < POST_MIN or sum(words[m] for m in texty) < POST_MIN_AVG * len(texty):
+    if len(texty) < th.T.POST_MIN or sum(words[m] for m in texty) < th.T.POST_MIN_AVG * len(texty):
         return False
-    if sum(1 for m in texty if _titled(m)) >= TITLED_SHARE * len(texty):
+    if sum(1 for m in texty if _titled(m)) >= th.T.TITLED_SHARE * len(texty):
         return False
-    return sum(1 for m in texty if _signed(m)) >= SIGNED_SHARE * len(texty)
+    return sum(1 for m in texty if _signed(m)) >= th.T.SIGNED_SHARE * len(texty)
 
 
 def _titled(el: HtmlElement) -> bool:
@@ -111,7 +104,7 @@ def _titled(el: HtmlElement) -> bool:
         if a is None:
             a = next((p for p in h.iterancestors("a") if p.get("href")), None)
         # a link to a place in a page ("#p549") is a post's permalink, not an entry's page
-        return a is not None and "#" not in a.get("href", "") and len(_text(a).split()) >= TITLE_WORDS
+        return a is not None and "#" not in a.get("href", "") and len(_text(a).split()) >= th.T.TITLE_WORDS
     return False
 
 
@@ -122,13 +115,17 @@ def post_run(root: HtmlElement, words: dict[HtmlElement, int] | None = None) -> 
     total = words.get(root, 0)
     if not total:
         return None
-    found = [run for run in _runs(root, words, int(POST_SHARE * total)) if _is_posts(run, words)]
+    found = [run for run in _runs(root, words, int(th.T.POST_SHARE * total)) if _is_posts(run, words)]
     if not found:
         return None
     best = found[0]
     for run in found[1:]:
         inside = any(run[0] in set(m.iterdescendants()) for m in best)
-        if inside and len(run) > len(best) and sum(words[m] for m in run) >= NESTED_SHARE * sum(words[m] for m in best):
+        if (
+            inside
+            and len(run) > len(best)
+            and sum(words[m] for m in run) >= th.T.NESTED_SHARE * sum(words[m] for m in best)
+        ):
             best = run
     return best
 
@@ -136,7 +133,6 @@ def post_run(root: HtmlElement, words: dict[HtmlElement, int] | None = None) -> 
 # A post's own text sits in an element whose class names it (phpBB's "content", XenForo's
 # "message-body", Invision's "ipsType_richText", SMF's "post", MyBB's "post_body").
 CONTENT_PARTS = frozenset(("content", "body", "text", "message", "post", "postbody", "richtext", "msg"))
-BODY_SHARE = 0.5  # the body holds this share of the post's words; else the post is kept whole
 # Parts of a post that are about its author or are controls, not what the author wrote:
 # profile panes ("Posts: 4,032", "Joined"), signatures, avatars, reply and like buttons,
 # a quote's "Click to expand..." link.
@@ -151,7 +147,6 @@ POST_CHROME_TAGS = frozenset(("div", "dl", "ul", "ol", "section", "aside", "foot
 # Where a post names its author: the first element whose class says so (or is "name").
 AUTHOR_PARTS = ("username", "author", "poster")
 DATE_PARTS = frozenset(("date", "time", "timestamp", "posted", "postdate", "datetime"))
-NAME_WORDS = 6  # an author's name or a date is short
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _PARTS = re.compile(r"[^a-z0-9]+")
 
@@ -195,7 +190,7 @@ def post_body(post: HtmlElement, words: dict[HtmlElement, int]) -> HtmlElement:
     own = words.get(post, 0) - sum(words.get(d, 0) for d in chrome if d.getparent() not in skip)
     best, depth = post, -1
     for d in post.iterdescendants():
-        if d in skip or not isinstance(d.tag, str) or words.get(d, 0) < BODY_SHARE * own:
+        if d in skip or not isinstance(d.tag, str) or words.get(d, 0) < th.T.BODY_SHARE * own:
             continue
         if _content_named(d):
             n = sum(1 for _ in d.iterancestors())
@@ -213,15 +208,17 @@ def post_byline(post: HtmlElement, body: HtmlElement) -> tuple[str | None, str |
             continue
         if date is None and (d.tag == "time" or (_parts(d) & DATE_PARTS)):
             shown = _text(d)
-            if shown and any(c.isdigit() for c in shown) and len(shown.split()) <= 2 * NAME_WORDS:
+            if shown and any(c.isdigit() for c in shown) and len(shown.split()) <= 2 * th.T.NAME_WORDS:
                 date = shown
             elif d.get("datetime"):
                 date = d.get("datetime")
         if author is None:
             parts = _parts(d)
             if "name" in parts or any(p.startswith(AUTHOR_PARTS) for p in parts):
-                src = d if len(_text(d).split()) <= NAME_WORDS else next((a for a in d.iter("a") if _text(a)), None)
-                if src is not None and 0 < len(_text(src).split()) <= NAME_WORDS:
+                src = (
+                    d if len(_text(d).split()) <= th.T.NAME_WORDS else next((a for a in d.iter("a") if _text(a)), None)
+                )
+                if src is not None and 0 < len(_text(src).split()) <= th.T.NAME_WORDS:
                     author = _text(src)
     return author, date
 
@@ -233,7 +230,7 @@ def _is_post_chrome(el: HtmlElement) -> bool:
 def clean_post(body: HtmlElement) -> None:
     """Remove, in place, the parts of a post's body that are not what its author wrote
     (profile panes, signatures, buttons: POST_CHROME_PARTS); never most of the body."""
-    limit = BODY_SHARE * word_count(body)
+    limit = th.T.BODY_SHARE * word_count(body)
     doomed = [d for d in body.iterdescendants() if isinstance(d.tag, str) and _is_post_chrome(d)]
     for d in doomed:
         # a signature is never the post, however long; other names are hints
@@ -256,7 +253,7 @@ def unmarked_posts(
         return []
     wanted = set(marked)
     held = {m: sum(1 for d in m.iter() if d in wanted) for m in run}
-    if sum(held.values()) < 0.5 * len(marked):
+    if sum(held.values()) < th.T.MARKED_HELD * len(marked):
         return []
     out = []
     for m in run:
@@ -332,3 +329,109 @@ def prose_before_posts(root: HtmlElement, prose_words: int) -> int:
             if n >= prose_words:
                 total += n
     return total
+
+
+# schema.org properties that hold a post's own text (Discourse, XenForo, Stack Exchange,
+# phpBB themes and most forum software mark their posts up this way)
+POST_TEXT_PROPS = ("text", "articleBody", "commentText")
+
+
+def posts(
+    root: HtmlElement,
+) -> tuple[HtmlElement | None, list[tuple[HtmlElement, str | None, str | None, bool]]] | None:
+    """The thread in root as (title element or None, [(post element, author, date, accepted)]),
+    from the posts' schema.org markup, or None when the page does not mark its posts."""
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
+    top = [el for el in marked if not any(a in marked for a in el.iterancestors())]
+    if len(top) < 2:
+        return None
+    words = sum(word_count(el) for el in top)
+    if words < th.T.POSTS_MIN_SHARE * max(1, word_count(root)):
+        return None
+    out: list[tuple[HtmlElement, str | None, str | None, bool]] = []
+    for el in top:
+        scopes = [a for a in el.iterancestors() if a.get("itemscope") is not None]
+        scope = scopes[0] if scopes else None
+        if len(scopes) > 1 and _is_qa_comment(scopes[0], scopes[1]):
+            continue
+        author = date = None
+        accepted = False
+        if scope is not None:
+            accepted = scope.get("itemprop") == "acceptedAnswer"
+            for node in scope.iter():
+                if not isinstance(node.tag, str) or node is el or any(a is el for a in node.iterancestors()):
+                    continue
+                prop = node.get("itemprop")
+                if prop == "author" and author is None:
+                    # its name, else its first link (a Q&A site's author block also
+                    # holds reputation and badges)
+                    name = node.find(".//*[@itemprop='name']")
+                    if name is None:
+                        name = node.find(".//a")
+                    src = name if name is not None and word_count(name) else node
+                    author = src.get("content") or " ".join("".join(src.itertext()).split())[:80] or None
+                elif prop in ("datePublished", "dateCreated") and date is None:
+                    # as the page shows it ("Mar 4, 2021"), else the machine-readable form
+                    shown = " ".join("".join(node.itertext()).split())
+                    if not any(c.isdigit() for c in shown):
+                        shown = ""
+                    date = shown or node.get("datetime") or node.get("content")
+        out.append((el, author, date or None, accepted))
+    # the thread's title, not a heading inside a post
+    title = next((h for h in root.iter("h1") if not any(a in top for a in h.iterancestors())), None)
+    return title, out
+
+
+def _itemtype(el: HtmlElement) -> str:
+    return (el.get("itemtype") or "").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _is_qa_comment(scope: HtmlElement, outer: HtmlElement) -> bool:
+    """Whether scope is a comment on a question or an answer (a Q&A site's side remark,
+    not a post of the thread). A forum's replies are comments on the thread's first
+    post (DiscussionForumPosting): those are posts."""
+    return (scope.get("itemprop") == "comment" or _itemtype(scope) == "Comment") and _itemtype(outer) in (
+        "Question",
+        "Answer",
+    )
+
+
+def thread_root(root: HtmlElement) -> HtmlElement | None:
+    """A new element holding the thread: its title, then each post under a line naming its
+    author and date (and "accepted answer"), or None (see posts). Posts the markup leaves
+    out (an opening post not marked up as the replies are) come from the page's
+    structure (thread.unmarked_posts), in the page's order."""
+    import copy
+
+    from lxml import etree
+
+    found = posts(root)
+    if found is None:
+        return None
+    title, items = found
+    marked = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemprop") in POST_TEXT_PROPS]
+    extra = unmarked_posts(root, marked)
+    order = {el: i for i, el in enumerate(root.iter())} if extra else {}
+    entries: list[tuple[int, HtmlElement, list[str], bool]] = []
+    for el, author, date, accepted in items:
+        meta = [x for x in (author, date[:10] if date and len(date) >= 10 and date[4:5] == "-" else date) if x]
+        if accepted:
+            meta.append("accepted answer")
+        entries.append((order.get(el, 0), el, meta, False))
+    for member, body, author, date in extra:
+        entries.append((order[member], body, [x for x in (author, date) if x], True))
+    entries.sort(key=lambda e: e[0])  # stable: without extra posts, the markup's order
+    out = etree.Element("div")
+    if title is not None:
+        out.append(copy.deepcopy(title))
+        out[-1].tail = None
+    for _, el, meta, by_structure in entries:  # each post's copy without its signature and buttons
+        if meta:
+            p = etree.SubElement(out, "p")
+            b = etree.SubElement(p, "strong")
+            b.text = " · ".join(meta)
+        post = post_copy(el)
+        if not by_structure:
+            post.tag = "div"
+        out.append(post)
+    return out

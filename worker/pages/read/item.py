@@ -65,7 +65,7 @@ def build_item(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
         text, fmt, meta, extractor, warnings = document(resp, spec.fmt)
         warnings = list(getattr(resp, "adapter_warnings", ())) + warnings
     if fmt != "raw":
-        from ..extract.hidden import clean_text
+        from ..extract.invisible import clean_text
 
         text = clean_text(text)
         for key in ("title", "author", "published", "site_name", "language", "canonical_url", "description"):
