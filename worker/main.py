@@ -107,10 +107,20 @@ def answer(request: SearchRequest | FetchRequest | MapRequest, call: Call, human
     return protocol.render_ok(payload)
 
 
-def main(argv: list[str] | None = None, prog: str = "websearch-worker", early: Sequence[int] = ()) -> None:
+def main(
+    argv: list[str] | None = None,
+    prog: str = "websearch-worker",
+    early: Sequence[int] = (),
+    started: float | None = None,
+) -> None:
+    """One call. ``started``: when the call began (time.monotonic()), for a process prepared before
+    its call (worker/prepared.py); by default the process's own start."""
     argv = sys.argv[1:] if argv is None else argv
     call = Call()
-    call.count_from_process_start()
+    if started is None:
+        call.count_from_process_start()
+    else:
+        call.started = started
     call.install_signal_handlers(early)
     if argv == ["--version"]:  # hosts probe with this: answer before argparse and json load
         from . import __version__
