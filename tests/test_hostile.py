@@ -483,6 +483,17 @@ def _argv(pid):
         return []
 
 
+def _serving_prepared(pid):
+    """A prepared worker (worker/prepared.py, issue 45) that has taken its call: it puts /dev/null
+    on its stdin once its argv is read; an idle one waits on the server's pipe and is no call."""
+    if _argv(pid)[2:4] != [b"-m", b"worker.prepared"]:
+        return False
+    try:
+        return os.readlink("/proc/%d/fd/0" % pid) == os.devnull
+    except OSError:
+        return False
+
+
 class WorkerCount:
     """Samples, in a thread, how many of the MCP server's worker calls are alive at once: its
     children running ``-m worker fetch``, and the reading children (worker.pages.child.main)
@@ -508,7 +519,8 @@ class WorkerCount:
             workers = {
                 pid
                 for (pid, _), parent in live.items()
-                if parent == self.server_pid and _argv(pid)[2:5] == [b"-m", b"worker", b"fetch"]
+                if parent == self.server_pid
+                and (_argv(pid)[2:5] == [b"-m", b"worker", b"fetch"] or _serving_prepared(pid))
             }
             for key, parent in live.items():
                 if parent in workers and key not in self.readers and b"worker.pages.child.main" in _argv(key[0]):
@@ -556,7 +568,7 @@ def test_the_mcp_server_runs_at_most_16_workers_for_100_calls_at_once(server, tm
                 [server_pid] = [
                     pid
                     for (pid, _), (_state, parent) in _stats().items()
-                    if parent == os.getpid() and _argv(pid)[2:5] == [b"-m", b"worker", b"mcp"]
+                    if parent == os.getpid() and _argv(pid)[2:4] == [b"-m", b"hosts.mcp"]
                 ]
                 count = counted["count"] = WorkerCount(server_pid)
 

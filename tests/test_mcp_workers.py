@@ -64,6 +64,7 @@ def _live_calls(script):
 def run_calls(fake_worker, monkeypatch, end_groups=True):
     """CALLS web_fetch calls at once through the server's own call path; (results, most calls alive)."""
     monkeypatch.setenv(server.PROGRESS_INTERVAL_ENV, "3600")
+    monkeypatch.setenv("WEBSEARCH_MCP_PREPARED", "0")  # the stand-in is no worker to prepare (test_mcp_prepared.py)
     if not end_groups:  # what the server did before: the slot free at the worker's exit
         monkeypatch.setattr(host_client.Handle, "end_group", lambda self, within=5.0: True)
     host = server.Host(Settings(["--allow-private"]))

@@ -133,13 +133,18 @@ class Handle:
     session), so ``end_group`` can wait for the processes it started (its reading child) too."""
 
     def __init__(
-        self, argv: list[str], env: Mapping[str, str] | None = None, cwd: str | None = None, own_group: bool = False
+        self,
+        argv: list[str],
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        own_group: bool = False,
+        stdin: int = subprocess.DEVNULL,
     ):
         self.argv = argv
         self.own_group = own_group
         self.proc = subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,  # a pipe for a prepared worker (hosts/mcp/prepared.py), which reads its argv there
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,

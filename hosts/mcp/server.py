@@ -23,6 +23,7 @@ import threading
 import time
 
 from hosts.mcp import parse_errors, terms, tools
+from hosts.mcp.prepared import Prepared
 from hosts.mcp.settings import HelpShown, Settings, UsageError, usage
 from worker import host_client, protocol, tool_schemas
 from worker.errors import WorkerError
@@ -64,6 +65,7 @@ class Workers:
         self.live: set[Handle] = set()
         self.lock = threading.Lock()
         self._ready = settings.venv is None  # no --venv: this interpreter's venv, ready by construction
+        self.prepared = Prepared()
 
     def interpreter(self) -> tuple[str | None, str | None]:
         """(python, why): a ready interpreter to run directly, else (None, why the bootstrap must install)."""
@@ -80,11 +82,19 @@ class Workers:
             return python, None
         return None, problem
 
-    def spawn(self, argv: list[str], python: str | None) -> Handle:
-        handle = host_client.spawn(argv, python=python, venv=self.settings.venv, own_group=True)
+    def spawn(self, argv: list[str], python: str | None) -> tuple[Handle, str | None]:
+        """The call's worker: the prepared one when it can take the call (hosts/mcp/prepared.py),
+        else a fresh process; and a warning when a prepared worker had failed."""
+        handle, warning = self.prepared.take(argv, python)
+        if handle is None:
+            handle = host_client.spawn(argv, python=python, venv=self.settings.venv, own_group=True)
         with self.lock:
             self.live.add(handle)
-        return handle
+        return handle, warning
+
+    def prepare_next(self) -> None:
+        """A prepared worker for the next call, once the venv is ready (hosts/mcp/prepared.py)."""
+        self.prepared.prepare(self.interpreter()[0])
 
     def done(self, handle: Handle, installed: bool) -> None:
         with self.lock:
@@ -205,7 +215,7 @@ class Host:
         python, why = self.workers.interpreter()
         installing = (self.settings.venv or "", why or "") if python is None else None
         try:
-            handle = self.workers.spawn(argv, python)
+            handle, warning = self.workers.spawn(argv, python)
         except OSError as exc:  # the venv's interpreter vanished, or no processes left: one clear error
             return _error_payload(
                 "protocol",
@@ -238,7 +248,12 @@ class Host:
             raise
         finally:
             self.workers.done(handle, bool(installing))
-        return self.payload(tool, box["result"], tools.call_timeout(arguments))
+            # the next call's worker, prepared once this one is over (its imports never take this call's CPU)
+            threading.Thread(target=self.workers.prepare_next, daemon=True).start()
+        payload = self.payload(tool, box["result"], tools.call_timeout(arguments))
+        if warning:
+            payload.setdefault("warnings", []).append(warning)
+        return payload
 
     async def stop(self, handle: Handle) -> None:
         """SIGTERM the worker and wait until it and its group are gone (it removes its temp dir
@@ -305,6 +320,7 @@ class Host:
     async def stop_all(self) -> None:
         import anyio
 
+        self.workers.prepared.close()
         with self.workers.lock:
             live = list(self.workers.live)
         async with anyio.create_task_group() as tg:
@@ -321,6 +337,7 @@ async def serve(settings: Settings, early: list[int] | tuple[int, ...]) -> int:
     from worker import __version__
 
     host = Host(settings)
+    host.workers.prepare_next()  # the first call's worker, ready before it comes
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=host.tool_list())
