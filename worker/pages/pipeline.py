@@ -21,7 +21,7 @@ from .spec import Spec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from ..runtime import Call
@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from .net.client import Options, Response
     from .sites import Doc
 
+    Head = Callable[[str, float | None], None]
+
 # worker.pages.net.client (http.client, ssl, email), content and window (re) are
 # imported where a download is handled, so a call answered wholly from the
 # cache never pays for them.
@@ -37,8 +39,9 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 DEFAULT_CONCURRENCY = 8
 
 
-def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | Doc:
-    """The download step for one URL: a site adapter's Doc when one claims the URL, else the page."""
+def get(url: str, call: Call | None, spec: Spec, reserve: float, on_head: Head | None = None) -> Response | Doc:
+    """The download step for one URL: a site adapter's Doc when one claims the URL, else the page.
+    ``on_head(content_type, length)``: told each response's head before its body is read."""
     if spec.adapters and spec.fmt in ("markdown", "text"):
         from . import sites  # the host table only; an adapter is imported when a URL is its
 
@@ -48,7 +51,7 @@ def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | D
             if spec.robots is not None:
                 spec.robots.check(url, opts)
             return sites.fetch(name, url, call, opts, spec)
-    opts = _options(call, spec, reserve)
+    opts = _options(call, spec, reserve, on_head)
     if spec.revalidate:
         from .net import freshness
 
@@ -56,9 +59,14 @@ def get(url: str, call: Call | None, spec: Spec, reserve: float) -> Response | D
     return download(url, call, opts)
 
 
-def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
+def _options(call: Call | None, spec: Spec, reserve: float, on_head: Head | None = None) -> Options:
     from .net import client
     from .read import content
+
+    def refuse(ctype: str, length: float | None) -> WorkerError | None:
+        if on_head is not None:
+            on_head(ctype, length)
+        return content.refuse_early(ctype, length, max_bytes)
 
     now = time.monotonic()
     deadline = None
@@ -71,7 +79,7 @@ def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
         allow_private=spec.allow_private,
         max_bytes=max_bytes,
         deadline=deadline,
-        refuse=lambda ctype, length: content.refuse_early(ctype, length, max_bytes),
+        refuse=refuse,
         user_agent=getattr(spec, "user_agent", None),
     )
     # Not Options fields: read by the download seam (negotiate.fetch, robots.txt, revalidation)
@@ -82,18 +90,33 @@ def _options(call: Call | None, spec: Spec, reserve: float) -> Options:
 
 
 def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> dict[str, Any]:
-    """One item for one URL; never raises for the URL's own failure."""
+    """One item for one URL; never raises for the URL's own failure.
+
+    The reading child is started once the response's head says the page may need it (markup
+    or a PDF, larger than a small page or of unknown length): its start overlaps the body's
+    download; a small page (small.py) is read here and no child starts."""
+    from .child import small
     from .child.spawn import Extractor
 
     reader = Extractor(call)
+    on_head = None
     if spec.fmt in EXTRACTOR_FORMATS:
-        reader.start()  # its imports overlap the download
+        if small.enabled():
+
+            def on_head(ctype: str, length: float | None) -> None:
+                if small.may_need_child(ctype, length):
+                    reader.start()
+        else:
+            reader.start()  # its imports overlap the download
     try:
         try:
-            resp = get(url, call, spec, reserve)
+            resp = get(url, call, spec, reserve, on_head)
         except Exception as exc:  # one URL's failure is its item, not the batch's
             return error_item(url, exc)
-        return _read(reader, url, resp, spec, _cutoff(call, reserve))
+        cutoff = _cutoff(call, reserve)
+        if _heavy(resp, spec) and small.readable_here(resp, cutoff):
+            return small.read(url, resp, spec)
+        return _read(reader, url, resp, spec, cutoff)
     finally:
         reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
 
