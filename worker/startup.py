@@ -32,12 +32,9 @@ SWITCH = "WEBSEARCH_WORKER_PLAIN"
 # name -> (where, what it does instead of the public way)
 TRICKS = {
     "json": ("worker/jsonio.py", "the _json C encoder and scanner instead of the json package"),
-    "socket": ("worker/state/resp.py", "the _socket C module instead of socket (Redis state only)"),
-    "sha": ("worker/state/redis_backend.py", "_sha1 and _sha2 instead of hashlib (Redis state only)"),
     "sqlite": ("worker/state/sqlite_file.py", "the _sqlite3 C module instead of sqlite3"),
     "signal": ("worker/early.py, worker/runtime.py", "the _signal C module instead of signal"),
-    "gettext": ("worker/startup.py", "argparse imported with a stand-in for gettext (when the fast parser declines)"),
-    "fast_parser": ("worker/cli/fast.py", "plain command lines read without argparse"),
+    "fast_parser": ("worker/cli/fast.py", "plain command lines read by hand from the declarations"),
     "record": ("worker/request.py", "the requests' frozen classes built by hand instead of by dataclasses"),
     "standins": (
         "worker/pages/extract/imports.py",
@@ -95,25 +92,3 @@ def c_module(trick: str, fast: str, plain: str) -> ModuleType:
             pass
     __import__(plain)
     return sys.modules[plain]
-
-
-def import_argparse() -> ModuleType:
-    """argparse without gettext (the ``gettext`` trick): argparse imports gettext (and with
-    it locale) only to translate its own messages, which the worker never localises.  A
-    stand-in is in sys.modules for the length of the import alone, so a later ``import
-    gettext`` anywhere in the process gets the real module."""
-    import sys
-
-    if "argparse" in sys.modules or "gettext" in sys.modules or not on("gettext"):
-        import argparse
-
-        return argparse
-    stub = type(sys)("gettext")  # a bare module: the two functions argparse calls are set on it
-    stub.gettext = lambda message: message  # type: ignore[attr-defined]
-    stub.ngettext = lambda singular, plural, n: singular if n == 1 else plural  # type: ignore[attr-defined]
-    sys.modules["gettext"] = stub
-    try:
-        import argparse
-    finally:
-        del sys.modules["gettext"]
-    return argparse

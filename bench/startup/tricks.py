@@ -3,21 +3,22 @@
 
 Usage (from the repo root, with the dev venv: the fakes of tests/ answer every call, no network):
 
-    .venv-dev/bin/python bench/startup/tricks.py [--runs N] [--only NAME,...]
+    .venv-dev/bin/python bench/startup/tricks.py [--runs N] [--only NAME,...] [--together NAME,...]
 
 For each trick, N rounds of two runs of the call that takes it, one with every trick on and
 one with ``WEBSEARCH_WORKER_PLAIN=<trick>`` (that trick alone off), in a random order in
-each round (machine load hits both alike).  Then the same for ``WEBSEARCH_WORKER_PLAIN=1``
-(all off).  Printed: the median wall time each way, the median of the rounds' differences
+each round (machine load hits both alike).  Then the same for ``--together`` (those tricks
+off at once, on the cached search) and for ``WEBSEARCH_WORKER_PLAIN=1`` (all off).  Printed: the median wall time each way, the median of the rounds' differences
 (the saving), and the same for the CPU time (user + sys) of the process and its children,
 which other load disturbs less, and (except for fetch, whose reading child imports apart)
 for the import time the worker's ``-X importtime`` log adds up, in N more rounds.  The calls:
 
     hit          search of a fake Brave, answered from the SQLite cache
-    hit-argparse the same with an abbreviated option (--lim), which the fast parser leaves to argparse
-    redis-hit    the same search answered from a Redis cache (redis-server on PATH)
     fetch        fetch of a local article page, --no-cache (the reading child extracts it)
     exa          search of a fake Exa, --no-cache (exa-py imported)
+
+The tricks dropped for saving under ~5 ms (gettext, socket, sha) were timed by this script
+at commit fc1582c, which still had them (docs/PERFORMANCE.md#start-up-tricks-one-switch-issue-46).
 """
 
 from __future__ import annotations
@@ -46,9 +47,6 @@ CALL_OF = {
     "signal": "hit",
     "record": "hit",
     "fast_parser": "hit",
-    "gettext": "hit-argparse",
-    "socket": "redis-hit",
-    "sha": "redis-hit",
     "standins": "fetch",
     "xpath_rewrite": "fetch",
     "readability_fast": "fetch",
@@ -104,7 +102,6 @@ def main():
     )
     web = FakeWeb().start()
     exa = exa_server.start()
-    redis = None
     with FakeBrave() as brave:
         config = brave.config_file(_Path(os.path.join(tmp, "brave.json")))
         exa_config = os.path.join(tmp, "exa.json")
@@ -112,24 +109,11 @@ def main():
             json.dump({"providers": [exa.provider_entry()]}, f)
         calls = {
             "hit": worker("search", "startup tricks", "--config", config),
-            "hit-argparse": worker("search", "startup tricks", "--config", config, "--lim", "5"),
             "fetch": worker("fetch", web.url("/article"), "--allow-private", "--no-cache"),
             "exa": worker("search", "startup tricks", "--config", exa_config, "--no-cache"),
         }
-        if any(CALL_OF[n] == "redis-hit" for n in only):
-            import redisproc
-
-            why = redisproc.missing()
-            if why:
-                print("redis-hit: skipped (%s)" % why)
-            else:
-                redis = redisproc.RedisServer(tempfile.mkdtemp(prefix="tricks-redis-")).start()
-                redis_config = brave.config_file(_Path(os.path.join(tmp, "redis.json")), state=redis.url)
-                calls["redis-hit"] = worker("search", "startup tricks", "--config", redis_config)
         try:
-            for name in ("hit", "hit-argparse", "redis-hit"):
-                if name in calls:
-                    time_once(calls[name], env)  # fills the cache
+            time_once(calls["hit"], env)  # fills the cache
             rows = []
             cases = [(n, CALL_OF[n], n) for n in only if CALL_OF[n] in calls]
             if opts.together:
@@ -140,8 +124,6 @@ def main():
                 rows.append((label, call, measure(calls[call], env, switch, opts.runs, imports)))
                 print_row(*rows[-1])
         finally:
-            if redis is not None:
-                redis.stop()
             web.stop()
             exa.shutdown()
     print("\n%d rounds each, %s, %s" % (opts.runs, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), _machine()))

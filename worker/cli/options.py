@@ -9,8 +9,6 @@ declarations as data, without argparse.
 
 from __future__ import annotations
 
-from ..startup import import_argparse
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any, Callable
@@ -61,7 +59,9 @@ VERSION_HELP = "print the version and exit"
 
 def _bad_value(message: str) -> Exception:
     """argparse shows an ArgumentTypeError's own message; the fast parser only needs it to be an error."""
-    return import_argparse().ArgumentTypeError(message)
+    import argparse  # loaded already where argparse parses; the fast parser declines on any error
+
+    return argparse.ArgumentTypeError(message)
 
 
 MAX_SECONDS = 24 * 3600.0  # --timeout / --source-timeout: a day is beyond any call; more overflows timers

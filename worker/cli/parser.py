@@ -4,7 +4,6 @@ fast one (fast.py) declines, and for ``--help``."""
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..startup import import_argparse
 from .options import EXAMPLES, SUBCOMMANDS, VERSION_HELP, common, sub_examples
 
 TYPE_CHECKING = False
@@ -15,10 +14,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
 
 def _argparse_classes() -> tuple[ModuleType, type[argparse.ArgumentParser], type[argparse.HelpFormatter]]:
-    if TYPE_CHECKING:  # the checker needs the module by name to see the base classes
-        import argparse
-    else:
-        argparse = import_argparse()
+    import argparse  # here only: a plain command line never loads it (fast.py)
 
     class Formatter(argparse.RawDescriptionHelpFormatter):
         """argparse builds a formatter on every add_argument, and the stock one asks

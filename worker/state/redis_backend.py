@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import threading
 
-from ..startup import on
 from .backend import CONNECT_TIMEOUT_S, IO_TIMEOUT_S, MAX_CIRCUIT_WAIT, MIN_TIMEOUT_S, State, Target, Unavailable
 from .resp import Connection, RespError
 
@@ -130,22 +129,11 @@ _SHA: dict[str, str] = {}
 
 
 def _digest(name: str, data: bytes) -> str:
-    """sha1/sha256 hex digest from CPython's own small modules: hashlib loads OpenSSL first (2 ms a call)."""
-    try:
-        if not on("sha"):  # WEBSEARCH_WORKER_PLAIN: hashlib's
-            raise ImportError("the sha trick is off")
-        if name == "sha1":
-            from _sha1 import sha1 as fn
-        else:
-            try:
-                from _sha256 import sha256 as fn  # Python 3.11 and earlier
-            except ImportError:
-                from _sha2 import sha256 as fn  # Python 3.12 and later
-    except ImportError:  # a Python built without them
-        import hashlib
+    """sha1/sha256 hex digest (hashlib: its OpenSSL load, ~2-3 ms a Redis call, is under the ~5 ms
+    a start-up trick must save; docs/PERFORMANCE.md#start-up-tricks-one-switch-issue-46)."""
+    import hashlib
 
-        fn = getattr(hashlib, name)
-    return fn(data).hexdigest()
+    return hashlib.new(name, data).hexdigest()
 
 
 def _sha(script: str) -> str:

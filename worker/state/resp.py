@@ -4,10 +4,10 @@ Why not redis-py: importing it costs 100-450 ms on the 2-core machine (it loads
 asyncio, concurrent.futures and importlib.metadata at import), more than a whole
 SQLite cache hit; a hit through Redis must cost about one network round trip
 more than that (issue 32, docs/PERFORMANCE.md).  The shared state needs a handful
-of commands (GET/MGET, TIME, EVALSHA/EVAL, AUTH, SELECT), so this is the C
-socket module itself (``socket.py`` brings selectors, array and enum: a few ms
-a call), ssl for ``rediss://``, and the protocol's five reply types.  Works the
-same against Redis and Valkey.
+of commands (GET/MGET, TIME, EVALSHA/EVAL, AUTH, SELECT), so this is the socket
+module, ssl for ``rediss://``, and the protocol's five reply types.  Works the
+same against Redis and Valkey.  (The C ``_socket`` alone saved ~3 ms a Redis hit,
+under the ~5 ms a start-up trick must save: docs/PERFORMANCE.md#start-up-tricks-one-switch-issue-46.)
 
 Every socket operation has a timeout the caller sets from the call's deadline;
 any failure raises ``RespError`` (a server error reply) or ``OSError`` (the
@@ -16,9 +16,7 @@ connection: refused, reset, timed out).
 
 from __future__ import annotations
 
-from ..startup import c_module
-
-_socket = c_module("socket", "_socket", "socket")  # the C module; socket.py wraps it
+import socket
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -67,7 +65,6 @@ class Connection:
         ca_file: str | None = None,
     ) -> Connection:
         if tls:
-            import socket
             import ssl
 
             raw = socket.create_connection((host, port), timeout=connect_timeout)
@@ -85,12 +82,12 @@ class Connection:
         # bytes: getaddrinfo would encode a str host with the idna codec (and import it) first
         name = host.encode("ascii") if host.isascii() else host
         last: OSError = OSError("no address for %s" % host)
-        for family, kind, proto, _canon, address in _socket.getaddrinfo(name, port, 0, _socket.SOCK_STREAM):
-            sock = _socket.socket(family, kind, proto)
+        for family, kind, proto, _canon, address in socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM):
+            sock = socket.socket(family, kind, proto)
             try:
                 sock.settimeout(connect_timeout)
                 sock.connect(address)
-                sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 return cls(sock)
             except OSError as exc:
                 sock.close()
