@@ -1,0 +1,243 @@
+#!/usr/bin/env python
+"""Where a small fetch's time goes, in a fresh process (issue 45).
+
+Usage (from the repo root, with the dev venv's python):
+
+    .venv-dev/bin/python bench/startup/where.py [--rounds N]
+
+One local article page (tests/fakes/http_server.py, /article, 2.6 KB of HTML), fetched as
+``python -I -m worker fetch URL --allow-private --no-cache`` would, by this file run as a
+fresh ``python -I`` process that calls worker.main.main with timers around its stages
+(time.monotonic() is the system's clock, the same in both processes, so the interpreter's
+start and the exit are measured from outside). Two ways, interleaved, medians of N:
+
+    in-process   the page read in the worker's own process (a small page, issue 45)
+    child        WEBSEARCH_WORKER_READ_CHILD=always: in the reading child, as before issue 45
+
+Then ``-X importtime`` of the in-process way: the imports' own time by package (-X importtime
+itself slows imports down: the shares count, not the sum).
+"""
+
+import os  # only these before the child's first mark: the rest is imported where used
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+STAGES = [
+    ("interpreter", "the interpreter's start, to this file's first line (site, encodings, -I)"),
+    ("runtime", "worker.main and worker.runtime imported: what --version pays beyond the interpreter"),
+    ("parse", "the command line (worker.cli and its imports)"),
+    ("before_download", "the fetch tool's imports (download path, http.client, ssl), config, cache look-up"),
+    ("download", "the download from 127.0.0.1 (connect, request, body)"),
+    ("child_spawn", "posix_spawn of the reading child (child way)"),
+    ("read_imports", "extraction's imports: lxml, trafilatura's core, our extractor (in-process way)"),
+    ("read", "reading the page: parse, extraction, markdown (child way: waiting for the child's answer)"),
+    ("answer", "the answer: cache write, text view"),
+    ("render", "protocol.render_ok: the block as JSON"),
+    ("output", "writing the block to stdout"),
+    ("exit", "clean-up (temp dir, the child killed) and the process's exit, seen from outside"),
+]
+
+
+def child_main():
+    """Run in the fresh process: worker.main.main with timers; the marks go to fd 3 as JSON."""
+    t0 = time.monotonic()
+    sys.path.insert(0, REPO)
+    marks = {"t0": t0}
+    import worker.main as main_mod
+    from worker import protocol, runtime
+    from worker.early import received
+
+    marks["runtime"] = time.monotonic()
+    spans = {}
+
+    def timed(owner, name, label, before=None):
+        orig = getattr(owner, name)
+
+        def wrapper(*a, **k):
+            start = time.monotonic()
+            if before is not None:
+                before()
+                spans["read_imports"] = spans.get("read_imports", 0.0) + time.monotonic() - start
+                start = time.monotonic()
+            try:
+                return orig(*a, **k)
+            finally:
+                spans[label] = spans.get(label, 0.0) + time.monotonic() - start
+                marks["end_" + label] = time.monotonic()
+
+        setattr(owner, name, wrapper)
+
+    import worker.cli as cli
+
+    timed(cli, "parse_args", "parse")
+    from worker.pages import pipeline
+    from worker.pages.child import small, spawn
+
+    def extraction_imports():
+        from worker.pages.extract.core import prepare
+
+        prepare()
+
+    timed(pipeline, "get", "download")
+    timed(small, "read", "read", before=extraction_imports)
+    timed(spawn.Extractor, "start", "child_spawn")
+    timed(spawn.Extractor, "item", "read")
+    timed(protocol, "render_ok", "render")
+    timed(runtime.Call, "emit", "output")
+
+    real_exit = os._exit
+
+    def leave(code):
+        marks["exit"] = time.monotonic()
+        import json
+
+        os.write(int(os.environ["BENCH_WHERE_FD"]), json.dumps({"marks": marks, "spans": spans}).encode())
+        real_exit(code)
+
+    os._exit = leave  # runtime.Call.finish leaves with it
+    main_mod.main(sys.argv[2:], prog="python -m worker", early=received)
+
+
+def one(url, env, child):
+    import json
+    import subprocess
+
+    e = dict(env)
+    if child:
+        e["WEBSEARCH_WORKER_READ_CHILD"] = "always"
+    import resource
+
+    r, w = os.pipe()
+    e["BENCH_WHERE_FD"] = str(w)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-I", os.path.abspath(__file__), "--child", "fetch", url, "--allow-private", "--no-cache"],
+        cwd=REPO,
+        env=e,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(w,),
+    )
+    os.close(w)
+    out, err = proc.communicate(timeout=60)
+    end = time.monotonic()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    assert b"SEARCH_OK" in out, (out[-500:], err[-2000:])
+    got = json.loads(data)
+    marks, spans = got["marks"], got["spans"]
+    row = dict(spans)
+    row["interpreter"] = marks["t0"] - start
+    row["runtime"] = marks["runtime"] - marks["t0"]
+    row["exit"] = end - marks["exit"]
+    row["total"] = end - start
+    row["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    inside = marks["exit"] - marks["runtime"]
+    named = sum(v for k, v in spans.items() if k not in ("render",))  # render runs inside output's caller
+    row["before_download"] = (
+        marks.get("end_download", marks["runtime"])
+        - spans.get("download", 0)
+        - marks["runtime"]
+        - spans.get("parse", 0)
+        - (spans.get("child_spawn", 0) if child else 0)
+    )
+    row["answer"] = inside - named - row["before_download"]
+    return row
+
+
+def importtime(url, env):
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-m", "worker", "fetch", url, "--allow-private", "--no-cache"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    groups = {}
+    total = 0
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        first, _cum, name = line.split("|", 2)
+        us = int(first.split(":", 1)[1])
+        name = name.strip()
+        top = name.split(".")[0]
+        if top == "worker":
+            key = ".".join(name.split(".")[:3]) if name.startswith("worker.pages.") else ".".join(name.split(".")[:2])
+        elif top in ("http", "email", "ssl", "_ssl", "socket", "_socket", "selectors", "ipaddress", "urllib"):
+            key = "stdlib: network (http.client, email, ssl, socket, urllib)"
+        elif top in ("lxml", "trafilatura", "readability", "courlan", "htmldate", "justext", "charset_normalizer"):
+            key = top
+        else:
+            key = "stdlib and other: " + top
+        groups[key] = groups.get(key, 0) + us
+        total += us
+    return total, sorted(groups.items(), key=lambda kv: -kv[1])
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        return child_main()
+    import argparse
+    import statistics
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    opts = ap.parse_args()
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    from fakes.http_server import FakeWeb
+
+    tmp = tempfile.mkdtemp(prefix="bench-where-")
+    env = dict(os.environ)
+    env.update(
+        WEBSEARCH_WORKER_TMPDIR=os.path.join(tmp, "calltmp"),
+        WEBSEARCH_CONFIG=os.path.join(tmp, "no-config.json"),
+        XDG_CACHE_HOME=os.path.join(tmp, "cache"),
+    )
+    for k in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "WEBSEARCH_WORKER_READ_CHILD"):
+        env.pop(k, None)
+    web = FakeWeb().start()
+    url = web.url("/article")
+    rows = {False: [], True: []}
+    try:
+        one(url, env, False)
+        one(url, env, True)
+        for _ in range(opts.rounds):
+            for child in (False, True):
+                rows[child].append(one(url, env, child))
+        total, groups = importtime(url, env)
+    finally:
+        web.stop()
+    print(
+        "%d rounds each, interleaved; load average %.1f on %d CPUs; median ms of each stage"
+        % (opts.rounds, os.getloadavg()[0], os.cpu_count() or 0)
+    )
+    print("  %-16s %11s %8s   %s" % ("stage", "in-process", "child", ""))
+    for name, what in STAGES + [
+        ("total", "the whole call, wall, seen from outside"),
+        ("cpu", "CPU time of the call's processes (user + system; the reading child's too when it was reaped)"),
+    ]:
+        med = [statistics.median([r.get(name, 0.0) for r in rows[c]]) * 1000 for c in (False, True)]
+        print("  %-16s %11.1f %8.1f   %s" % (name, med[0], med[1], what))
+    print()
+    print("python -X importtime -I -m worker fetch (in-process way): %.1f ms of imports' own time" % (total / 1000))
+    for key, us in groups[:18]:
+        print("  %7.1f ms  %4.1f%%  %s" % (us / 1000, 100.0 * us / total, key))
+
+
+if __name__ == "__main__":
+    main()
