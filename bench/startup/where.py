@@ -28,8 +28,9 @@ STAGES = [
     ("interpreter", "the interpreter's start, to this file's first line (site, encodings, -I)"),
     ("runtime", "worker.main and worker.runtime imported: what --version pays beyond the interpreter"),
     ("parse", "the command line (worker.cli and its imports)"),
-    ("before_download", "the fetch tool's imports (download path, http.client, ssl), config, cache look-up"),
-    ("download", "the download from 127.0.0.1 (connect, request, body)"),
+    ("before_download", "the fetch tool's imports, config, state directory, cache look-up"),
+    ("download_imports", "the download path's imports: http.client (and email), ssl, our client and guard"),
+    ("download", "the download from 127.0.0.1 (connect, request, body), robots and host slot"),
     ("child_spawn", "posix_spawn of the reading child (child way)"),
     ("read_imports", "extraction's imports: lxml, trafilatura's core, our extractor (in-process way)"),
     ("read", "reading the page: parse, extraction, markdown (child way: waiting for the child's answer)"),
@@ -52,14 +53,14 @@ def child_main():
     marks["runtime"] = time.monotonic()
     spans = {}
 
-    def timed(owner, name, label, before=None):
+    def timed(owner, name, label, before=None, before_label=None):
         orig = getattr(owner, name)
 
         def wrapper(*a, **k):
             start = time.monotonic()
             if before is not None:
                 before()
-                spans["read_imports"] = spans.get("read_imports", 0.0) + time.monotonic() - start
+                spans[before_label] = spans.get(before_label, 0.0) + time.monotonic() - start
                 start = time.monotonic()
             try:
                 return orig(*a, **k)
@@ -80,8 +81,13 @@ def child_main():
 
         prepare()
 
-    timed(pipeline, "get", "download")
-    timed(small, "read", "read", before=extraction_imports)
+    def download_imports():
+        from worker.pages.fetch import get, negotiate  # noqa: F401
+        from worker.pages.net import client, guard  # noqa: F401
+        from worker.pages.read import content  # noqa: F401
+
+    timed(pipeline, "get", "download", before=download_imports, before_label="download_imports")
+    timed(small, "read", "read", before=extraction_imports, before_label="read_imports")
     timed(spawn.Extractor, "start", "child_spawn")
     timed(spawn.Extractor, "item", "read")
     timed(protocol, "render_ok", "render")
@@ -143,15 +149,16 @@ def one(url, env, child):
     row["total"] = end - start
     row["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     inside = marks["exit"] - marks["runtime"]
-    named = sum(v for k, v in spans.items() if k not in ("render",))  # render runs inside output's caller
+    named = sum(spans.values()) - spans.get("child_spawn", 0)  # the child starts inside the download
     row["before_download"] = (
         marks.get("end_download", marks["runtime"])
         - spans.get("download", 0)
+        - spans.get("download_imports", 0)
         - marks["runtime"]
         - spans.get("parse", 0)
-        - (spans.get("child_spawn", 0) if child else 0)
     )
     row["answer"] = inside - named - row["before_download"]
+    row["download"] = spans.get("download", 0) - spans.get("child_spawn", 0)
     return row
 
 

@@ -21,6 +21,7 @@ LARGE = ARTICLE.replace("</article>", "<p>%s</p></article>" % ("More words of th
 
 
 def _route(path):
+    path = path.split("?", 1)[0]
     pages = {
         "/article": ARTICLE,
         "/soup": SOUP,
@@ -42,7 +43,7 @@ def web():
 
 @pytest.fixture
 def starts(monkeypatch):
-    """The reading child's starts during the test."""
+    """The reading child's starts during the test (True: a start; False: found it running)."""
     seen = []
     real = spawn.Extractor.start
 
@@ -55,6 +56,20 @@ def starts(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def child_reads(monkeypatch):
+    """The URLs the reading child read during the test."""
+    seen = []
+    real = spawn.Extractor.item
+
+    def item(self, url, *args, **kwargs):
+        seen.append(url)
+        return real(self, url, *args, **kwargs)
+
+    monkeypatch.setattr(spawn.Extractor, "item", item)
+    return seen
+
+
 def fetch(url, timeout=30.0, fmt="markdown"):
     call = Call(timeout=timeout)
     try:
@@ -63,28 +78,28 @@ def fetch(url, timeout=30.0, fmt="markdown"):
         call.cleanup()
 
 
-def test_a_small_page_is_read_here_with_no_child(web, starts):
+def test_a_small_page_is_read_here_with_no_child(web, starts, child_reads):
     item = fetch(web.url + "/article")
     assert item["ok"] and "Alpine glaciers lost a record share" in item["content"]
-    assert starts == []
+    assert starts == [] and child_reads == []
 
 
-def test_a_small_page_reads_the_same_here_and_in_the_child(web, starts, monkeypatch):
+def test_a_small_page_reads_the_same_here_and_in_the_child(web, starts, child_reads, monkeypatch):
     for fmt in ("markdown", "text", "html"):
-        here = fetch(web.url + "/article", fmt=fmt)
+        here = fetch(web.url + "/article?" + fmt, fmt=fmt)
         monkeypatch.setenv(small.ENV, "always")
-        there = fetch(web.url + "/article", fmt=fmt)
+        there = fetch(web.url + "/article?" + fmt, fmt=fmt)
         monkeypatch.delenv(small.ENV)
         here.pop("fetched_at", None)
         there.pop("fetched_at", None)
-        assert here == there, fmt
-    assert len(starts) == 3  # the child's three reads; none for the pages read here
+        assert here["ok"] and here == there, fmt
+    assert child_reads == [web.url + "/article?" + fmt for fmt in ("markdown", "text", "html")]
 
 
 @pytest.mark.parametrize("path", ["/soup", "/large", "/doc.pdf"])
-def test_pages_over_the_bounds_go_to_the_child(web, starts, path):
+def test_pages_over_the_bounds_go_to_the_child(web, starts, child_reads, path):
     fetch(web.url + path)
-    assert starts and starts[0], "the reading child must read %s" % path
+    assert starts and starts[0] and child_reads == [web.url + path], "the reading child must read %s" % path
 
 
 def test_the_large_page_starts_its_child_from_the_response_head(web, starts, monkeypatch):
@@ -103,15 +118,15 @@ def test_the_large_page_starts_its_child_from_the_response_head(web, starts, mon
     assert starts[0] and starts.count(True) == 1  # started once, from the head; reading found it up
 
 
-def test_a_small_page_with_little_time_left_goes_to_the_child(web, starts):
+def test_a_small_page_with_little_time_left_goes_to_the_child(web, child_reads):
     fetch(web.url + "/article", timeout=small.MIN_LEFT_S)  # less than MIN_LEFT_S once the reserve is kept
-    assert starts
+    assert child_reads == [web.url + "/article"]
 
 
-def test_the_switch_sends_every_page_to_the_child(web, starts, monkeypatch):
+def test_the_switch_sends_every_page_to_the_child(web, child_reads, monkeypatch):
     monkeypatch.setenv(small.ENV, "always")
     assert fetch(web.url + "/article")["ok"]
-    assert starts
+    assert child_reads == [web.url + "/article"]
 
 
 def test_the_bounds():

@@ -68,7 +68,7 @@ def may_need_child(content_type: str, length: float | None) -> bool:
 def readable_here(resp: Response | Doc, deadline: float | None) -> bool:
     """Whether ``resp`` (a page the pipeline would give the child) is small enough to read here."""
     body = getattr(resp, "body", None)
-    if not isinstance(body, bytes) or len(body) > MAX_BYTES:
+    if not enabled() or not isinstance(body, bytes) or len(body) > MAX_BYTES:
         return False
     if deadline is not None and deadline - time.monotonic() < MIN_LEFT_S:
         return False
