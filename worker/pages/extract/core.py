@@ -182,7 +182,29 @@ def _stage(result, stage, then, fn, *args):
 # ------------------------------------------------------------------ pipeline
 
 
+class Page:
+    """What the pipeline knows of a page before any extractor reads it: the parsed tree,
+    the output format, and the evidence of its kind (decide.page_type)."""
+
+    def __init__(self, tree: Any, url: str | None, fmt: str, kind: str, sure: str, facts: dict[str, Any]) -> None:
+        self.tree, self.url, self.fmt = tree, url, fmt
+        self.kind, self.sure, self.facts = kind, sure, facts
+        self.comments = keeps_comments(facts)  # trafilatura's readers' comments follow the article
+
+
 def _extract(html, url, fmt, result):
+    page = _prepare(html, url, fmt, result)
+    if page is None:
+        return
+    # The paths, in the order they are asked: the first that reads the page ends it.
+    for applies, read in PATHS:
+        if applies(page) and read(result, page):
+            return
+
+
+def _prepare(html, url, fmt, result):
+    """Parse, drop what a reader cannot see, read the metadata and the page's kind; a page
+    over the work budget is read the cheap way here (then None, as when parsing fails)."""
     # a page of dense attributes is over the budget before libxml2 parses it (it checks
     # each attribute against the tag's others): read without its attributes, the cheap way
     dense = _stage(result, "budget", "the page is parsed as it is", markup_over_budget, html)
@@ -190,7 +212,7 @@ def _extract(html, url, fmt, result):
         html = strip_attributes(html)
     tree = _stage(result, "parse", "plain-text fallback", parse, html)
     if tree is None:
-        return  # extract() falls back to the plain text of the markup
+        return None  # extract() falls back to the plain text of the markup
     _stage(result, "hidden", "hidden elements are kept", _hidden, tree, result)
     meta: dict[str, Any] = {}
     og_type = None
@@ -207,7 +229,7 @@ def _extract(html, url, fmt, result):
         text = _stage(result, "budget", "plain-text fallback", cheap_text, tree, fmt) or ""
         if text:
             result.update(text=text, extractor="budget")
-        return
+        return None
     kind, sure, facts = _stage(
         result,
         "page-type",
@@ -219,116 +241,160 @@ def _extract(html, url, fmt, result):
         meta.get("canonical_url"),
     ) or ("article", "none", {})
     result["page_type"] = kind
-    comments = keeps_comments(facts)
     _stage(result, "scripts", "scripts are kept", stages.drop_code, tree)
     _stage(result, "status-messages", "a script's failure messages are kept", stages.status_messages, tree)
     # before any extractor: a heading's permalink mark is read as its text by each (0.5 ms)
     _stage(result, "permalink-marks", "the marks are kept", stages.permalink_marks, tree)
-    if kind in REGION_KINDS:
-        if _read_region(result, tree, url, fmt, kind, comments):
-            return
-        # the posts are a blog post's comments (decide.posts_follow_an_article): read as an
-        # article, which trafilatura gives with its comments; the evidence was a forum's
-        kind, sure = "article", "weak"
-        result["page_type"] = kind
-    if kind == "product":
-        from . import product, product_facts
-        from .region import drop_screen_reader_copies
+    return Page(tree, url, fmt, kind, sure, facts)
 
-        # a shop prints its name, price and labels twice, once for screen readers: once is read
-        _stage(result, "screen-reader-copies", "both copies are kept", drop_screen_reader_copies, tree)
+
+def _as_region(result, page):
+    """A page of a REGION_KINDS kind, read as its region (a forum's as its thread). When
+    its posts are a blog post's comments (decide.posts_follow_an_article) it is read as
+    an article, which trafilatura gives with its comments; the evidence was a forum's."""
+    if _read_region(result, page.tree, page.url, page.fmt, page.kind, page.comments):
+        return True
+    page.kind, page.sure = "article", "weak"
+    result["page_type"] = page.kind
+    return False
+
+
+def _as_product(result, page):
+    """A product page: trafilatura in balanced mode with its own fallbacks (a product page
+    is short lines, specifications and variants, which precision mode drops), minus the
+    reviews and other products, plus the specifications, description and facts the
+    text does not say (product.py). Read as an article when trafilatura finds nothing."""
+    from . import product, product_facts
+    from .region import drop_screen_reader_copies
+
+    tree, url = page.tree, page.url
+    # a shop prints its name, price and labels twice, once for screen readers: once is read
+    _stage(result, "screen-reader-copies", "both copies are kept", drop_screen_reader_copies, tree)
+    _stage(
+        result,
+        "product-blocks",
+        "trafilatura may discard the product's blocks",
+        product.unmark_discarded_blocks,
+        tree,
+    )
+    t_doc = _stage(result, "trafilatura", "read as an article", stages.trafilatura_doc, tree, url, False, False)
+    if t_doc is not None and t_doc.body is not None:
+        _stage(result, "product", "reviews and other products are kept", product.keep_product_only, tree, t_doc.body)
+        body = t_doc.body
         _stage(
             result,
-            "product-blocks",
-            "trafilatura may discard the product's blocks",
-            product.unmark_discarded_blocks,
+            "product-specifications",
+            "the page's text is given as is",
+            product.add_specifications,
             tree,
+            body,
         )
-        # a product page is short lines (specifications, variants): precision mode drops
-        # them, and trafilatura's own fallbacks (not fast) find the description more often
-        t_doc = _stage(result, "trafilatura", "read as an article", stages.trafilatura_doc, tree, url, False, False)
-        if t_doc is not None and t_doc.body is not None:
-            _stage(
-                result, "product", "reviews and other products are kept", product.keep_product_only, tree, t_doc.body
-            )
-            body = t_doc.body
-            _stage(
-                result,
-                "product-specifications",
-                "the page's text is given as is",
-                product.add_specifications,
-                tree,
-                body,
-            )
-            _stage(
-                result,
-                "product-description",
-                "the page's text is given as is",
-                product.add_description_text,
-                tree,
-                body,
-            )
-            _stage(result, "product-facts", "the page's text is given as is", product_facts.add_facts, tree, body)
-        t_text = stages.doc_text(t_doc)
-        if t_text.strip():
-            _use_trafilatura(result, t_doc, tree, url, fmt, t_text, page_markup=False)
-            return
-    _article(result, tree, url, fmt, comments)
-    a_text = result["text"] if fmt == "text" else (result.plain or "")
-    if result["extractor"] in ("trafilatura", "readability") and page_may_hold_more(tree, a_text, sure):
-        landmarks = marks_landmarks(tree)
-        # the region is built, then rendered, only where what it says can change the result
-        asks = asking_again_can_change(landmarks, result["extractor"], result.readability, a_text)
-        if not region_can_matter(sure, facts, words(a_text), asks):
-            return
-        root = _stage(result, "region", "the article is kept", stages.region_root, tree, url)
-        if not region_can_matter(sure, facts, words(a_text), asks, most_words(root)):
-            return
-        r_text = region_text(result, root)
-        if words(r_text) > ask_again_ratio(sure) * words(a_text):
-            # The page holds far more text than the article read: precision mode may
-            # have stopped at a break in the markup. trafilatura's own fallbacks
-            # (balanced mode, its readability and jusText) are asked; their text is
-            # kept when it is longer and holds the article. Not on a page that does
-            # not mark its chrome: there the region is long with menus, teasers and
-            # comments, which says nothing of the article being cut, and the
-            # fallbacks' longer text is those (docs/PERFORMANCE.md, issue 26, run of 19:14).
-            longer = None
-            if landmarks:
-                longer = _stage(
-                    result,
-                    "trafilatura-fallbacks",
-                    "the article is kept",
-                    stages.longer_article,
-                    tree,
-                    url,
-                    a_text,
-                    comments,
-                )
-            if longer is not None:
-                doc, a_text = longer
-                _use_trafilatura(result, doc, tree, url, fmt, a_text)
-            elif result["extractor"] == "trafilatura":
-                # no longer text from trafilatura: readability, which reads a page's main
-                # container whole, is asked too, or its answer used again where the text
-                # looked short (_article asked it then, and chose between the two on
-                # other grounds); its text is taken when it is the article and more
-                r_root, rb_text = result.readability or (None, "")
-                if result.readability is None:
-                    r_root = _stage(result, "readability", "the article is kept", stages.readability_root, tree, url)
-                    if r_root is not None:
-                        from .render import render
+        _stage(
+            result,
+            "product-description",
+            "the page's text is given as is",
+            product.add_description_text,
+            tree,
+            body,
+        )
+        _stage(result, "product-facts", "the page's text is given as is", product_facts.add_facts, tree, body)
+    t_text = stages.doc_text(t_doc)
+    if t_text.strip():
+        _use_trafilatura(result, t_doc, tree, url, page.fmt, t_text, page_markup=False)
+        return True
+    return False
 
-                        rb_text = (
-                            _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
-                        )
-                if r_root is not None and longer_than(rb_text, a_text):
-                    a_text = rb_text
-                    _use_readability(result, r_root, fmt, rb_text)
-        if region_is_the_page(sure, facts, r_text, a_text) and (
-            landmarks or left_out_prose(r_text, a_text) >= words(a_text)
-        ):
-            _use_root(result, root, fmt, r_text, "region")
+
+def _as_article(result, page):
+    """An article (_article), then the second look (_second_look)."""
+    _article(result, page.tree, page.url, page.fmt, page.comments)
+    _second_look(result, page)
+    return True
+
+
+# The paths a page is read by, in order: (applies to the page, reads it: True when done).
+PATHS = (
+    (lambda page: page.kind in REGION_KINDS, _as_region),
+    (lambda page: page.kind == "product", _as_product),
+    (lambda page: True, _as_article),
+)
+
+
+def _second_look(result, page):
+    """After an article is read, the page's region decides whether to look again. In order:
+
+    1. Only where the page may hold more than the article (page_may_hold_more), and its
+       region could change the result (region_can_matter, asked before the region is
+       built and again with the bound of its words before it is rendered).
+    2. Where the region is far longer than the article (ask_again_ratio), ask again:
+       trafilatura's own fallbacks on a page that marks its chrome (landmarks), else
+       readability when trafilatura's text was kept; the longer text that holds the
+       article is taken (longer_than).
+    3. Where the page is better read as its region (region_is_the_page), on a page that
+       marks its chrome or where the region holds as much left-out prose as the article:
+       the region is taken.
+    """
+    tree, url, fmt, sure, facts = page.tree, page.url, page.fmt, page.sure, page.facts
+    a_text = result["text"] if fmt == "text" else (result.plain or "")
+    if result["extractor"] not in ("trafilatura", "readability") or not page_may_hold_more(tree, a_text, sure):
+        return
+    landmarks = marks_landmarks(tree)
+    # the region is built, then rendered, only where what it says can change the result
+    asks = asking_again_can_change(landmarks, result["extractor"], result.readability, a_text)
+    if not region_can_matter(sure, facts, words(a_text), asks):
+        return
+    root = _stage(result, "region", "the article is kept", stages.region_root, tree, url)
+    if not region_can_matter(sure, facts, words(a_text), asks, most_words(root)):
+        return
+    r_text = region_text(result, root)
+    if words(r_text) > ask_again_ratio(sure) * words(a_text):
+        a_text = _ask_again(result, page, landmarks, a_text)
+    if region_is_the_page(sure, facts, r_text, a_text) and (
+        landmarks or left_out_prose(r_text, a_text) >= words(a_text)
+    ):
+        _use_root(result, root, fmt, r_text, "region")
+
+
+def _ask_again(result, page, landmarks, a_text):
+    """The page holds far more text than the article read: precision mode may have
+    stopped at a break in the markup. trafilatura's own fallbacks (balanced mode, its
+    readability and jusText) are asked; their text is kept when it is longer and holds
+    the article. Not on a page that does not mark its chrome: there the region is long
+    with menus, teasers and comments, which says nothing of the article being cut, and
+    the fallbacks' longer text is those (docs/PERFORMANCE.md, issue 26, run of 19:14).
+    Returns the article's text as it now is."""
+    tree, url, fmt = page.tree, page.url, page.fmt
+    longer = None
+    if landmarks:
+        longer = _stage(
+            result,
+            "trafilatura-fallbacks",
+            "the article is kept",
+            stages.longer_article,
+            tree,
+            url,
+            a_text,
+            page.comments,
+        )
+    if longer is not None:
+        doc, a_text = longer
+        _use_trafilatura(result, doc, tree, url, fmt, a_text)
+    elif result["extractor"] == "trafilatura":
+        # no longer text from trafilatura: readability, which reads a page's main
+        # container whole, is asked too, or its answer used again where the text
+        # looked short (_article asked it then, and chose between the two on
+        # other grounds); its text is taken when it is the article and more
+        r_root, rb_text = result.readability or (None, "")
+        if result.readability is None:
+            r_root = _stage(result, "readability", "the article is kept", stages.readability_root, tree, url)
+            if r_root is not None:
+                from .render import render
+
+                rb_text = _stage(result, "readability-render", "the article is kept", render, r_root, False) or ""
+        if r_root is not None and longer_than(rb_text, a_text):
+            a_text = rb_text
+            _use_readability(result, r_root, fmt, rb_text)
+    return a_text
 
 
 def _read_region(result, tree, url, fmt, kind, comments):
@@ -442,7 +508,7 @@ def _article(result, tree, url, fmt, comments):
         from .render import render
 
         r_text = _stage(result, "readability-render", "trafilatura's result is kept", render, r_root, False) or ""
-    if asked or laid_out:  # what readability said, for the page's second look (_extract)
+    if asked or laid_out:  # what readability said, for the page's second look (_second_look)
         result.readability = (r_root, r_text)
     choice = choose(t_text, r_text)
     if laid_out and choice == "trafilatura" and holds_a_layouts_article(r_text, t_text):

@@ -5,7 +5,7 @@ core.py runs the extractors; this module says which result to keep and when to a
 another. Each rule is written as a reader would check it (a text "holds" another when
 it has most of its words; a page "marks its chrome" when it has landmarks), and
 docs/PERFORMANCE.md gives each rule's effect on every shared set. The order they are
-asked in is core._extract's:
+asked in is core.PATHS and core._second_look's:
 
 1. ``page_type``: the page's kind and how sure (pagetype.py holds the evidence); on a
    page read as a forum, ``posts_follow_an_article`` (are the posts a blog post's
@@ -112,7 +112,7 @@ def keeps_comments(facts: dict[str, Any]) -> bool:
 
 
 def asking_again_can_change(landmarks: bool, extractor: str, readability: tuple[Any, str] | None, a_text: str) -> bool:
-    """Whether asking again, where the region is far longer than the article (core._extract),
+    """Whether asking again, where the region is far longer than the article (core._second_look),
     can change the result: trafilatura's fallbacks are asked only on a page that marks
     its chrome (``landmarks``); else readability, only when trafilatura's text was kept.
     Where readability was asked already (``readability``: its root and text, when the
@@ -130,7 +130,7 @@ def asking_again_can_change(landmarks: bool, extractor: str, readability: tuple[
 
 def region_can_matter(sure: str, facts: dict[str, Any], a_words: int, asks: bool, r_words: int | None = None) -> bool:
     """Whether a region of at most ``r_words`` words (None: not built yet, any length) can
-    change the result of an article of ``a_words`` words; when not, core._extract builds
+    change the result of an article of ``a_words`` words; when not, core._second_look builds
     no region (~5 ms) or renders none (~1.5 ms). The two rules the region serves:
 
     - asking again (``asks``: asking_again_can_change) when the region is over

@@ -51,7 +51,7 @@ class Thresholds:
     REGION_MIN_SHARE = 0.5
     REGION_ENOUGH = 150  # words: a region this long is taken without asking trafilatura
     # An "article" with no evidence of being one, whose region is this many times longer
-    # and holds this share of the article's words, is read as a region (see _extract): a
+    # and holds this share of the article's words, is read as a region (core._second_look): a
     # third more text around all of the article is a page's other content (a service
     # page's offers, a list's entries), not a stray sidebar. Pages that say they are
     # articles keep the article: their extra text is comments and teasers.
