@@ -1,21 +1,20 @@
-"""Which providers exist and which one answers a call.
+"""The config file, and the provider that answers a call.
 
-The config file (``--config PATH``, else ``$WEBSEARCH_CONFIG``, else
+The file (``--config PATH``, else ``$WEBSEARCH_CONFIG``, else
 ``$XDG_CONFIG_HOME/websearch-worker/config.json``, ``~/.config/...`` without
 it; the old pi location ``~/.pi/agent/web-search.json`` is still read when the
 new one does not exist) is optional.  Without it the builtins answer:
 ddgs for search, the local fetcher for fetch, and ``exa`` / ``brave`` when
-``EXA_API_KEY`` / ``BRAVE_API_KEY`` are set.  Two shapes are accepted::
+``EXA_API_KEY`` / ``BRAVE_API_KEY`` are set.  The parts:
 
-    {"defaultProvider": "exa-main",
-     "providers": [{"name": "exa-main", "type": "exa", "apiKey": "...", "baseUrl": "...",
-                    "options": {"defaultSearchLimit": 5}}],
-     "cacheTtl": 600}
+    path.py    finding the file, and what --help says of it
+    schema.py  reading and checking it: settings, provider entries, keys (its shapes)
+    worker/providers/choose.py   which provider answers (select, search_chain): routing,
+               named here too, as config.select etc., for the callers of one package
 
-    {"apiKey": "...", "baseUrl": "..."}          # the Exa shorthand: one provider named "exa"
-
-Every mistake is a ``config`` error naming the file, the problem and a minimal
-valid example.  Keys are never echoed: not in messages, not in reprs.
+``load`` is the one call a command makes: the file found, read and checked.  Every
+mistake is a ``config`` error naming the file, the problem and a minimal valid
+example.  Keys are never echoed: not in messages, not in reprs.
 """
 
 from __future__ import annotations
