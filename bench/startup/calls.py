@@ -59,10 +59,19 @@ def environment():
     return env
 
 
-def timed(argv, env):
+CPU = {}  # way -> CPU times (user + system) of its fresh processes, the reading child's included
+
+
+def timed(argv, env, way):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL, capture_output=True)
-    return time.perf_counter() - t, proc
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(way, []).append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return wall, proc
 
 
 def cpu_ticks(pid):
@@ -171,13 +180,14 @@ def main():
 
     def fresh(extra=None):
         e = dict(env, **(extra or {}))
-        wall, proc = timed([PY, "-I", "-m", "worker", "fetch", url(), "--allow-private", "--no-cache"], e)
+        way = "fetch_child" if extra else "fetch"
+        wall, proc = timed([PY, "-I", "-m", "worker", "fetch", url(), "--allow-private", "--no-cache"], e, way)
         payload = protocol.parse(proc.stdout)
         assert payload["ok"] and payload["results"][0]["ok"], payload
         return wall
 
     def version():
-        wall, proc = timed([PY, "-I", "-m", "worker", "--version"], env)
+        wall, proc = timed([PY, "-I", "-m", "worker", "--version"], env, "version")
         assert proc.stdout.startswith(b"websearch-worker "), proc.stdout
         return wall
 
@@ -216,6 +226,7 @@ def main():
     try:
         for name in ways:  # one unmeasured call each: page caches, the servers' first call
             ways[name]()
+        CPU.clear()
         names = list(ways)
         for r in range(opts.rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
@@ -231,8 +242,11 @@ def main():
         "%d rounds, interleaved; load average %.1f on %d CPUs; median / p90 ms, ratio of medians to --version"
         % (opts.rounds, os.getloadavg()[0], os.cpu_count() or 0)
     )
+    cpu = {name: statistics.median(v) * 1000 for name, v in CPU.items()}
+    print("  %-12s %7s  %7s  %7s  %s" % ("", "median", "p90", "ratio", "CPU median (fresh processes)"))
     for name in ways:
-        print("  %-12s %7.1f  %7.1f   %5.2fx" % (name, med[name], p90[name], med[name] / med["version"]))
+        extra = "  %5.1f ms (%.2fx)" % (cpu[name], cpu[name] / cpu["version"]) if name in cpu else ""
+        print("  %-12s %7.1f  %7.1f   %5.2fx%s" % (name, med[name], p90[name], med[name] / med["version"], extra))
     print()
     print("fresh fetch / --version: %.2fx (must be <= 3)" % (med["fetch"] / med["version"]))
     print("warm MCP web_fetch / --version: %.2fx (must be <= 2)" % (med["mcp_warm"] / med["version"]))
