@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from types import SimpleNamespace
 
 
-def command_in(argv):
+def command_in(argv: list[str]) -> str | None:
     """The subcommand named in argv, found the way argparse will find it, or None."""
     skip = False
     options = valued()
@@ -104,6 +104,7 @@ def _fast_parse(argv):
         i += 1
     ns["command"] = command
     ns.update(_defaults(sub))
+    assert sub.positional is not None  # every command declares its positional argument
     dest, _kw = sub.positional
     positional: list[str] = []
     run_ended = False

@@ -423,13 +423,15 @@ def valued() -> frozenset[str]:
 class Recorder:
     """Stands in for an argparse parser to read the option declarations above as data."""
 
-    def __init__(self, group=None, shared=None):
-        self.options = {} if shared is None else shared.options  # flag -> (dest, kwargs)
-        self.groups = {} if shared is None else shared.groups  # flag -> its --help section (docs/usage.md's tables)
-        self.positional = None  # (dest, kwargs)
+    def __init__(self, group: str | None = None, shared: Recorder | None = None) -> None:
+        # flag -> (dest, kwargs)
+        self.options: dict[str, tuple[str, dict[str, Any]]] = {} if shared is None else shared.options
+        # flag -> its --help section (docs/usage.md's tables)
+        self.groups: dict[str, str | None] = {} if shared is None else shared.groups
+        self.positional: tuple[str, dict[str, Any]] | None = None
         self.group = group
 
-    def add_argument(self, *flags, **kw):
+    def add_argument(self, *flags: str, **kw: Any) -> None:
         if not flags[0].startswith("-"):
             self.positional = (flags[0], kw)
             return
@@ -438,14 +440,16 @@ class Recorder:
             self.options[flag] = (dest, kw)
             self.groups[flag] = self.group
 
-    def add_argument_group(self, title=None, **kw):
+    def add_argument_group(self, title: str | None = None, **kw: Any) -> Recorder:
         return Recorder(title, shared=self)
 
 
 SUPPRESS = object()
 
 
-def declared(command):
+def declared(command: str) -> tuple[Recorder, Recorder]:
+    """The declarations of the options before ``command`` and of ``command``'s own, as data
+    (read by fast.py, worker/tool_schemas.py and worker/docs_options.py)."""
     top = Recorder()
     top.add_argument("--version", action="store_true", default=False, help=VERSION_HELP)
     common(top, top=True, suppress=SUPPRESS)
