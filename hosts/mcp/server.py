@@ -44,6 +44,7 @@ INSTALL_LIMIT_S = 20 * 60.0
 MAX_WORKERS = 16
 GRACE_S = 5.0
 PROGRESS_INTERVAL_ENV = "WEBSEARCH_MCP_PROGRESS_INTERVAL"
+PREPARE_AFTER_S = 0.1  # after a call, when the next prepared worker starts (hosts/mcp/prepared.py)
 
 
 def _bootstrap_module() -> ModuleType:
@@ -248,8 +249,11 @@ class Host:
             raise
         finally:
             self.workers.done(handle, bool(installing))
-            # the next call's worker, prepared once this one is over (its imports never take this call's CPU)
-            threading.Thread(target=self.workers.prepare_next, daemon=True).start()
+            # the next call's worker, prepared once this call's answer is out: its start and imports
+            # never take the CPU this answer needs on its way to the client
+            later = threading.Timer(PREPARE_AFTER_S, self.workers.prepare_next)
+            later.daemon = True
+            later.start()
         payload = self.payload(tool, box["result"], tools.call_timeout(arguments))
         if warning:
             payload.setdefault("warnings", []).append(warning)
