@@ -13,7 +13,9 @@ from worker import protocol  # noqa: E402
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item):
     """A test marked upstream(dist, ...) watches those distributions' internals: it fails at once, saying so,
-    when the installed versions are not the locked ones (a new release would fail it for no fault of ours)."""
+    when the installed versions are not the locked ones (a new release would fail it for no fault of ours).
+    A test marked tricks(name, ...) checks those start-up tricks themselves: with WEBSEARCH_WORKER_PLAIN
+    turning one off (a smoke run of the suite without them) it is skipped, saying so."""
     marks = list(item.iter_markers("upstream"))
     if marks:
         import locks
@@ -23,6 +25,15 @@ def pytest_runtest_call(item):
                 problem = locks.version_problem(dist)
                 if problem:
                     pytest.fail(problem, pytrace=False)
+    tricks = {name for mark in item.iter_markers("tricks") for name in mark.args}
+    if tricks:
+        from worker import startup
+
+        unknown = tricks - set(startup.TRICKS)
+        assert not unknown, "tricks(...) names no trick of worker/startup.py: %s" % sorted(unknown)
+        off = sorted(tricks & startup.off_in(os.environ))
+        if off:
+            pytest.skip("checks the start-up trick %s, which WEBSEARCH_WORKER_PLAIN turns off" % ", ".join(off))
 
 
 def shared_data_missing():

@@ -108,6 +108,7 @@ def test_what_cannot_be_rewritten_safely_is_kept(path):
     assert fast.rewrite(path) == (path, 0)
 
 
+@pytest.mark.tricks("xpath_rewrite")
 def test_the_installed_trafilatura_has_its_tests_rewritten():
     from worker.pages.extract.core import extract
 

@@ -93,7 +93,7 @@ def probe(fake):
         text=True,
         cwd=ROOT,
         timeout=120,
-        env=dict(os.environ, WEBSEARCH_WORKER_PLAIN_IMPORTS=""),
+        env=dict(os.environ, WEBSEARCH_WORKER_PLAIN_IMPORTS="", WEBSEARCH_WORKER_PLAIN=""),  # the tricks on
     )
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1]), r.stderr
