@@ -8,12 +8,14 @@ replaced by one that gives the same answers.  Each one falls back to the public 
 where its own way is missing, and each can be turned off:
 
     WEBSEARCH_WORKER_PLAIN=1            every trick off: the public modules, as they ship
-    WEBSEARCH_WORKER_PLAIN=json,socket  only these off (bench/startup/tricks.py times each)
+    WEBSEARCH_WORKER_PLAIN=json,sqlite  only these off (bench/startup/tricks.py times each)
 
 The older switches still work: ``WEBSEARCH_WORKER_PLAIN_IMPORTS`` (any value) turns off
 the import stand-ins of trafilatura and readability, ``WEBSEARCH_EXA_PLAIN_IMPORT`` the
 fast import of exa-py.  Outputs are the same either way (tests/test_plain.py runs the
-CLI both ways); docs/PERFORMANCE.md#start-up-tricks has each trick's measured saving.
+CLI both ways).  docs/PERFORMANCE.md#start-up-tricks-one-switch-issue-46 has each trick's
+measured saving: a trick must save ~5 ms to stay (json, sqlite and fast_parser pass
+together only: they keep re, enum, datetime and argparse off a cached call between them).
 
 Standard library ``os`` only: this module is read on every call's path.
 """
