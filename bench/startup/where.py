@@ -41,6 +41,15 @@ STAGES = [
 ]
 
 
+FLOOR = {
+    "-c pass": ["-c", "pass"],
+    "--version": ["-m", "worker", "--version"],
+    "lxml.html": ["-c", "import lxml.html"],
+    "http.client": ["-c", "import http.client"],
+    "lxml.html, http.client": ["-c", "import lxml.html, http.client"],
+}
+
+
 def child_main():
     """Run in the fresh process: worker.main.main with timers; the marks go to fd 3 as JSON."""
     t0 = time.monotonic()
@@ -200,6 +209,7 @@ def main():
         return child_main()
     import argparse
     import statistics
+    import subprocess
     import tempfile
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -220,12 +230,17 @@ def main():
     web = FakeWeb().start()
     url = web.url("/article")
     rows = {False: [], True: []}
+    floor = {name: [] for name in FLOOR}
     try:
         one(url, env, False)
         one(url, env, True)
         for _ in range(opts.rounds):
             for child in (False, True):
                 rows[child].append(one(url, env, child))
+            for name, argv in FLOOR.items():
+                start = time.monotonic()
+                subprocess.run([sys.executable, "-I"] + argv, cwd=REPO, env=env, capture_output=True)
+                floor[name].append(time.monotonic() - start)
         runs = [importtime(url, env) for _ in range(5)]  # one -X importtime log is noisy: medians of five
         total = statistics.median(t for t, _ in runs)
         keys = {k for _, g in runs for k, _ in g}
@@ -245,6 +260,12 @@ def main():
     ]:
         med = [statistics.median([r.get(name, 0.0) for r in rows[c]]) * 1000 for c in (False, True)]
         print("  %-16s %11.1f %8.1f   %s" % (name, med[0], med[1], what))
+    print()
+    print("The floor: what a fetch's libraries cost to import alone, fresh processes interleaved with the above")
+    base = statistics.median(floor["--version"])
+    for name, argv in FLOOR.items():
+        med = statistics.median(floor[name])
+        print("  %7.1f ms  %5.2fx --version  python -I %s" % (med * 1000, med / base, " ".join(argv)))
     print()
     print(
         "python -X importtime -I -m worker fetch (in-process way), median of 5 logs: %.1f ms of imports' own time"
