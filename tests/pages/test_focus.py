@@ -111,3 +111,33 @@ def test_offsets_hold_after_a_character_that_lower_cases_to_two():
     view = focus.focused(text, "ferry Kadıköy", 200)
     p = next(p for p in view["passages"] if p["offset"] > 1000)
     assert text[p["offset"] : p["offset"] + p["length"]].startswith("The ferry to Kadıköy leaves every 20 minutes.")
+
+
+def test_a_plural_meets_its_singular():
+    assert focus.terms("keys entries uses status") == ["key", "entry", "use", "status"]
+    text = page({47: "Each key of a dictionary must be hashable."})
+    view = focus.focused(text, "which dictionary keys are allowed", 200)
+    assert "must be hashable" in view["content"]
+
+
+def test_a_description_reads_under_its_api_signature_and_comes_with_it():
+    signature = "@cachetools.memo_cache(*maxsize=128*, *typed=False*)"
+    described = "Wraps a function so that its most recent results are kept and handed back for the same arguments."
+    text = page({30: signature, 31: described, 50: "Results of the census are kept in the town hall."})
+    assert focus.signatures(text) == [(text.index(signature), text.index(signature) + len(signature))]
+    view = focus.focused(text, "how many results does memo_cache keep", 300)
+    assert signature + "\n\n" + described in view["content"]  # the entry's signature shows its default
+
+
+def test_prose_lines_are_not_signatures():
+    text = "Intro.\n\nSee the notes (below) for more.\n\nThe call returns (a, b)\n\nos.path.join(a, *paths)\n\n"
+    assert [text[a:b] for a, b in focus.signatures(text)] == ["os.path.join(a, *paths)"]
+
+
+def test_a_piece_of_a_long_paragraph_reads_in_its_paragraphs_context():
+    # The paragraph names the widget once, far from the sentence that answers; the filler never names it.
+    lead = "The widget controller keeps a queue of jobs. " + "It logs what it does to the journal every hour. " * 8
+    answer = "A full queue makes it drop the oldest job first."
+    text = page({20: lead + answer, 40: "A queue of cars waits at the bridge when the oldest ferry is full."})
+    view = focus.focused(text, "what does the widget do when its queue is full", 400)
+    assert answer in view["content"]

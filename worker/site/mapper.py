@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from ..pages.net.client import Options, Response
     from ..runtime import Call
 
-KEY_VERSION = 1
+KEY_VERSION = 2  # 2: the bag's terms drop a plural's s (worker.pages.answer.focus.words)
 PAGE_S = 10.0  # one page's download at most, so a page that never ends costs one thread this long
 MAX_SITEMAPS = 50  # sitemap files read for one map
 SITEMAP_DEPTH = 4  # index files within index files

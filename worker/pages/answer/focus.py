@@ -1,13 +1,15 @@
 """Focused passages: the parts of a page's text that answer a question, verbatim, with offsets.
 
 Pure functions.  The text is cut into blocks (paragraphs; a long one into
-pieces); each block is scored BM25-style for the question's terms, in the
-context of the section headings it sits under; the best blocks are taken until
-the budget is spent and given back in page order, each with its character
-offset, so ``--start-index`` reads on from any of them.
+pieces of a sentence or two); each block is scored BM25-style for the
+question's terms, in its context: the section headings it sits under, the
+signature line of the API entry it describes (``os.rename(src, dst)``), the
+rest of its paragraph when it is a piece of one, the block before it.  The best
+blocks are taken until the budget is spent and given back in page order, each
+with its character offset, so ``--start-index`` reads on from any of them.
 
-Any language, no model: words are lower-cased ``\\w`` runs cut to a short
-prefix (a cheap stemmer: install/installing/installation meet), and CJK text,
+Any language, no model: words are lower-cased ``\\w`` runs, a plural's ``s`` off, cut to a
+short prefix (a cheap stemmer: install/installing/installation meet), and CJK text,
 which has no spaces, is matched as overlapping character pairs.  The page is
 never tokenised as a whole: a few C-level passes find the blank lines, the
 headings, the link addresses and each term's occurrences (``str.find``), and
@@ -26,11 +28,13 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page's content
 PREFIX = 6  # letters of a word that make its term
 TITLE_MAX = 120
-PIECE = 900  # a block longer than this is scored in pieces of about this size
+PIECE = 250  # a block longer than this is scored in pieces of about this size
 MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too low to matter
 MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
+PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
+SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
 K1, B = 1.2, 0.5
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -81,7 +85,7 @@ def words(text: str) -> list[str]:
         out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     for word in _WORD.findall(_CJK_RUN.sub(" ", low)):
         if word not in STOP and (len(word) > 1 or word.isdigit()):
-            out.append(word[:PREFIX])
+            out.append(_stem(word))
     return out
 
 
@@ -105,7 +109,18 @@ def _plain_word(word: str) -> list[str]:
     """The term of one lower-case word of letters (the common case of ``words``)."""
     if _CJK_RUN.search(word):
         return words(word)
-    return [word[:PREFIX]] if word not in STOP and len(word) > 1 else []
+    return [_stem(word)] if word not in STOP and len(word) > 1 else []
+
+
+def _stem(word: str) -> str:
+    """A word's term: its plural's ``s`` off (Harman's S-stemmer: keys/key, entries/entry, uses/use;
+    status, process and does stay), then its first PREFIX letters."""
+    if len(word) > 3 and word[-1] == "s" and word[-2] not in "su":
+        if word.endswith("ies") and word[-4] not in "ae":
+            word = word[:-3] + "y"
+        elif not word.endswith("es") or word[-3] not in "aeo":
+            word = word[:-1]
+    return word[:PREFIX]
 
 
 def terms(query: str) -> list[str]:
@@ -129,12 +144,13 @@ def _hits(low: str, word: str) -> list[int]:
 class Outline:
     """The text's markdown headings, each with the chain of headings it sits under."""
 
-    __slots__ = ("starts", "ends", "chains")
+    __slots__ = ("starts", "ends", "chains", "signatures")
 
     def __init__(self, text: str):
         self.starts: list[int] = []
         self.ends: list[int] = []
         self.chains: list[tuple[int, ...]] = []  # indexes of the headings above it and itself, outermost first
+        self.signatures: list[tuple[int, int]] = []  # API entries' signature lines (see signatures), when read
         stack: list[tuple[int, int]] = []
         find, match = text.find, _HEADING.match
         at = 0 if text.startswith("#") else find("\n#")
@@ -155,6 +171,31 @@ class Outline:
         from bisect import bisect_right
 
         return bisect_right(self.starts, pos) - 1
+
+
+# An API entry's signature, alone on its line between blank lines: what a reference page's
+# description paragraphs are about (Sphinx, Javadoc and rustdoc flatten their entries to such lines):
+# ``*class *pkg.Name(*a*, *b=1*)``, ``@functools.lru_cache(*maxsize=128*)``, ``void Py_DECREF(PyObject \*o)``,
+# ``Popen.returncode``.  A line of prose ends with a stop, or has more than two words before its "(".
+_SIGNATURE = re.compile(
+    r"[ \t]*(?:\*[A-Za-z ]{1,30}\*[ ]?)?(?:[A-Za-z_][\w\[\]()./:]*(?: \\?\*+)? ){0,2}@?"
+    r"(?:[A-Za-z_][\w.]*\([^\n]*\)(?:[ ]*(?:->|\u2192)[^\n]{1,80})?|[A-Za-z_]\w*(?:\.\w+)+(?: = [^\n]{1,60})?)[ \t]*"
+)
+_ONE_LINE = re.compile(r"\n\n([ \t]*[*@A-Za-z_][^\n]{2,400})(?=\n\n)")  # a paragraph of one line
+
+
+def signatures(text: str) -> list[tuple[int, int]]:
+    """The spans of the text's API signature lines (_SIGNATURE), each a block of its own."""
+    out = []
+    full = _SIGNATURE.fullmatch
+    padded = "\n\n" + text + "\n\n"  # the first and last paragraphs too: offsets are 2 more than the text's
+    for m in _ONE_LINE.finditer(padded):
+        start, end = m.start(1) - 2, m.end(1) - 2
+        if text[end - 1] not in ".:;,!?" and full(text, start, end):
+            while text[start] in " \t":
+                start += 1
+            out.append((start, end))
+    return out
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -225,6 +266,15 @@ class _Finder:
                 return a, b
         return spans[-1]
 
+    def paragraph(self, pos: int) -> tuple[int, int]:
+        """The run of text between blank lines around ``pos`` (a long one holds several blocks)."""
+        from bisect import bisect_right
+
+        i = bisect_right(self.break_starts, pos) - 1
+        start = self.break_ends[i] if i >= 0 else 0
+        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(self.text)
+        return start, end
+
     def after(self, end: int) -> tuple[int, int] | None:
         """The block right after one that ends at ``end``."""
         text = self.text
@@ -245,13 +295,20 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
     low = text.replace("\u0130", "i").lower()
     finder = _Finder(text, outline)
     counts: dict[tuple[int, int], dict[int, int]] = {}
+    # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
+    paragraphs: dict[tuple[int, int], set[int]] = {}
     links = _link_targets(text)
     for t, word in enumerate(words):
         for at in _hits(low, word):
             if links and _inside(links, at):
                 continue  # a link's address is not what the page says: docs URLs repeat every term
-            c = counts.setdefault(finder.block(at), {})
+            k = finder.block(at)
+            c = counts.setdefault(k, {})
             c[t] = c.get(t, 0) + 1
+            if k[1] - k[0] <= PIECE * 3 // 2:
+                para = finder.paragraph(at)
+                if para != k and para[1] - para[0] > PIECE * 3 // 2:
+                    paragraphs.setdefault(para, set()).add(t)
     if not counts:
         return {}, outline
     df = [0] * len(words)
@@ -279,6 +336,8 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
         nxt = finder.after(k[1])
         if nxt is not None:
             previous[nxt] = own[k]
+    outline.signatures = sigs = signatures(text) if SIGNATURE_WEIGHT else []
+    sig_starts = [a for a, _ in sigs]
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
@@ -287,6 +346,14 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
                 continue
             for t in counts.get((outline.starts[i], outline.ends[i]), empty):
                 context[t] = idf[t]
+        g = _under(sig_starts, outline, k[0])
+        if g >= 0 and sigs[g] != k:
+            for t in counts.get(sigs[g], empty):
+                context.setdefault(t, SIGNATURE_WEIGHT / HEADING_WEIGHT * idf[t])
+        if paragraphs:
+            for t in paragraphs.get(finder.paragraph(k[0]), ()):
+                if t not in context:
+                    context[t] = PARAGRAPH_WEIGHT / HEADING_WEIGHT * idf[t]
         c = counts.get(k, empty)
         # Distinct terms weigh most: a block that names every part of the question beats one that repeats a word.
         coverage = sum(idf[t] for t in c)
@@ -294,6 +361,18 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
         s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
+
+
+def _under(sig_starts: list[int], outline: Outline, pos: int) -> int:
+    """The index of the signature line whose entry holds ``pos`` (the last one above it, below the
+    section's heading), or -1."""
+    from bisect import bisect_right
+
+    g = bisect_right(sig_starts, pos) - 1
+    if g < 0:
+        return -1
+    h = outline.at(pos)
+    return g if h < 0 or outline.starts[h] < sig_starts[g] else -1
 
 
 def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], Outline | None]:
@@ -309,6 +388,8 @@ def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], O
     scores, outline = score(text, query)
     ranked = sorted(scores, key=lambda k: (-scores[k], k[0]))
     chosen: list[tuple[int, int]] = []
+    sigs = outline.signatures
+    sig_starts = [a for a, _ in sigs]
 
     def cost(spans: list[tuple[int, int]]) -> int:
         spans = _merged(text, spans)
@@ -325,7 +406,10 @@ def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], O
         h = outline.at(k[0])
         if h >= 0 and outline.starts[h] != k[0] and _blank(text, outline.ends[h], k[0]):
             want.append((outline.starts[h], outline.ends[h]))  # the heading right above: it costs no marker
-        for trial in (chosen + want, chosen + want[:1]):
+        g = _under(sig_starts, outline, k[0])
+        if g >= 0 and sigs[g] != k and _blank(text, sigs[g][1], k[0]):
+            want.append(sigs[g])  # so is the signature of the entry it describes
+        for trial in (chosen + want, chosen + want[:1]) if len(want) > 1 else (chosen + want,):
             spent = cost(trial)
             if spent <= budget:
                 chosen, used = trial, spent
