@@ -78,6 +78,12 @@ CALL_MODULES = (
     "worker.state.ratelimit",
     "worker.state.sqlite_backend",
     "worker.state.sqlite_file",
+    # a search through the default provider (ddgs, its engines and primp; the breaker)
+    "ddgs.engines",
+    "worker.checked",
+    "worker.providers.ddgs",
+    "worker.state.breaker",
+    "worker.tools.canonical",
 )
 
 
