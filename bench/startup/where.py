@@ -171,6 +171,42 @@ def one(url, env, child):
     return row
 
 
+def child_costs(url, rounds):
+    """The reading child's own costs, in this process: its spawn, its first answer (the child's
+    interpreter, imports and a first reading), its second (a reading and the frames), and the
+    same page read here, warm: the frames' cost is the second answer less that."""
+    import statistics
+
+    from fakes.http_server import ARTICLE
+
+    from worker.pages.child.spawn import Extractor
+    from worker.pages.extract.core import prepare
+    from worker.pages.net.client import Response
+    from worker.pages.read.item import item_of
+    from worker.pages.spec import Spec
+
+    body = ARTICLE.encode()
+    page = Response(url, url, 200, {"content-type": "text/html; charset=utf-8"}, body, False, len(body), [])
+    spec = Spec(fmt="markdown")
+    prepare()
+    item_of(url, page, spec)
+    times = {"spawn": [], "first": [], "second": [], "here": []}
+    for _ in range(rounds):
+        reader = Extractor(None)
+        t = time.monotonic()
+        reader.start()
+        times["spawn"].append(time.monotonic() - t)
+        for key in ("first", "second"):
+            t = time.monotonic()
+            reader.item(url, page, spec, None)
+            times[key].append(time.monotonic() - t)
+        reader.close(0.5)
+        t = time.monotonic()
+        item_of(url, page, spec)
+        times["here"].append(time.monotonic() - t)
+    return {k: statistics.median(v) * 1000 for k, v in times.items()}
+
+
 def importtime(url, env):
     import subprocess
 
@@ -247,6 +283,7 @@ def main():
         groups = sorted(
             ((k, statistics.median(dict(g).get(k, 0) for _, g in runs)) for k in keys), key=lambda kv: -kv[1]
         )
+        child = child_costs(url, opts.rounds)
     finally:
         web.stop()
     print(
@@ -260,6 +297,13 @@ def main():
     ]:
         med = [statistics.median([r.get(name, 0.0) for r in rows[c]]) * 1000 for c in (False, True)]
         print("  %-16s %11.1f %8.1f   %s" % (name, med[0], med[1], what))
+    print()
+    print("The reading child's own costs (in this process, the article page, medians):")
+    print("  %7.1f ms  posix_spawn of the child" % child["spawn"])
+    print("  %7.1f ms  its first answer: the child's interpreter, imports, a first reading" % child["first"])
+    print("  %7.1f ms  its second answer: a reading and the frames" % child["second"])
+    print("  %7.1f ms  the same page read here, warm" % child["here"])
+    print("  %7.1f ms  the frames (second answer less the reading here)" % (child["second"] - child["here"]))
     print()
     print("The floor: what a fetch's libraries cost to import alone, fresh processes interleaved with the above")
     base = statistics.median(floor["--version"])
