@@ -15,7 +15,8 @@ the import stand-ins of trafilatura and readability, ``WEBSEARCH_EXA_PLAIN_IMPOR
 fast import of exa-py.  Outputs are the same either way (tests/test_plain.py runs the
 CLI both ways).  docs/PERFORMANCE.md#start-up-tricks-one-switch-issue-46 has each trick's
 measured saving: a trick must save ~5 ms to stay (json, sqlite and fast_parser pass
-together only: they keep re, enum, datetime and argparse off a cached call between them).
+together only: they keep re, enum, datetime and the stdlib parser off a cached call between
+them).
 
 Standard library ``os`` only: this module is read on every call's path.
 """
