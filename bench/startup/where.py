@@ -219,25 +219,30 @@ def importtime(url, env):
         timeout=60,
     )
     groups = {}
+    roots = {}
     total = 0
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
             continue
-        first, _cum, name = line.split("|", 2)
+        first, cum, raw = line.split("|", 2)
         us = int(first.split(":", 1)[1])
-        name = name.strip()
+        name = raw.strip()
+        if raw.rstrip() == " " + name:  # depth 0: an import the code asked for, its subtree's total
+            roots[name] = roots.get(name, 0) + int(cum)
         top = name.split(".")[0]
         if top == "worker":
             key = ".".join(name.split(".")[:3]) if name.startswith("worker.pages.") else ".".join(name.split(".")[:2])
         elif top in ("http", "email", "ssl", "_ssl", "socket", "_socket", "selectors", "ipaddress", "urllib"):
             key = "stdlib: network (http.client, email, ssl, socket, urllib)"
-        elif top in ("lxml", "trafilatura", "readability", "courlan", "htmldate", "justext", "charset_normalizer"):
+        elif top in ("lxml", "trafilatura"):
             key = top
+        elif top.lstrip("_") in sys.stdlib_module_names or top in sys.stdlib_module_names:
+            key = "stdlib: the rest (re, logging, json, threading, importlib, encodings...)"
         else:
-            key = "stdlib and other: " + top
+            key = "other libraries (readability, courlan, htmldate, charset_normalizer...): " + top
         groups[key] = groups.get(key, 0) + us
         total += us
-    return total, sorted(groups.items(), key=lambda kv: -kv[1])
+    return total, sorted(groups.items(), key=lambda kv: -kv[1]), roots
 
 
 def main():
@@ -278,11 +283,13 @@ def main():
                 subprocess.run([sys.executable, "-I"] + argv, cwd=REPO, env=env, capture_output=True)
                 floor[name].append(time.monotonic() - start)
         runs = [importtime(url, env) for _ in range(5)]  # one -X importtime log is noisy: medians of five
-        total = statistics.median(t for t, _ in runs)
-        keys = {k for _, g in runs for k, _ in g}
+        total = statistics.median(t for t, _, _ in runs)
+        keys = {k for _, g, _ in runs for k, _ in g}
         groups = sorted(
-            ((k, statistics.median(dict(g).get(k, 0) for _, g in runs)) for k in keys), key=lambda kv: -kv[1]
+            ((k, statistics.median(dict(g).get(k, 0) for _, g, _ in runs)) for k in keys), key=lambda kv: -kv[1]
         )
+        names = {k for _, _, r in runs for k in r}
+        roots = sorted(((k, statistics.median(r.get(k, 0) for _, _, r in runs)) for k in names), key=lambda kv: -kv[1])
         child = child_costs(url, opts.rounds)
     finally:
         web.stop()
@@ -315,7 +322,10 @@ def main():
         "python -X importtime -I -m worker fetch (in-process way), median of 5 logs: %.1f ms of imports' own time"
         % (total / 1000)
     )
-    for key, us in groups[:18]:
+    for key, us in groups[:12]:
+        print("  %7.1f ms  %4.1f%%  %s" % (us / 1000, 100.0 * us / total, key))
+    print("the imports the code asks for (not nested), with all they import, cumulative:")
+    for key, us in roots[:14]:
         print("  %7.1f ms  %4.1f%%  %s" % (us / 1000, 100.0 * us / total, key))
 
 
