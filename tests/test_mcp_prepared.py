@@ -366,3 +366,48 @@ def test_mcp_without_a_prepared_worker(tmp_path, web):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _cmdline(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read().split(b"\0")
+
+
+@pytest.mark.parametrize("updated", [False, True])
+def test_a_prepared_worker_whose_code_changed_runs_the_call_as_a_fresh_worker(tmp_path, env, web, updated):
+    """An update of the checkout while it waited: the call runs in freshly loaded code (the same
+    process, exec'd as ``python -m worker``), and a SIGTERM to it is still exit 130 and a
+    cancelled block. Run from a copy of the worker package, so the test changes no file of ours."""
+    import shutil
+
+    from worker import host_client
+
+    shutil.copytree(
+        os.path.join(ROOT, "worker"), tmp_path / "copy" / "worker", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    handle = host_client.Handle(
+        [PY, "-m", "worker.prepared"], cwd=str(tmp_path / "copy"), own_group=True, stdin=subprocess.PIPE
+    )
+    try:
+        assert idle(handle.proc.pid)
+        assert b"worker.prepared" in _cmdline(handle.proc.pid)
+        if updated:
+            errors = tmp_path / "copy" / "worker" / "errors.py"
+            os.utime(errors, ns=(errors.stat().st_atime_ns, errors.stat().st_mtime_ns + 10**9))
+        handle.proc.stdin.write((json.dumps(["fetch", "--allow-private", web.url + "/stall"]) + "\n").encode())
+        handle.proc.stdin.close()
+        handle.proc.stdin = None
+        assert web.stalled.wait(30)
+        argv = _cmdline(handle.proc.pid)
+        if updated:
+            assert argv[1:4] == [b"-m", b"worker", b"fetch"], argv
+        else:
+            assert b"worker.prepared" in argv, argv
+        os.kill(handle.proc.pid, signal.SIGTERM)
+        result = handle.wait(timeout=30)
+        assert result.returncode == 130 and result.payload["error"]["code"] == "cancelled", result.stderr[-2000:]
+        assert call_dirs(tmp_path) == []
+    finally:
+        if handle.proc.poll() is None:
+            handle.proc.kill()
+            handle.proc.wait()

@@ -15,7 +15,11 @@ directory and signals), then exits; nothing of a call is in it before that line 
   call's ``cancelled`` block once the line comes, as a fresh worker answers one that came while
   it started; one while idle with no line on the way ends the process at once (exit 130, no
   block: there is no call to answer);
-- end of file on stdin (the host went away or discarded it) ends it quietly (exit 0).
+- end of file on stdin (the host went away or discarded it) ends it quietly (exit 0);
+- when one of the worker's own modules it loaded has changed on disk since (the checkout was
+  updated while it waited), it runs the call as a fresh worker instead: it execs
+  ``python -m worker ARGV`` in the same process (so ``--timeout`` counts from the process's
+  start, at most 1 s of it: worker.runtime).
 
 ``WEBSEARCH_WORKER_PREPARED_IMPORTS=0`` prepares nothing (the imports are paid in the call, as
 in a fresh process): for measuring what the preparation saves.
@@ -166,8 +170,48 @@ def _argv(line: bytes) -> list[str] | None:
     return None
 
 
+def _sources() -> dict[str, int]:
+    """{path: mtime} of the worker's own modules loaded so far."""
+    root = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    out = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith(root):
+            try:
+                out[path] = os.stat(path).st_mtime_ns
+            except OSError:
+                pass
+    return out
+
+
+def _changed(sources: dict[str, int]) -> bool:
+    for path, mtime in sources.items():
+        try:
+            if os.stat(path).st_mtime_ns != mtime:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _as_fresh_worker(argv: list[str]) -> None:
+    """The worker's code changed while this process waited (an update of the checkout): run the
+    call as a fresh worker would, in this same process (its host's handle stays valid), with the
+    call's signals held across the exec as bootstrap/run.py holds them (worker.runtime unblocks
+    them once its handlers are in)."""
+    import _signal
+
+    _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+    if _early:  # a signal came before the call: the fresh worker answers it as its own
+        _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+        return
+    flags = ["-I"] if sys.flags.isolated else []
+    os.execv(sys.executable, [sys.executable] + flags + ["-m", "worker"] + argv)
+
+
 def serve() -> None:
     prepare()
+    sources = _sources()
     line = _read_line()
     if line is None:
         os._exit(0)  # the host went away or discarded this process: no call came
@@ -186,6 +230,8 @@ def serve() -> None:
 
         os.write(1, protocol.render_error("internal", "the prepared worker got no argv list from its host").encode())
         os._exit(protocol.EXIT_ERROR)
+    if _changed(sources):
+        _as_fresh_worker(argv)
     main(argv, prog=os.environ.get("WEBSEARCH_WORKER_PROG") or "python -m worker", early=_early, started=started)
 
 
