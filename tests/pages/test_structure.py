@@ -156,3 +156,24 @@ def test_a_url_still_breaks_a_tie_and_names_a_page_that_does_not_read_as_an_arti
     )
     assert page_type(parse(specs), "https://shop.example.org/p/kettle-k2", None)[0] == "product"
     assert page_type(parse(specs), "https://example.org/kettle-k2", None)[0] == "article"
+
+
+def test_a_data_table_the_extractor_kept_is_read_back_cell_by_cell():
+    # libxml2's text of a table glues one cell's last word to the next cell's first
+    # ("MondayTuesday"): read cell by cell, a table that ends the article is the extractor's
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+    rows = [["Week"] + days] + [[str(w)] + ["Run easy %d min" % (10 * w + d) for d in range(5)] for w in range(1, 9)]
+    table = "<table>%s</table>" % "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % c for c in row) for row in rows)
+    body = lhtml.fromstring(
+        "<html><body><nav><a href='/'>Home</a></nav><article><p>%s</p><h2>The plan</h2>%s</article>"
+        "<footer>Copyright</footer></body></html>" % (ARTICLE_P[0], table)
+    ).find("body")
+    text = "\n".join([ARTICLE_P[0], "The plan"] + [" | ".join(row) for row in rows])
+    root = project(body, text, "https://example.org/plan")
+    assert root is not None
+    assert root.find(".//table") is not None and root.find(".//h2") is not None
+    assert "Copyright" not in root.text_content() and "Home" not in root.text_content()

@@ -62,6 +62,13 @@ def _text(el: HtmlElement) -> str:
     return tostring(el, method="text", encoding="unicode", with_tail=False)
 
 
+def _cells(table: HtmlElement) -> str:
+    """A data table's text, its cells apart: libxml2's text of the whole table glues one
+    cell's last word to the next cell's first ("MondayTuesday"), which no extractor's text
+    holds."""
+    return " ".join(_text(cell) for cell in table.iter("caption", "th", "td"))
+
+
 def _holders(root: HtmlElement) -> set[Any]:
     """The elements below root that hold a block (each marked once, walking up)."""
     out: set[Any] = set()
@@ -101,7 +108,7 @@ def units(root: HtmlElement) -> tuple[list[tuple[Any, str, str]], set[Any]]:
             continue
         held = el in holders
         if el is not root and t in BLOCK and (not held or t in ATOMS or (t == "table" and not layout_table(el))):
-            text = _norm(_text(el))
+            text = _norm(_cells(el) if t == "table" else _text(el))
             if text:
                 out.append((el, "whole", text))
             continue
