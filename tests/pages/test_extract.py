@@ -1657,6 +1657,7 @@ def test_the_budgets_bounds_from_the_markups_length_hold():
     assert "attributes" in (over_budget(P.parse(many), len(many)) or "")
 
 
+@pytest.mark.tricks("readability_fast")
 def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strings():
     import random
 
@@ -1755,6 +1756,7 @@ def test_an_article_out_of_the_markups_reach_is_named_without_it(monkeypatch):
         assert pagetype.pick(whole) == kind  # the same as with every point counted
 
 
+@pytest.mark.tricks("readability_fast")
 def test_readabilitys_div_test_gives_the_same_answers_without_writing_the_tree_out():
     import random
     import re

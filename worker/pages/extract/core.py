@@ -88,6 +88,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 EMPTY_KEYS = ("title", "author", "published", "site_name", "language", "canonical_url", "description")
 FORMATS = ("markdown", "text", "html")
@@ -453,7 +454,7 @@ def _hidden(tree, result):
         )
 
 
-def region_text(result, root):
+def region_text(result: dict[str, Any], root: HtmlElement | None) -> str:
     if root is None:
         return ""
     from .region import drop_repeated_paragraphs

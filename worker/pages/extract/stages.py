@@ -14,8 +14,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
 
+    from lxml.html import HtmlElement  # no stubs: Any to the checker
 
-def drop_code(tree):
+
+def drop_code(tree: HtmlElement) -> None:
     """Drop scripts and stylesheets once the stages that read them (hidden text, metadata,
     page type) are done. Every extractor drops them too, but only after copying the
     tree: on a page of many scripts, each copy and each count of the body's words cost
@@ -35,7 +37,7 @@ def drop_code(tree):
         parent.remove(el)
 
 
-def status_messages(tree):
+def status_messages(tree: HtmlElement) -> None:
     # within the work budget only: the search costs ~1 ms a page, 150 ms on a 5 MB one;
     # after the scripts are gone (their code holds "error" and "again": half the time)
     from .hidden import drop_status_messages
@@ -44,31 +46,31 @@ def status_messages(tree):
     drop_status_messages(body if body is not None else tree)
 
 
-def permalink_marks(tree):
+def permalink_marks(tree: HtmlElement) -> None:
     from .chrome import permalink_marks
 
     permalink_marks(tree)
 
 
-def marked_thread(root):
+def marked_thread(root: HtmlElement) -> HtmlElement | None:
     from .thread import thread_root
 
     return thread_root(root)
 
 
-def structured_thread(root):
+def structured_thread(root: HtmlElement) -> HtmlElement | None:
     from .thread import thread_by_structure
 
     return thread_by_structure(root)
 
 
-def prose_before_posts(root):
+def prose_before_posts(root: HtmlElement) -> int:
     from . import thread
 
     return thread.prose_before_posts(root, th.T.PROSE_WORDS)
 
 
-def projected(body, t_text, url):
+def projected(body: HtmlElement, t_text: str, url: str | None) -> HtmlElement | None:
     from .chrome import strip
     from .project import project
 
@@ -91,7 +93,7 @@ def doc_text(doc: Any) -> str:
     return render(traf_html(copy.deepcopy(doc.body)), markdown=False)
 
 
-def traf_html(body):
+def traf_html(body: Any) -> HtmlElement:
     """trafilatura's XML body as an HTML element tree (converted in place)."""
     from trafilatura.htmlprocessing import convert_to_html
 
@@ -103,7 +105,7 @@ def traf_html(body):
     return root
 
 
-def metadata(tree, url):
+def metadata(tree: HtmlElement, url: str | None) -> tuple[dict[str, Any], str | None]:
     """(the page's metadata for the answer, its og:type for the page type)."""
     from .meta import page_metadata
 
@@ -114,7 +116,9 @@ def metadata(tree, url):
     return meta, None
 
 
-def region_root(tree, url=None, teasers=False, document=False):
+def region_root(
+    tree: HtmlElement, url: str | None = None, teasers: bool = False, document: bool = False
+) -> HtmlElement | None:
     from .chrome import strip
     from .region import main_region
 
@@ -124,7 +128,9 @@ def region_root(tree, url=None, teasers=False, document=False):
     return root
 
 
-def trafilatura_doc(tree, url, precision=True, fast=True, comments=False):
+def trafilatura_doc(
+    tree: HtmlElement, url: str | None, precision: bool = True, fast: bool = True, comments: bool = False
+) -> Any:
     from .imports import core
     from .trafilatura_fast import install_once
 
@@ -155,7 +161,7 @@ def trafilatura_doc(tree, url, precision=True, fast=True, comments=False):
     return doc
 
 
-def readability_root(tree, url):
+def readability_root(tree: HtmlElement, url: str | None) -> HtmlElement | None:
     """readability-lxml on a copy of the tree; returns the summary's root element or None."""
     import copy
 
@@ -216,7 +222,7 @@ def readability_root(tree, url):
     return root
 
 
-def render_trafilatura(doc, fmt):
+def render_trafilatura(doc: Any, fmt: str) -> str:
     root = traf_html(doc.body)
     if fmt == "markdown":
         # our renderer, not trafilatura's: one markdown for every extractor, escaped only
@@ -230,7 +236,7 @@ def render_trafilatura(doc, fmt):
     return strip_html_wrapper(html)
 
 
-def render_root(root, fmt, plain):
+def render_root(root: HtmlElement | None, fmt: str, plain: str | None) -> str:
     from .render import render
 
     if root is None:
@@ -251,7 +257,7 @@ def strip_html_wrapper(html: str | None) -> str:
     return (m.group(1) if m else (html or "")).strip()
 
 
-def longer_article(tree, url, a_text, comments):
+def longer_article(tree: HtmlElement, url: str | None, a_text: str, comments: bool) -> tuple[Any, str] | None:
     """(doc, text) of trafilatura in balanced mode with its fallbacks, when that text is
     ``longer_than`` a_text (all of it, not its prose alone), else None."""
     from .decide import longer_than
