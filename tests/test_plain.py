@@ -189,7 +189,7 @@ def test_the_plain_run_takes_the_public_modules(tmp_path, web):
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         logs[plain] = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if "|" in line}
-    public = {"signal", "sqlite3", "dataclasses", "json"}
+    public = {"sqlite3", "dataclasses", "json"}
     assert not public & logs[""], sorted(public & logs[""])
     assert public <= logs["1"], sorted(public - logs["1"])
 

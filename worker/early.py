@@ -2,14 +2,11 @@
 while a process loads is recorded here and answered once the call is set up (a worker's
 ``cancelled`` block, worker.runtime; the MCP server's clean stop), never a silent death by
 signal. Imported first by each entry (worker/__main__.py, hosts/mcp/__main__.py).
-``_signal`` is the C module: no enum import on this path.
 """
 
 from __future__ import annotations
 
-from .startup import c_module
-
-_signal = c_module("signal", "_signal", "signal")  # WEBSEARCH_WORKER_PLAIN: the public module
+import signal as _signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time

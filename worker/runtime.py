@@ -10,15 +10,12 @@ within milliseconds even when the work is stuck in a network call, and
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
 
 from . import protocol
-from .startup import c_module
-
-# the C module: ``signal`` adds enums (and an enum import) we never use (WEBSEARCH_WORKER_PLAIN: it)
-signal = c_module("signal", "_signal", "signal")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -33,7 +30,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 TEMP_PREFIX = "call-"
 # Signals that cancel a call (SIGHUP: the host's terminal or session went away).
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-SIGNAL_NAMES = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT", signal.SIGHUP: "SIGHUP"}
+SIGNAL_NAMES: dict[int, str] = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "SIGINT", signal.SIGHUP: "SIGHUP"}
 
 
 def temp_base() -> str:

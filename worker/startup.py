@@ -36,7 +36,6 @@ SWITCH = "WEBSEARCH_WORKER_PLAIN"
 TRICKS = {
     "json": ("worker/jsonio.py", "the _json C encoder and scanner instead of the json package"),
     "sqlite": ("worker/state/sqlite_file.py", "the _sqlite3 C module instead of sqlite3"),
-    "signal": ("worker/early.py, worker/runtime.py", "the _signal C module instead of signal"),
     "fast_parser": ("worker/cli/fast.py", "plain command lines read by hand from the declarations"),
     "record": ("worker/request.py", "the requests' frozen classes built by hand instead of by dataclasses"),
     "standins": (

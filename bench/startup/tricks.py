@@ -44,7 +44,6 @@ from worker.startup import TRICKS  # noqa: E402
 CALL_OF = {
     "json": "hit",
     "sqlite": "hit",
-    "signal": "hit",
     "record": "hit",
     "fast_parser": "hit",
     "standins": "fetch",
