@@ -223,10 +223,7 @@ def test_the_worker_imports_neither_its_hosts_nor_the_bootstrap():
 
 # Private names read across modules, older than the test below: listed rather than
 # ignored (a new one fails it, and so does a listed one that is gone).
-KNOWN_PRIVATE_READS = {
-    # site/ shares focus's heading pattern (worker/pages/answer/focus.py)
-    "worker.site.passages: from worker.pages.answer.focus import _HEADING",
-}
+KNOWN_PRIVATE_READS: set[str] = set()
 
 
 def _private(name):

@@ -25,7 +25,7 @@ TITLE_MAX = 120
 
 def _section(text: str, outline: Any, start: int) -> str | None:
     """The title of the section ``start`` is in (its nearest heading above), or None."""
-    from ..pages.answer.focus import _HEADING
+    from ..pages.answer.focus import HEADING
 
     h = outline.at(start)
     if h < 0 or outline.starts[h] >= start:
@@ -33,7 +33,7 @@ def _section(text: str, outline: Any, start: int) -> str | None:
             h -= 1  # a heading's own passage: its parent section
         if h < 0:
             return None
-    m = _HEADING.match(text, outline.starts[h])
+    m = HEADING.match(text, outline.starts[h])
     if not m:
         return None
     from .plain import plain

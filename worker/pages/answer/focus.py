@@ -40,7 +40,7 @@ K1, B = 1.2, 0.5
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_RUN = re.compile("[%s]+" % _CJK)
 _WORD = re.compile(r"[^\W_]+")
-_HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")
+HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
 _BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
@@ -152,7 +152,7 @@ class Outline:
         self.chains: list[tuple[int, ...]] = []  # indexes of the headings above it and itself, outermost first
         self.signatures: list[tuple[int, int]] = []  # API entries' signature lines (see signatures), when read
         stack: list[tuple[int, int]] = []
-        find, match = text.find, _HEADING.match
+        find, match = text.find, HEADING.match
         at = 0 if text.startswith("#") else find("\n#")
         while at >= 0:
             m = match(text, at + (text[at] == "\n"))
@@ -448,7 +448,7 @@ def _passage(text: str, outline: Outline, start: int, end: int, base: int) -> di
     out: dict[str, Any] = {"offset": base + start, "length": end - start}
     h = outline.at(start)
     if h >= 0 and outline.starts[h] < start:
-        title = _HEADING.match(text, outline.starts[h])
+        title = HEADING.match(text, outline.starts[h])
         if title:
             out["section"] = title.group().lstrip("#").strip()[:TITLE_MAX]
     return out
