@@ -254,3 +254,11 @@ def test_an_api_post_body_keeps_what_its_author_wrote():
     # on a page they are layout: the image left out, the <br> a space, the list and quote bare lines
     assert render_fragment(body, False) == "A link before\n\none two\n\nx = 1\n\nfirst\nsecond\n\nquoted"
     assert render_fragment(" \x00 ", True) == ""
+
+
+def test_space_at_an_emphasis_edge_goes_outside_its_marks():
+    # Sphinx writes "<em class='property'>class </em>name": "*class *" is no emphasis to
+    # CommonMark, and a reader sees the asterisks
+    md = render_fragment("<p><em class='property'>class </em>concurrent.futures.Executor(<em>max_workers</em>)</p>")
+    assert md == "*class* concurrent.futures.Executor(*max_workers*)"
+    assert render_fragment("<p>a<b> bold </b>b and <b>c <i>d </i></b>e</p>") == "a **bold** b and **c *d*** e"

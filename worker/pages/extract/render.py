@@ -169,6 +169,17 @@ def _walk_inline(
         if kind == "str":
             out.append(payload)
             continue
+        if kind == "close":
+            # emphasis closes here: CommonMark reads "*class *" as text, so the space at the
+            # emphasis' edges goes outside its marks ("*class* ")
+            start, mark = payload
+            inner = "".join(out[start:])
+            del out[start:]
+            core = inner.strip()
+            lead = inner[: len(inner) - len(inner.lstrip())]
+            trail = inner[len(inner.rstrip()) :]
+            out.append("%s%s%s%s%s" % (lead, mark, core, mark, trail) if core else inner)
+            continue
         if kind == "children":
             n = payload
             items = []
@@ -201,8 +212,7 @@ def _walk_inline(
             if t in ("strong", "b"):
                 txt = _squash(_text(n)).strip()
                 if txt:
-                    out.append("**")
-                    stack.append(("str", "**", d))
+                    stack.append(("close", (len(out), "**"), d))
                     stack.append(("children", n, d))
                 elif _text(n):
                     out.append(" ")  # an empty emphasis still spaces the words around it
@@ -210,8 +220,7 @@ def _walk_inline(
             if t in ("em", "i"):
                 txt = _squash(_text(n)).strip()
                 if txt:
-                    out.append("*")
-                    stack.append(("str", "*", d))
+                    stack.append(("close", (len(out), "*"), d))
                     stack.append(("children", n, d))
                 elif _text(n):
                     out.append(" ")  # an empty emphasis still spaces the words around it
