@@ -5,6 +5,7 @@ Usage (from the repo root, with the dev venv's python):
 
     python bench/extraction/sets.py [--sets wcxb,classic,zyte] [--limit N] [--jobs J]
                                     [--no-cli] [--batch 30] [--per-page FILE] [--repeat 3]
+                                    [--no-cli --threshold NAME=VALUE ...]
 
 Data, beside the repo root and never copied into it: ../shared/data/wcxb-dev (1,334
 modern pages of seven types with human-reviewed main text; CC-BY-4.0, Murrough Foley,
@@ -124,12 +125,17 @@ def _shipped(rewritten):
     trafilatura_fast.placed(rewritten)
 
 
-def _in_process(chunk, repeat=1):
+def _in_process(chunk, repeat=1, changes=None):
     """[(ours F1, ours ms, trafilatura F1, trafilatura ms, ours text, trafilatura text)] for pages
     (index, page), timed page by page in alternating order; with repeat, that many passes
     over the pages, each page's best kept (a page comes back only after all the others,
-    so that no pass finds its caches warm from the page before)."""
+    so that no pass finds its caches warm from the page before). ``changes``: thresholds
+    of the extraction decision to read changed ({NAME: value}, worker/pages/extract/thresholds.py)."""
+    from worker.pages.extract import thresholds
     from worker.pages.read.content import decode
+
+    if changes:
+        thresholds.using(**changes).__enter__()  # for this process's whole run
 
     first = chunk[0][1]
     warm = decode(page_bytes(first), first["ct"], "html")[0]
@@ -151,14 +157,14 @@ def _in_process(chunk, repeat=1):
     return [(i,) + runs[i, "ours"] + runs[i, "trafilatura"] for i, _ in chunk]
 
 
-def in_process(pages, jobs, repeat=1):
+def in_process(pages, jobs, repeat=1, changes=None):
     chunks = [[(i, p) for i, p in enumerate(pages) if i % jobs == j] for j in range(jobs)]
     rows = [None] * len(pages)
     if jobs == 1:
-        results = [_in_process(chunks[0], repeat)]
+        results = [_in_process(chunks[0], repeat, changes)]
     else:
         with ProcessPoolExecutor(jobs) as pool:
-            results = list(pool.map(_in_process, chunks, [repeat] * jobs))
+            results = list(pool.map(_in_process, chunks, [repeat] * jobs, [changes] * jobs))
     for part in results:
         for i, of, om, otext, tf, tm, ttext in part:
             rows[i] = dict(
@@ -254,7 +260,28 @@ def main(argv=None):
     ap.add_argument(
         "--repeat", type=int, default=3, help="passes over the pages, each page's best time kept (default 3)"
     )
+    ap.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="in-process only: a threshold of the extraction decision changed (a sweep; repeatable)",
+    )
     a = ap.parse_args(argv)
+    changes = {}
+    for item in a.threshold:
+        name, _, value = item.partition("=")
+        from worker.pages.extract.thresholds import Thresholds
+
+        if name not in Thresholds.names():
+            ap.error("no threshold named %r (worker/pages/extract/thresholds.py)" % name)
+        changes[name] = (
+            type(getattr(Thresholds, name))(value)
+            if not isinstance(getattr(Thresholds, name), tuple)
+            else tuple(float(x) for x in value.split(","))
+        )
+    if changes and not a.no_cli:
+        ap.error("--threshold changes the in-process run only: add --no-cli")
     sets = [s for s in a.sets.split(",") if s]
     for problem in (cs.missing(), cs.classic_missing() if "classic" in sets else None):
         if problem:
@@ -265,7 +292,7 @@ def main(argv=None):
         pages = pages[:: a.limit]
     print("pages: " + ", ".join("%s %d" % kv for kv in Counter(p["set"] for p in pages).items()))
 
-    rows = in_process(pages, max(1, a.jobs), max(1, a.repeat))
+    rows = in_process(pages, max(1, a.jobs), max(1, a.repeat), changes or None)
     o, t = means(pages, [r["ours"] for r in rows]), means(pages, [r["trafilatura"] for r in rows])
     table("## 1. In-process, token F1", sets, [("trafilatura defaults", t), ("websearch-worker", o)])
     print(
