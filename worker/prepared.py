@@ -199,11 +199,11 @@ def _as_fresh_worker(argv: list[str]) -> None:
     call as a fresh worker would, in this same process (its host's handle stays valid), with the
     call's signals held across the exec as bootstrap/run.py holds them (worker.runtime unblocks
     them once its handlers are in)."""
-    import _signal
+    import signal
 
-    _signal.pthread_sigmask(_signal.SIG_BLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+    signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))
     if _early:  # a signal came before the call: the fresh worker answers it as its own
-        _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))
         return
     flags = ["-I"] if sys.flags.isolated else []
     os.execv(sys.executable, [sys.executable] + flags + ["-m", "worker"] + argv)

@@ -385,6 +385,7 @@ def _run_fixtures_in_subprocess(plain):
 
 @pytest.mark.slow
 @pytest.mark.upstream("trafilatura", "readability-lxml")  # extract_imports.py stands in for what they import
+@pytest.mark.tricks("standins")
 def test_deferred_imports_give_identical_output():
     deferred = _run_fixtures_in_subprocess(plain=False)
     plain = _run_fixtures_in_subprocess(plain=True)
