@@ -52,7 +52,7 @@ def test_the_switch_turns_all_tricks_off_or_the_named_ones():
 
 
 def _trick_reads():
-    """{trick name: [where]} of every ``on("name")`` and ``c_module("name", ...)`` in worker/."""
+    """{trick name: [where]} of every ``on("name")`` in worker/."""
     found = {}
     for folder, _dirs, files in os.walk(os.path.join(ROOT, "worker")):
         for name in files:
@@ -65,7 +65,7 @@ def _trick_reads():
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Name)
-                    and node.func.id in ("on", "c_module")
+                    and node.func.id == "on"
                     and node.args
                     and isinstance(node.args[0], ast.Constant)
                 ):

@@ -28,7 +28,6 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from collections.abc import Mapping
-    from types import ModuleType
 
 SWITCH = "WEBSEARCH_WORKER_PLAIN"
 
@@ -79,18 +78,3 @@ def on(name: str) -> bool:
 def forget() -> None:
     """Read the switch again at the next ``on`` (tests that set it in-process)."""
     _off.clear()
-
-
-def c_module(trick: str, fast: str, plain: str) -> ModuleType:
-    """The C module ``fast`` while ``trick`` is on and it imports, else the public ``plain``
-    (whose names are the same: ``_signal``/``signal``, ``_socket``/``socket``)."""
-    import sys
-
-    if on(trick):
-        try:
-            __import__(fast)
-            return sys.modules[fast]
-        except ImportError:  # another Python: the public module
-            pass
-    __import__(plain)
-    return sys.modules[plain]
