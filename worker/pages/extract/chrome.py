@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .tree import drop
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only
     from lxml.html import HtmlElement  # no stubs: Any to the checker
@@ -46,20 +48,6 @@ _BREADCRUMB_XPATH = (
 )
 
 
-def _drop(el: HtmlElement) -> None:
-    """Remove el, keeping the text after it (lxml's drop_tree, for any lxml element)."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    if el.tail:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
-    parent.remove(el)
-
-
 def _words(el: HtmlElement) -> str:
     return " ".join("".join(t for t in el.itertext() if isinstance(t, str)).split())
 
@@ -72,10 +60,10 @@ def permalink_marks(tree: HtmlElement) -> int:
         cls = (a.get("class") or "").lower()
         text = _words(a)
         if text.lower() in PERMALINK_MARKS and (text or "headerlink" in cls or "anchor" in cls or "permalink" in cls):
-            _drop(a)
+            drop(a)
             n += 1
         elif "headerlink" in cls.split():
-            _drop(a)
+            drop(a)
             n += 1
     return n
 
@@ -84,7 +72,7 @@ def docbook_navigation(tree: HtmlElement) -> int:
     """Drop DocBook's navigation header and footer (a table of Prev / Up / Home / Next)."""
     found = tree.xpath(".//div[@class='navheader' or @class='navfooter']")
     for el in found:
-        _drop(el)
+        drop(el)
     return len(found)
 
 
@@ -110,7 +98,7 @@ def edit_links(tree: HtmlElement) -> int:
         # the small block that holds only the link (a <p>, <li>, <div> or <span> around it)
         while parent is not None and parent.tag in ("p", "li", "span", "div", "small") and _words(parent) == text:
             holder, parent = parent, parent.getparent()
-        _drop(holder)
+        drop(holder)
         n += 1
     return n
 
@@ -126,7 +114,7 @@ def breadcrumbs(tree: HtmlElement) -> int:
             continue  # a page whose body says "breadcrumb" in its class is more than its trail
         if len(_words(el)) > 400:
             continue  # a trail is a line of links, not a section
-        _drop(el)
+        drop(el)
         dropped += 1
     return dropped
 

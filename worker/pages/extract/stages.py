@@ -9,6 +9,7 @@ Heavy libraries are imported inside the functions: importing this module costs n
 from __future__ import annotations
 
 from . import thresholds as th
+from .tree import drop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -25,16 +26,7 @@ def drop_code(tree: HtmlElement) -> None:
     for el in list(tree.iter("script", "style")):
         if el.tag == "script" and (el.get("type") or "").strip().lower() == "application/ld+json":
             continue
-        parent = el.getparent()
-        if parent is None:
-            continue
-        if el.tail:  # the text after the element is the page's: keep it
-            prev = el.getprevious()
-            if prev is not None:
-                prev.tail = (prev.tail or "") + el.tail
-            else:
-                parent.text = (parent.text or "") + el.tail
-        parent.remove(el)
+        drop(el)  # the text after it is the page's: kept
 
 
 def status_messages(tree: HtmlElement) -> None:
