@@ -47,6 +47,9 @@ SCHEMES = ("redis", "rediss")
 CONNECT_TIMEOUT_S = 0.25  # a Redis on the same network answers a connect in a millisecond
 IO_TIMEOUT_S = 0.5  # one round trip: a server slower than this is treated as down for the call
 MIN_TIMEOUT_S = 0.01
+# A shared state that never answers must leave the provider most of a short call: one wait on it
+# takes at most this share of what the call has left (a 1 s call that started in 0.3 s keeps 0.5 s).
+SHARE_OF_LEFT = 0.25
 
 
 class Unavailable(Exception):

@@ -15,8 +15,9 @@ that reads and writes is one Lua script (EVALSHA, EVAL when the server has not
 seen it yet), atomic on the server and timed by the server's clock, so machines
 whose clocks disagree still keep one pace.
 
-Every socket operation is bounded by the call's deadline and by small limits
-(backend.CONNECT_TIMEOUT_S, IO_TIMEOUT_S); any failure raises
+Every socket operation is bounded by small limits (backend.CONNECT_TIMEOUT_S, IO_TIMEOUT_S)
+and by a share of what the call has left (SHARE_OF_LEFT: a Redis that never answers leaves the
+provider the rest of a short call); any failure raises
 backend.Unavailable, which backend.WithFallback turns into local state.
 """
 
@@ -25,7 +26,16 @@ from __future__ import annotations
 import os
 import threading
 
-from .backend import CONNECT_TIMEOUT_S, IO_TIMEOUT_S, MAX_CIRCUIT_WAIT, MIN_TIMEOUT_S, State, Target, Unavailable
+from .backend import (
+    CONNECT_TIMEOUT_S,
+    IO_TIMEOUT_S,
+    MAX_CIRCUIT_WAIT,
+    MIN_TIMEOUT_S,
+    SHARE_OF_LEFT,
+    State,
+    Target,
+    Unavailable,
+)
 from .resp import Connection, RespError
 
 TYPE_CHECKING = False
@@ -172,7 +182,7 @@ class RedisState(State):
             return limit
         if left <= MIN_TIMEOUT_S:
             raise Unavailable("%s was not asked: the call's deadline has come" % self.target)
-        return min(limit, left)
+        return max(MIN_TIMEOUT_S, min(limit, left * SHARE_OF_LEFT))
 
     def _connect(self) -> Connection:
         if self._conn is None:
