@@ -177,3 +177,23 @@ def test_a_data_table_the_extractor_kept_is_read_back_cell_by_cell():
     assert root is not None
     assert root.find(".//table") is not None and root.find(".//h2") is not None
     assert "Copyright" not in root.text_content() and "Home" not in root.text_content()
+
+
+def test_a_paragraph_of_lines_broken_by_br_is_found_in_the_extractors_text():
+    # libxml2's text of "a<br>b" is "ab"; the extractor's text breaks the line: a list of
+    # sources one per line was never found, and the article's headings were lost with it
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    sources = ["https://example.net/source-%d/report-on-the-matter-%d.html" % (i, i) for i in range(12)]
+    body = lhtml.fromstring(
+        "<html><body><nav><a href='/'>Home</a></nav><article><p>%s</p><h2 class='blog_h2'>The figures</h2>"
+        "<p>%s</p><p>Sources:</p><p>%s</p></article><footer>Copyright</footer></body></html>"
+        % (ARTICLE_P[0], ARTICLE_P[1], "<br>".join(sources))
+    ).find("body")
+    text = "\n".join([ARTICLE_P[0], ARTICLE_P[1], "Sources:"] + sources)  # the extractor left the heading out
+    root = project(body, text, "https://example.org/figures")
+    assert root is not None and root.find(".//h2") is not None
+    assert root.find(".//br") is not None and "Copyright" not in root.text_content()
+    assert all(br.tail in sources for br in root.iter("br"))  # the page's own text, unchanged

@@ -323,7 +323,14 @@ def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | Non
     import copy
 
     root = copy.deepcopy(body)
+    # A line break is white space in the extractor's text, but libxml2's text of "a<br>b" is
+    # "ab": a paragraph of links one per line was never found. Spaced for the units only.
+    breaks = [(br, br.tail) for br in root.iter("br")]
+    for br, tail in breaks:
+        br.tail = " " + tail if tail else " "
     items, holders = units(root)
+    for br, tail in breaks:
+        br.tail = tail
     if not items:
         return None
     host = None
