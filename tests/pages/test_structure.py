@@ -197,3 +197,35 @@ def test_a_paragraph_of_lines_broken_by_br_is_found_in_the_extractors_text():
     assert root is not None and root.find(".//h2") is not None
     assert root.find(".//br") is not None and "Copyright" not in root.text_content()
     assert all(br.tail in sources for br in root.iter("br"))  # the page's own text, unchanged
+
+
+def test_section_headings_trafilatura_dropped_are_put_back_before_what_they_head():
+    from lxml import etree
+    from lxml import html as lhtml
+
+    from worker.pages.extract.headings import restore
+
+    page = lhtml.fromstring(
+        "<html><body><main><h1>Magnetic Mat</h1><p>A mat that holds screws while you work on a device.</p>"
+        "<div class='tab'><h2 class='tab-title'>Specifications</h2><table><tr><td>Dimensions of the mat</td>"
+        "<td>10 x 8 in</td></tr></table></div><h3>Magnetic Hold</h3><p>Nothing goes missing during a project.</p>"
+        "<h2>Reviews</h2><p>Five stars from a reviewer whose text was left out.</p>"
+        "<h2>Already there</h2><p>A heading trafilatura kept as a paragraph.</p></main></body></html>"
+    )
+    body = etree.fromstring(
+        "<body><p>A mat that holds screws while you work on a device.</p>"
+        "<table><row><cell>Dimensions of the mat</cell><cell>10 x 8 in</cell></row></table>"
+        "<p>Nothing goes missing during a project.</p><p>Already there</p>"
+        "<p>A heading trafilatura kept as a paragraph.</p></body>"
+    )
+    assert restore(page, body) == 3
+    assert [(el.tag, el.get("rend"), "".join(el.itertext())[:20]) for el in body] == [
+        ("p", None, "A mat that holds scr"),
+        ("head", "h2", "Specifications"),
+        ("table", None, "Dimensions of the ma"),
+        ("head", "h3", "Magnetic Hold"),
+        ("p", None, "Nothing goes missing"),
+        ("head", "h2", "Already there"),
+        ("p", None, "A heading trafilatur"),
+    ]  # "Reviews" heads text that is not there: left out
+    assert restore(page, body) == 0  # each once

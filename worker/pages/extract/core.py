@@ -265,7 +265,7 @@ def _as_product(result, page):
     is short lines, specifications and variants, which precision mode drops), minus the
     reviews and other products, plus the specifications, description and facts the
     text does not say (product.py). Read as an article when trafilatura finds nothing."""
-    from . import product, product_facts
+    from . import headings, product, product_facts
     from .region import drop_screen_reader_copies
 
     tree, url = page.tree, page.url
@@ -299,6 +299,7 @@ def _as_product(result, page):
             body,
         )
         _stage(result, "product-facts", "the page's text is given as is", product_facts.add_facts, tree, body)
+        _stage(result, "headings", "trafilatura's headings only", headings.restore, tree, body)
     t_text = stages.doc_text(t_doc)
     if t_text.strip():
         _use_trafilatura(result, t_doc, tree, url, page.fmt, t_text, page_markup=False)
@@ -566,6 +567,8 @@ def _use_trafilatura(result, doc, tree, url, fmt, t_text, page_markup=True):
 
 def _finish_trafilatura(result, fmt):
     assert result.pending is not None  # extract() asks only then
+    from . import headings
+
     doc, tree, url, t_text, page_markup = result.pending
     if page_markup:
         body = tree.find(".//body")
@@ -582,6 +585,10 @@ def _finish_trafilatura(result, fmt):
             result["text"] = _stage(result, "render", "plain-text fallback", stages.render_root, root, fmt, None) or ""
             if result["text"].strip():
                 return
+    # the page's markup did not give trafilatura's text: its tree, with the headings it dropped
+    # (not on a product page, done by then, nor among readers' comments, whose headings are counts)
+    if page_markup and _stage(result, "headings", "trafilatura's headings only", headings.restore, tree, doc.body):
+        t_text = stages.doc_text(doc)
     if fmt == "text":
         result["text"] = t_text
         return

@@ -206,6 +206,14 @@ class Thresholds:
     PROBE_LINE = 25  # a line this long, at least, is one to look for (short ones repeat in menus)
     PROBES = 3  # lines tried from either end
 
+    # ------------------------------------------------------------------
+    # Section headings put back into trafilatura's own tree (headings.py)
+
+    HEAD_MIN = 2  # characters of a heading's text, at least...
+    HEAD_MAX = 150  # ... and at most (a longer one is a paragraph styled as a heading)
+    HEAD_PROBE = 40  # characters of the text after a heading that name the block it heads
+    HEAD_PROBE_MIN = 8  # shorter text after a heading ("Price") may open any block: not looked for
+
     def __init__(self, **changes: object) -> None:
         for name, value in changes.items():
             if not name.isupper() or not hasattr(Thresholds, name):
