@@ -76,21 +76,50 @@ def token_f1(truth, pred):
     return 2 * precision * recall / (precision + recall)
 
 
-def pydocs_pages():
-    """[(relative path, bytes)] of the Python docs' HTML pages, or [] when not installed."""
+# Documentation sites installed by the system's packages, each read against its own content
+# container (the metric's docs_truth; the two beside Python are defined here, in its form):
+# (name, folder, path served under, content container XPath, what is dropped from it, package)
+DOC_SITES = (
+    ("python", PYDOCS, "3.11/", None, (), "python3-doc"),
+    # DocBook XSL (chunked): the chapter or section beside the Prev/Up/Home/Next tables
+    ("valgrind", "/usr/share/doc/valgrind/html", "valgrind/", "//body/div[@class][1]", (), "valgrind"),
+    # Node.js's own generator: the API page's column; its "#" permalink marks, its code blocks'
+    # copy buttons and the CommonJS flavour of an example (shown only when the reader flips the
+    # ES-module toggle) are not what a reader sees
+    (
+        "nodejs",
+        "/usr/share/doc/nodejs/api",
+        "api/",
+        "//div[@id='apicontent']",
+        (
+            ".//a[contains(concat(' ', @class, ' '), ' mark ')]",
+            ".//button",
+            ".//pre/code[contains(concat(' ', @class, ' '), ' cjs ')]",
+        ),
+        "nodejs",
+    ),
+)
+
+
+def docs_pages(folder):
+    """[(relative path, bytes)] of a documentation site's HTML pages, or [] when not installed."""
     out = []
-    if not os.path.isdir(PYDOCS):
+    if not os.path.isdir(folder):
         return out
-    for base, _, files in os.walk(PYDOCS):
+    for base, _, files in os.walk(folder):
         for f in sorted(files):
             if f.endswith(".html"):
                 path = os.path.join(base, f)
-                rel = os.path.relpath(path, PYDOCS)
+                rel = os.path.relpath(path, folder)
                 if rel.startswith(("_static", "_sources")):
                     continue
                 with open(path, "rb") as fh:
                     out.append((rel, fh.read()))
     return sorted(out)
+
+
+def pydocs_pages():
+    return docs_pages(PYDOCS)
 
 
 def cli_markdown(served, names, batch, fmt="markdown"):
@@ -163,29 +192,32 @@ def run_wcxb(M, a, per_page):
     )
 
 
-def run_python(M, a, per_page):
-    pages = pydocs_pages()
+def run_docs(M, a, per_page, site):
+    name, folder, under, container, drop, package = site
+    pages = docs_pages(folder)
     if not pages:
-        print("\n## Python docs: skipped, %s is missing (apt-get install python3-doc)" % PYDOCS)
+        print("\n## %s docs: skipped, %s is missing (apt-get install %s)" % (name, folder, package))
         return
+    if container and name not in M.DOC_CONTAINERS:
+        M.DOC_CONTAINERS[name] = (container, drop)
     if a.limit:
         pages = pages[:: a.limit]
-    names = ["3.11/" + rel for rel, _ in pages]
+    names = [under + rel for rel, _ in pages]
     served = {n: (raw, UTF8) for n, (_, raw) in zip(names, pages)}
     ours, crashes, elapsed = cli_markdown(served, names, a.batch)
     o_scores, t_scores = [], []
     for n, (rel, raw) in zip(names, pages):
-        t = M.docs_truth(raw, "python")
+        t = M.docs_truth(raw, name)
         if not any(t.values()):
             continue
         so = M.score(t, ours.get(n, ""))
-        st = M.score(t, traf_markdown(raw.decode("utf-8", "replace"), "https://docs.python.org/" + n))
+        st = M.score(t, traf_markdown(raw.decode("utf-8", "replace"), "https://docs.example.org/" + n))
         o_scores.append(so)
         t_scores.append(st)
-        per_page.append(dict(set="python", id=rel, ours=so, trafilatura=st))
+        per_page.append(dict(set=name, id=rel, ours=so, trafilatura=st))
     print_table(
-        "## Python 3.11 docs (python3-doc): %d pages with structure (%d CLI batches with no block, %.1f s)"
-        % (len(o_scores), crashes, elapsed),
+        "## %s docs (%s): %d pages with structure (%d CLI batches with no block, %.1f s)"
+        % (name, package, len(o_scores), crashes, elapsed),
         M,
         [
             ("trafilatura markdown (in-process)", summary_rows(M, t_scores)),
@@ -257,7 +289,11 @@ def run_shapes(M, a, per_page):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", default="wcxb,python,shapes", help="comma-separated: wcxb, python, shapes")
+    ap.add_argument(
+        "--sets",
+        default="wcxb,python,valgrind,nodejs,shapes",
+        help="comma-separated: wcxb, python, valgrind, nodejs (documentation sites), shapes",
+    )
     ap.add_argument("--limit", type=int, default=0, help="every Nth page only (quick runs)")
     ap.add_argument("--batch", type=int, default=30)
     ap.add_argument("--shapes-sample", type=int, default=6, help="shapes: every Nth page of the shared sets")
@@ -272,8 +308,9 @@ def main(argv=None):
     sets = [s for s in a.sets.split(",") if s]
     if "wcxb" in sets:
         run_wcxb(M, a, per_page)
-    if "python" in sets:
-        run_python(M, a, per_page)
+    for site in DOC_SITES:
+        if site[0] in sets:
+            run_docs(M, a, per_page, site)
     if "shapes" in sets:
         run_shapes(M, a, per_page)
     if a.per_page:

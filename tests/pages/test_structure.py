@@ -95,6 +95,21 @@ def test_a_code_block_comes_back_fenced_with_its_lines_whatever_wraps_it():
         assert "Caching the package manager" in md and "Copyright" not in md
 
 
+def test_one_example_in_two_flavours_comes_back_as_two_code_blocks():
+    # Node.js's docs: one <pre> holds the ES-module and the CommonJS example, a toggle shows one
+    mjs = "import { unlink } from 'node:fs/promises';\nawait unlink('/tmp/hello');"
+    cjs = "const { unlink } = require('node:fs/promises');\nunlink('/tmp/hello');"
+    block = (
+        "<pre><input class='js-flavor-toggle' type='checkbox' checked><code class='language-js mjs'>%s</code>"
+        "<code class='language-js cjs'>%s</code><button class='copy-button'>copy</button></pre>" % (mjs, cjs)
+    )
+    md = render_fragment(block, markdown=True)
+    assert md.strip() == "```js\n%s\n```\n\n```js\n%s\n```" % (mjs, cjs), md
+    # one <code> with text beside it stays one block
+    md = render_fragment("<pre>$ <code>node app.js</code>\n<code>ok</code></pre>", markdown=True)
+    assert md.strip() == "```\n$ node app.js\nok\n```", md
+
+
 def test_a_list_and_a_heading_between_two_kept_paragraphs_are_the_articles():
     middle = (
         "<h2 class='widget-title'>What we changed</h2><ul class='share-links'>"

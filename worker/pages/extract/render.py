@@ -335,7 +335,31 @@ def _pre_text(el: HtmlElement) -> str:
     return "".join(out)
 
 
+def _variants(el: HtmlElement) -> list[HtmlElement]:
+    """The <code> children of a <pre> that holds several and nothing else to read: one
+    example in two flavours (Node.js's ES module and CommonJS), of which a stylesheet shows
+    one. Each is a block of its own: run together, the first's last line and the second's
+    first would be one line of code that is neither."""
+    if (el.text or "").strip():
+        return []
+    codes = []
+    for child in el:
+        t = _tag(child)
+        if (child.tail or "").strip() or (t not in ("code", "input", "button") and t not in SKIP):
+            return []
+        if t == "code":
+            codes.append(child)
+    return codes if len(codes) > 1 else []
+
+
 def _pre(el: HtmlElement, markdown: bool) -> str:
+    codes = _variants(el)
+    if codes:
+        return "\n\n".join(b for b in (_pre_block(c, markdown) for c in codes) if b)
+    return _pre_block(el, markdown)
+
+
+def _pre_block(el: HtmlElement, markdown: bool) -> str:
     lines = _pre_text(el).split("\n")
     # blank lines at either end are the markup's layout (indented tags), not code
     while lines and not lines[-1].strip():
