@@ -233,8 +233,9 @@ def test_section_headings_trafilatura_dropped_are_put_back_before_what_they_head
         "<p>Nothing goes missing during a project.</p><p>Already there</p>"
         "<p>A heading trafilatura kept as a paragraph.</p></body>"
     )
-    assert restore(page, body) == 3
+    assert restore(page, body) == 4
     assert [(el.tag, el.get("rend"), "".join(el.itertext())[:20]) for el in body] == [
+        ("head", "h1", "Magnetic Mat"),
         ("p", None, "A mat that holds scr"),
         ("head", "h2", "Specifications"),
         ("table", None, "Dimensions of the ma"),
@@ -244,3 +245,29 @@ def test_section_headings_trafilatura_dropped_are_put_back_before_what_they_head
         ("p", None, "A heading trafilatur"),
     ]  # "Reviews" heads text that is not there: left out
     assert restore(page, body) == 0  # each once
+
+
+def test_a_docbook_title_alone_in_its_wrappers_heads_the_chapter():
+    # DocBook XSL: div.titlepage > div > div > h1, then the chapter's first block; the
+    # extractor kept the text, not the title
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    body = lhtml.fromstring(
+        "<html><body><div><table class='nav'><tr><td><a href='prev.html'>Prev</a></td></tr></table></div>"
+        "<div class='chapter'><div class='titlepage'><div><div><h1 class='title'><a name='readme'></a>4. README"
+        "</h1></div></div></div><div class='literallayout'><p>%s</p><p>%s</p></div></div>"
+        "<div><table class='nav'><tr><td><a href='next.html'>Next</a></td></tr></table></div></body></html>"
+        % (ARTICLE_P[0], ARTICLE_P[1])
+    ).find("body")
+    root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/docs/dist.readme.html")
+    assert root is not None and [h.text_content() for h in root.iter("h1")] == ["4. README"]
+    assert "Prev" not in root.text_content() and "Next" not in root.text_content()
+    # a title with more beside it in its wrapper (a byline) is not climbed
+    body = lhtml.fromstring(
+        "<html><body><header><div><h1>4. README</h1><span>by a writer</span></div></header>"
+        "<main><p>%s</p><p>%s</p></main></body></html>" % (ARTICLE_P[0], ARTICLE_P[1])
+    ).find("body")
+    root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/docs/dist.readme.html")
+    assert root is not None and root.find(".//h1") is None

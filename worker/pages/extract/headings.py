@@ -2,8 +2,8 @@
 
 trafilatura's rules drop a heading whose markup reads like chrome (a product page's
 "Description" and "Specifications" tabs, a blog's styled h2) while keeping the text it heads,
-and the page's markup cannot always be rendered in its place (project.py). A section heading
-of the page (h2-h6) is put back right before the block of trafilatura's tree that holds the
+and the page's markup cannot always be rendered in its place (project.py). A heading
+of the page is put back right before the block of trafilatura's tree that holds the
 page's first text after the heading: it names what follows. A heading whose section
 trafilatura left out stays out, and so does one already there.
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # for annotations only
 
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
-SECTION_HEADINGS = ("h2", "h3", "h4", "h5", "h6")
+SECTION_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _FIRST_TEXT = "following::text()[normalize-space()][1]"
 
 

@@ -16,8 +16,8 @@ page's order, and those elements are what is rendered:
    unit just before it and the one just after it are both the extractor's: what stands
    between two kept paragraphs of an article is the article's, but a list of links to the
    site's own pages (a box of related stories) and what stands in a table cell (a table
-   layout's column, whose lists are menus and headlines). So is a section's heading
-   (h2-h6) right before a kept unit: it names what follows.
+   layout's column, whose lists are menus and headlines). So is a heading right before a
+   kept unit, or alone in the wrappers right before it: it names what follows.
 4. The page's body without the other units is rendered. Used only when it holds nearly
    all of the extractor's words (NEAR) and not many more (MORE): otherwise the extractor's
    own tree is rendered, as before.
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # for annotations only
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 ATOMS = frozenset(("pre", "listing", "xmp", "plaintext")) | frozenset(HEADINGS)
-SECTION_HEADINGS = frozenset(("h2", "h3", "h4", "h5", "h6"))  # not h1: the page's title is not its text
+SECTION_HEADINGS = frozenset(HEADINGS)  # h1 too: a docs page's title heads its text
 LAYOUT = frozenset(("table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"))
 STRUCTURE = ATOMS | {"table", "li", "dt", "dd"}
 _WORD = re.compile(r"\w+")
@@ -137,16 +137,39 @@ def _pairs(words: list[str]) -> set[tuple[str, str]]:
     return set(zip(words, words[1:]))
 
 
-def _heads(heading: HtmlElement, el: HtmlElement) -> bool:
-    """Whether heading is a section's (h2-h6) and el the block right after it, beside it in
-    the same container: the heading names what follows (a title, a comment section's
-    count or a card's name stand elsewhere)."""
-    if heading.tag not in SECTION_HEADINGS:
-        return False
-    nxt = heading.getnext()
+def _next(el: HtmlElement) -> HtmlElement | None:
+    nxt = el.getnext()
     while nxt is not None and type(nxt.tag) is not str:
         nxt = nxt.getnext()
-    return nxt is el
+    return nxt
+
+
+def _heads(heading: HtmlElement, el: HtmlElement) -> bool:
+    """Whether heading is a section's and el the block right after it, beside it in the same
+    container: the heading names what follows (a comment section's count or a card's name
+    stand elsewhere). Wrappers that hold nothing but the heading are climbed (DocBook's
+    title page: div > div > div > h1, then the chapter's first block), and el may open the
+    block that follows."""
+    if heading.tag not in SECTION_HEADINGS:
+        return False
+    node, title = heading, None
+    while _next(node) is None:
+        parent = node.getparent()
+        if parent is None:
+            return False
+        if title is None:
+            title = _norm(_text(heading))
+        if _norm(_text(parent)) != title:
+            return False
+        node = parent
+    nxt = _next(node)
+    while nxt is not None:
+        if nxt is el:
+            return True
+        if (nxt.text or "").strip():
+            return False
+        nxt = next((c for c in nxt if type(c.tag) is str), None)
+    return False
 
 
 def _in_cell(el: HtmlElement) -> bool:
