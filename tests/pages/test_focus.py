@@ -141,3 +141,44 @@ def test_a_piece_of_a_long_paragraph_reads_in_its_paragraphs_context():
     text = page({20: lead + answer, 40: "A queue of cars waits at the bridge when the oldest ferry is full."})
     view = focus.focused(text, "what does the widget do when its queue is full", 400)
     assert answer in view["content"]
+
+
+def test_a_link_is_shown_as_its_text_and_its_address_costs_no_budget():
+    url = "https://docs.example.org/reference/pumps/cooling.html#cooling-pump-speed-settings"
+    answer = "The [cooling pump](%s) turns at [1450 rpm](%s) in [normal use](%s)." % (url, url, url)
+    shown = "The cooling pump turns at 1450 rpm in normal use."
+    text = page({50: answer})
+    view = focus.focused(text, "cooling pump speed rpm", 80)  # the passage with its addresses: 300 characters
+    assert view is not None and len(view["content"]) <= 80
+    assert shown in view["content"] and url not in view["content"]
+    (p,) = view["passages"]
+    assert text[p["offset"] : p["offset"] + p["length"]] == answer  # offset and length stay the page's
+    assert p["chars"] == len(shown)
+    assert focus.parts(view["content"], view["passages"], 0) == [shown]
+
+
+def test_links_in_code_and_images_are_shown_as_they_are():
+    text = "Call `f[x](y)` or read [the docs](http://e.example/x).\n\n```\n[a](b)\n```\n\n![a pump](pump.png)"
+    links = focus.Links(text)
+    assert links.shown(text, 0, len(text)) == text.replace("[the docs](http://e.example/x)", "the docs")
+    assert links.cost(0, len(text)) == len(links.shown(text, 0, len(text)))
+    start = text.index("read")
+    assert links.cost(start, start + 12) == 12  # a link cut by the span's end is shown as it is
+
+
+def test_a_term_shorter_than_a_prefix_is_a_whole_word():
+    text = page({20: "The string type has many methods for text.", 40: "It catches the errors of the call."})
+    found = [text[a:b] for a, b in focus.score(text, "str")[0]]
+    assert not any("string" in block for block in found)  # "str" is not "string"'s first letters
+    assert any("It catches" in text[a:b] for a, b in focus.score(text, "catch")[0])
+
+
+def test_a_long_lists_items_are_pieces_of_their_own():
+    items = [
+        "- The %s valve is checked by the night crew every single week of the year, rain or shine." % colour
+        for colour in ("red", "blue", "green", "amber", "white", "black")
+    ]
+    text = page({30: "\n".join(items)})
+    scores, _ = focus.score(text, "blue valve")
+    best = max(scores, key=scores.get)
+    assert text[best[0] : best[1]] == items[1]  # not the item before it too

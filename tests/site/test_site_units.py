@@ -152,3 +152,23 @@ def test_a_thin_map_is_filled_from_the_links_of_the_pages_read():
     assert [u for u, _ in got] == ["https://d.example/docs/pool.html", "https://d.example/docs/logging.html"]
     assert got[0][1] > got[1][1]  # the link whose words match the question first
     assert _follow(items, s, known, "what is the pool size", 5, "/docs/") == []  # followed once
+
+
+def test_a_crawls_passage_comes_under_its_api_signature():
+    signature = "pumps.Pool(*size=4*)"
+    texts = [
+        "# Pools\n\n" + signature + "\n\nKeeps connections open and hands them out.\n\n" + "Filler text here. " * 50,
+        "# Logging\n\nPools log to stderr.\n\n" + "Other filler here. " * 50,
+    ]
+    got = passages.rank(texts, "how many connections does a pool keep open", 400, [5.0, 1.0])
+    first = next(p for p in got if p["page"] == 0)
+    assert first["text"].startswith("pumps.Pool(size=4)\n\nKeeps connections open")
+    assert texts[0][first["offset"] :].startswith(signature)
+    assert sum(1 for p in got if "pumps.Pool" in p["text"]) == 1  # the signature is shown once
+
+
+def test_a_term_on_every_page_read_weighs_less_across_pages():
+    texts = ["Pumps are blue. The valve is red.", "Pumps are green.", "Pumps are amber."]
+    weights = passages.term_weights(texts, "pump valve")
+    assert weights["valve"] == 1.0 and passages.SITE_FLOOR <= weights["pump"] < 0.6
+    assert passages.term_weights(texts[:1], "pump valve") == {}

@@ -1,12 +1,13 @@
 """The passages of several pages that answer one question, ranked across the pages, within one budget.
 
 Pure functions.  Each page's blocks are scored by worker.pages.answer.focus (the question's terms
-in the block, in the headings above it, in the block before it); a block then counts
+in the block, in the headings above it, in the block before it), each term weighing less the
+more of the pages hold it (``term_weights``); a block then counts
 more the better its page ranked for the question (worker.site.rank): a page that ranks
 near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``.  The best
-blocks are taken until the budget is spent, each given as plain text (worker.site.plain)
-with its page, the section it sits in and its offset in the page's markdown, so
-``fetch URL --start-index OFFSET`` reads on from it.
+blocks are taken until the budget is spent, each given as plain text (worker.site.plain),
+a description with the API signature right above it, with its page, the section it sits
+in and its offset in the page's markdown, so ``fetch URL --start-index OFFSET`` reads on from it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from collections.abc import Sequence
     from typing import Any
 
-PAGE_BOOST = 2.0  # how much a page's rank lifts its blocks
+PAGE_BOOST = 3.0  # how much a page's rank lifts its blocks
 PAGE_POWER = 3.0  # (page score / best page score) ** this: pages well behind the best lift little
 MAX_TRIED = 400  # blocks tried for the budget
 MIN_LEFT = 40  # stop when less budget than this is left
@@ -41,6 +42,31 @@ def _section(text: str, outline: Any, start: int) -> str | None:
     return " ".join(plain(m.group().lstrip("#")).split())[:TITLE_MAX] or None
 
 
+SITE_FLOOR = 0.5  # the weight a query term on every page read keeps (one on a single page keeps all of it)
+
+
+def term_weights(texts: Sequence[str], query: str) -> dict[str, float]:
+    """{term: factor} for the query's terms by how many of the pages hold them (an idf over the
+    pages read): a term on every page (the site's own name, the section's topic) tells the
+    pages' passages apart by little; SITE_FLOOR is the least a term keeps."""
+    import math
+
+    from ..pages.answer import focus
+
+    words = focus.terms(query)
+    n = len(texts)
+    if n < 2 or not words:
+        return {}
+    lows = [t.lower() for t in texts]
+    top = math.log(1 + (n - 0.5) / 1.5)
+    out = {}
+    for w in words:
+        df = sum(1 for low in lows if w in low)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        out[w] = SITE_FLOOR + (1 - SITE_FLOOR) * min(1.0, idf / top)
+    return out
+
+
 def rank(
     texts: Sequence[str],
     query: str,
@@ -58,9 +84,12 @@ def rank(
     top = max(scores) if scores else 0.0
     candidates: list[tuple[float, int, int, int]] = []
     outlines = []
+    sigs: list[set[tuple[int, int]]] = []
+    weights = term_weights(texts, query)
     for i, text in enumerate(texts):
-        blocks, outline = focus.score(text, query)
+        blocks, outline = focus.score(text, query, weights)
         outlines.append(outline)
+        sigs.append(set(outline.signatures))
         rel = (max(0.0, scores[i]) / top) ** PAGE_POWER if top > 0 else 0.0
         lift = 1.0 + PAGE_BOOST * rel
         for (start, end), s in blocks.items():
@@ -68,11 +97,23 @@ def rank(
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
+    signed: set[tuple[int, int]] = set()  # (page, signature's offset) already shown
     used = 0
     for s, i, start, end in candidates[:MAX_TRIED]:
         if budget - used < MIN_LEFT:
             break
         text = texts[i]
+        if (i, start) in signed:
+            continue  # a signature line shown already, above its description
+        sig = focus.signature_above(text, outlines[i], start, end)
+        if sig is not None and (i, sig[0]) not in signed:
+            shown = plain(text[sig[0] : end], in_code_at(text, sig[0])).strip()
+            if weight(shown) <= budget - used:
+                start = sig[0]  # a description under its API signature, as the page shows it
+            else:
+                sig = None
+        else:
+            sig = None
         shown = plain(text[start:end], in_code_at(text, start)).strip()
         key = " ".join(shown.split()).lower()
         if not key or key in seen:
@@ -86,6 +127,8 @@ def rank(
             if not shown:
                 continue
         seen.add(key)
+        if sig is not None or (start, end) in sigs[i]:
+            signed.add((i, start))
         used += cost
         out.append(
             {

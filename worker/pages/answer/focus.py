@@ -43,6 +43,13 @@ _WORD = re.compile(r"[^\W_]+")
 HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
 _BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+# A link, as focused passages show it: its text only (the address costs the budget more than its words
+# do); an inline code span is matched first so that a link inside one stays as it is.  Images stay.
+_LINK = re.compile(
+    r"(`+)[^`\n]*?\1|(?<!!)\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300}?)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)"
+)
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+_ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
 
 # Question words and glue that say nothing about where an answer is (the page's own
@@ -128,15 +135,27 @@ def terms(query: str) -> list[str]:
     return list(dict.fromkeys(words(query)))
 
 
+_ENDINGS = ("s", "es", "d", "ed")  # a short term's word: the term itself or with one of these (catch/catches)
+
+
 def _hits(low: str, word: str) -> list[int]:
     """Where ``word`` occurs in ``low`` (the lower-cased text): a CJK pair anywhere, a word prefix at a word's start."""
     out = []
     find = low.find
     at = find(word)
     whole = bool(_CJK_RUN.fullmatch(word))
+    # A term shorter than PREFIX is a whole word: a hit is a word whose own term it is ("str" is not in
+    # "string", nor "int" in "into"; "key" is in "keys").
+    short = not whole and len(word) < PREFIX and word.isalnum()
+    n = len(word)
     while at >= 0:
         if whole or at == 0 or not (low[at - 1].isalnum()):
-            out.append(at)
+            if not short or at + n >= len(low) or not low[at + n].isalnum():
+                out.append(at)
+            else:
+                m = _WORD.match(low, at)
+                if m and (m.end() - at - n <= 2 and low[at + n : m.end()] in _ENDINGS or _stem(m.group()) == word):
+                    out.append(at)
         at = find(word, at + len(word))
     return out
 
@@ -203,7 +222,10 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans = []
     while end - start > PIECE * 3 // 2:
         cut = None
-        for m in _LINE_OR_SENTENCE.finditer(text, start + PIECE // 2, start + PIECE):
+        m = _ITEM.search(text, start + PIECE // 3, start + PIECE * 3 // 2)
+        if m:
+            cut = m.start()  # a list's items are pieces of their own where they can be
+        for m in () if cut else _LINE_OR_SENTENCE.finditer(text, start + PIECE // 2, start + PIECE):
             cut = m.end()
         if cut is None:
             space = text.rfind(" ", start + PIECE // 2, start + PIECE)
@@ -219,6 +241,57 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _link_targets(text: str) -> list[tuple[int, int]]:
     """The spans of markdown link addresses, ``](...)``, in order."""
     return [(m.start(), m.end()) for m in _LINK_TARGET.finditer(text)]
+
+
+class Links:
+    """The text's links outside code, each shown as its text alone in a focused view: what a span
+    costs shown that way, and the span so shown."""
+
+    __slots__ = ("spans", "starts", "saved")
+
+    def __init__(self, text: str):
+        self.spans: list[tuple[int, int, int, int]] = []  # (start, end, text's start, text's end)
+        self.starts: list[int] = []
+        self.saved = [0]  # characters the first i links save
+        if "](" not in text:
+            return
+        fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+        from bisect import bisect_right
+
+        for m in _LINK.finditer(text):
+            if m.group(2) is None or bisect_right(fences, m.start()) % 2:
+                continue  # a code span, or a link inside a code block
+            self.spans.append((m.start(), m.end(), m.start(2), m.end(2)))
+            self.starts.append(m.start())
+            self.saved.append(self.saved[-1] + (m.end() - m.start()) - (m.end(2) - m.start(2)))
+
+    def _range(self, start: int, end: int) -> tuple[int, int]:
+        """The indexes [i, j) of the links wholly inside text[start:end]."""
+        from bisect import bisect_left
+
+        i = bisect_left(self.starts, start)
+        j = bisect_left(self.starts, end, i)
+        while j > i and self.spans[j - 1][1] > end:
+            j -= 1
+        return i, j
+
+    def cost(self, start: int, end: int) -> int:
+        """The length of text[start:end] with its links shown as their text."""
+        if not self.spans:
+            return end - start
+        i, j = self._range(start, end)
+        return end - start - (self.saved[j] - self.saved[i])
+
+    def shown(self, text: str, start: int, end: int) -> str:
+        """text[start:end] with its links shown as their text."""
+        i, j = self._range(start, end) if self.spans else (0, 0)
+        out, at = [], start
+        for a, b, ta, tb in self.spans[i:j]:
+            out.append(text[at:a])
+            out.append(text[ta:tb])
+            at = b
+        out.append(text[at:end])
+        return "".join(out)
 
 
 def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
@@ -284,9 +357,12 @@ class _Finder:
         return self.block(pos) if pos < len(text) else None
 
 
-def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]:
+def score(
+    text: str, query: str, weights: dict[str, float] | None = None
+) -> tuple[dict[tuple[int, int], float], Outline]:
     """{(start, end): score} of the blocks that hold a term of ``query`` (themselves, in their
-    headings, or in the block before them), and the text's outline."""
+    headings, or in the block before them), and the text's outline.  ``weights``: a factor for
+    some terms' weight (worker.site.passages: how rare the term is among the pages read)."""
     words = terms(query)
     outline = Outline(text)
     if not words or not text:
@@ -318,6 +394,8 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
     # The number of blocks, near enough for idf and the average length, without reading them all.
     n = max(len(finder.break_starts) + 1, len(text) // PIECE, max(df) + 1)
     idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
+    if weights:
+        idf = [v * weights.get(w, 1.0) for v, w in zip(idf, words)]
     avg = len(text) / n
     own: dict[tuple[int, int], float] = {}
     for k, c in counts.items():
@@ -363,6 +441,16 @@ def score(text: str, query: str) -> tuple[dict[tuple[int, int], float], Outline]
     return scores, outline
 
 
+def signature_above(text: str, outline: Outline, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the API signature line right above the block text[start:end] (blank lines between),
+    the entry it describes, or None (also for the signature line itself)."""
+    sigs = outline.signatures
+    g = _under([a for a, _ in sigs], outline, start) if sigs else -1
+    if g >= 0 and sigs[g] != (start, end) and _blank(text, sigs[g][1], start):
+        return sigs[g]
+    return None
+
+
 def _under(sig_starts: list[int], outline: Outline, pos: int) -> int:
     """The index of the signature line whose entry holds ``pos`` (the last one above it, below the
     section's heading), or -1."""
@@ -375,12 +463,15 @@ def _under(sig_starts: list[int], outline: Outline, pos: int) -> int:
     return g if h < 0 or outline.starts[h] < sig_starts[g] else -1
 
 
-def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], Outline | None]:
+def select(
+    text: str, query: str, budget: int, links: Links | None = None
+) -> tuple[list[tuple[int, int]], Outline | None]:
     """The (start, end) spans to show for ``query`` within ``budget`` characters, in page order.
 
     A span is a run of whole blocks (the one chosen and, when it fits, the
     heading of its section); spans that touch are merged.  The GAP markers
-    between spans and at either end are counted in the budget.  Empty when no
+    between spans and at either end are counted in the budget, and a span costs
+    what it is shown as: with ``links``, its links as their text alone.  Empty when no
     block holds a term of the query.  The outline comes along when it was read.
     """
     if len(text) <= budget:
@@ -394,11 +485,13 @@ def select(text: str, query: str, budget: int) -> tuple[list[tuple[int, int]], O
     def cost(spans: list[tuple[int, int]]) -> int:
         spans = _merged(text, spans)
         gaps = len(spans) - 1 + (spans[0][0] > 0) + (spans[-1][1] < len(text))
-        return sum(e - s for s, e in spans) + gaps * len(GAP)
+        if links is None:
+            return sum(e - s for s, e in spans) + gaps * len(GAP)
+        return sum(links.cost(s, e) for s, e in spans) + gaps * len(GAP)
 
     used = 0
     for k in ranked[:MAX_TRIED]:
-        if chosen and k[1] - k[0] > budget - used:
+        if chosen and (k[1] - k[0] if links is None else links.cost(*k)) > budget - used:
             continue  # cannot fit: skip the merge below
         if budget - used < 2 * len(GAP):
             break
@@ -443,9 +536,12 @@ def _merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _passage(text: str, outline: Outline, start: int, end: int, base: int) -> dict[str, Any]:
-    """One passage's place: offset and length in the page, and the title of the section it starts in."""
+def _passage(text: str, outline: Outline, start: int, end: int, base: int, shown: int) -> dict[str, Any]:
+    """One passage's place: offset and length in the page, the characters it is shown in (``chars``,
+    when its links made it shorter), and the title of the section it starts in."""
     out: dict[str, Any] = {"offset": base + start, "length": end - start}
+    if shown != end - start:
+        out["chars"] = shown
     h = outline.at(start)
     if h >= 0 and outline.starts[h] < start:
         title = HEADING.match(text, outline.starts[h])
@@ -459,8 +555,9 @@ def parts(content: str, passages: list[dict[str, Any]], start_index: int) -> lis
     pos = len(GAP.lstrip("\n")) if passages and passages[0]["offset"] > start_index else 0
     out = []
     for p in passages:
-        out.append(content[pos : pos + p["length"]])
-        pos += p["length"] + len(GAP)
+        n = p.get("chars", p["length"])
+        out.append(content[pos : pos + n])
+        pos += n + len(GAP)
     return out
 
 
@@ -473,12 +570,13 @@ def focused(text: str, query: str, budget: int, base: int = 0) -> dict[str, Any]
     last passage starts (None when it reaches the end).  None when no passage of
     the text holds a term of the query: the caller shows the page's start instead.
     """
-    spans, outline = select(text, query, budget)
+    links = Links(text) if len(text) > budget else None
+    spans, outline = select(text, query, budget, links)
     if not spans:
         return None
     if outline is None:
         outline = Outline(text)
-    parts = [text[s:e] for s, e in spans]
+    parts = [links.shown(text, s, e) if links else text[s:e] for s, e in spans]
     content = GAP.join(parts)
     if spans[0][0] > 0:
         content = GAP.lstrip("\n") + content
@@ -489,6 +587,6 @@ def focused(text: str, query: str, budget: int, base: int = 0) -> dict[str, Any]
         content += GAP.rstrip("\n")
     return {
         "content": content,
-        "passages": [_passage(text, outline, s, e, base) for s, e in spans],
+        "passages": [_passage(text, outline, s, e, base, len(part)) for (s, e), part in zip(spans, parts)],
         "next_start_index": base + last if last < len(text) else None,
     }
