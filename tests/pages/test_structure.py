@@ -271,3 +271,19 @@ def test_a_docbook_title_alone_in_its_wrappers_heads_the_chapter():
     ).find("body")
     root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/docs/dist.readme.html")
     assert root is not None and root.find(".//h1") is None
+
+
+def test_a_table_holding_blocks_of_code_is_a_layout_its_code_fenced():
+    # DocBook's questions and answers, or two programs side by side: no markdown cell holds a
+    # block of code; a table whose cells are styled as headings stays a data table
+    qa = (
+        "<table summary='Q and A Div'><tr><td colspan='2'><h3>2. Compiling</h3></td></tr>"
+        "<tr><td><b>2.1.</b></td><td><b>make dies with this:</b><pre>make[2]: *** [all] Error 1\n"
+        "make: *** [all-recursive] Error 1</pre></td></tr></table>"
+    )
+    md = render_fragment(qa, markdown=True)
+    assert "```\nmake[2]: *** [all] Error 1\nmake: *** [all-recursive] Error 1\n```" in md, md
+    assert "### 2. Compiling" in md and "|" not in md.replace("\\|", ""), md
+    prices = "<table><tr><td><h3>Undergraduate</h3></td><td><h3>$390</h3></td></tr><tr><td>Graduate</td><td>$580</td></tr></table>"
+    md = render_fragment(prices, markdown=True)
+    assert "| Undergraduate | $390 |" in md and "| Graduate | $580 |" in md, md

@@ -389,6 +389,13 @@ def fence(code: str, lang: str | None = None) -> str:
     return "%s%s\n%s\n%s" % (ticks, lang or "", code.rstrip("\n"), ticks)
 
 
+def _lays_out(table: HtmlElement) -> bool:
+    """Whether a table's cells hold code of several lines, which no markdown table cell can
+    hold: DocBook's questions and answers, two programs side by side. (A heading in a cell
+    is not a sign: shops and recipes style a data table's cells as headings.) libxml2 looks."""
+    return bool(table.xpath("boolean(.//pre[contains(., $nl)])", nl="\n"))
+
+
 def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     rows = []
     for tr in el.iter("tr"):
@@ -510,11 +517,12 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
         if t in ("pre", "listing", "xmp", "plaintext"):
             out.block(_pre(el, markdown))
             continue
-        if t == "table" and el.find(".//table") is None:
+        if t == "table" and el.find(".//table") is None and not _lays_out(el):
             out.block(_table(el, markdown, authored))
             continue
-        # a table holding tables is a page's layout, not data: its cells read as blocks
-        # (as a data table, each outer cell would repeat the inner tables' text)
+        # a table holding tables or blocks of code is a page's layout, not data: its cells
+        # read as blocks (as a data table, each outer cell would repeat the inner tables'
+        # text, and a block of code would be one cell's run of words)
         if t in ("ul", "ol"):
             out.block(_list(el, markdown, 0, authored))
             continue
