@@ -7,7 +7,7 @@ renderer, worker.pages.extract.render, like every other HTML the worker turns to
 
 from __future__ import annotations
 
-from ..extract.render import fence
+from ..extract.code_block import fence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
