@@ -182,3 +182,21 @@ def test_a_long_lists_items_are_pieces_of_their_own():
     scores, _ = focus.score(text, "blue valve")
     best = max(scores, key=scores.get)
     assert text[best[0] : best[1]] == items[1]  # not the item before it too
+
+
+def test_a_command_line_option_is_a_term_matched_whole():
+    assert focus.terms("does it still run with -O or --user-site?") == [
+        "-o",
+        "--user-site",
+        "still",
+        "run",
+        "user",
+        "site",
+    ]
+    text = page(
+        {12: "The non-optimised build keeps it.", 44: "With [`-O`](http://e.example/cmdline#O) the asserts are gone."}
+    )
+    scores, _ = focus.score(text, "-O")
+    best = max(scores, key=scores.get)
+    assert text[best[0] : best[1]].startswith("With [`-O`]")
+    assert not any("non-optimised" in text[a:b] for a, b in scores)  # "-o" inside a word is no option

@@ -87,6 +87,7 @@ def words(text: str) -> list[str]:
         out.append(ident)
         if "." in ident:
             out.extend(p for p in ident.split(".") if len(p) > 2 and not p.isdigit())
+    out.extend(m.group(1).lower() for m in _OPTION.finditer(text))
     low = text.lower()
     for run in _CJK_RUN.findall(low):
         out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
@@ -96,6 +97,8 @@ def words(text: str) -> list[str]:
     return out
 
 
+# A command-line option, ``-O`` or ``--user``: a term of its own, matched whole (its letter alone is no word).
+_OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)(?![\w-])")
 _CHUNK = re.compile(r"[\w.]+")
 
 
@@ -147,6 +150,8 @@ def _hits(low: str, word: str) -> list[int]:
     # A term shorter than PREFIX is a whole word: a hit is a word whose own term it is ("str" is not in
     # "string", nor "int" in "into"; "key" is in "keys").
     short = not whole and len(word) < PREFIX and word.isalnum()
+    if word[0] == "-":
+        return [m.start() for m in re.finditer(r"(?<![\w-])%s(?![\w-])" % re.escape(word), low)]
     n = len(word)
     while at >= 0:
         if whole or at == 0 or not (low[at - 1].isalnum()):
