@@ -287,3 +287,19 @@ def test_a_table_holding_blocks_of_code_is_a_layout_its_code_fenced():
     prices = "<table><tr><td><h3>Undergraduate</h3></td><td><h3>$390</h3></td></tr><tr><td>Graduate</td><td>$580</td></tr></table>"
     md = render_fragment(prices, markdown=True)
     assert "| Undergraduate | $390 |" in md and "| Graduate | $580 |" in md, md
+
+
+def test_the_heading_of_a_section_that_holds_only_its_heading_comes_with_the_next():
+    # Sphinx: <section><h2>General questions</h2></section><section><h2>Which toolkits?</h2><p>...
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    body = lhtml.fromstring(
+        "<html><body><nav><a href='/'>Home</a></nav><main><section><h2>General questions</h2></section>"
+        "<section><h2>Which toolkits exist?</h2><p>%s</p></section><section><h2>Tkinter</h2><p>%s</p>"
+        "</section></main><footer>Copyright</footer></body></html>" % (ARTICLE_P[0], ARTICLE_P[1])
+    ).find("body")
+    root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/faq/gui.html")
+    assert root is not None
+    assert [h.text_content() for h in root.iter("h2")] == ["General questions", "Which toolkits exist?", "Tkinter"]

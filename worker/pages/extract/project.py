@@ -234,8 +234,13 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
             ):
                 for k in range(i, j):
                     keep[k] = True
-        elif j < len(items) and keep[j] and _heads(items[j - 1][0], items[j][0]):
-            keep[j - 1] = True  # a section's heading, right before the section's kept text
+        elif j < len(items) and keep[j]:
+            # a section's heading right before the section's kept text, and the headings of
+            # the sections around it that hold nothing but their heading ("General questions")
+            k = j
+            while k > i and _heads(items[k - 1][0], items[k][0]):
+                keep[k - 1] = True
+                k -= 1
         i = j
     return keep
 
