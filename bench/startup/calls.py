@@ -20,8 +20,15 @@ interleaved, the order of the ways rotated each round; medians, and ratios again
                   --allow-private, raw JSON-RPC on its stdin/stdout), its prepared worker idle
                   and ready when the request is written
     mcp_cold      the same server with WEBSEARCH_MCP_PREPARED=0: a fresh worker per call
+    pi_warm       a web_fetch through the pi extension's runner (hosts/pi/src/runner.ts, with pi's
+                  own exec) in a running node process (bench/startup/pi_driver.ts), its prepared
+                  worker (hosts/pi/src/prepared.ts) idle and ready when the URL is written
+    pi_cold       the same with WEBSEARCH_PI_PREPARED=0: pi.exec starts a fresh worker per call
+                  (the pi ways are left out, with a line saying so, where node or the extension's
+                  node_modules are missing: hosts/pi/test.sh installs them)
 
-The must-shows: fetch <= 3x version, mcp_warm <= 2x version (medians).
+The must-shows: fetch <= 3x version, mcp_warm <= 2x version (medians); pi_warm is the pi
+extension's counterpart of mcp_warm.
 """
 
 import argparse
@@ -165,6 +172,46 @@ class Server:
         self.proc.wait(10)
 
 
+PI_DIR = os.path.join(REPO, "hosts", "pi")
+
+
+def pi_missing():
+    """Why the pi ways cannot run here, or None."""
+    import shutil
+
+    if shutil.which("node") is None:
+        return "no node on PATH"
+    if not os.path.isdir(os.path.join(PI_DIR, "node_modules", "@mariozechner", "pi-coding-agent")):
+        return "hosts/pi/node_modules is not installed (run hosts/pi/test.sh once)"
+    return None
+
+
+class PiHost(Server):
+    """The pi extension's runner in a node process (bench/startup/pi_driver.ts)."""
+
+    def __init__(self, env, prepared=True):
+        env = dict(env)
+        if not prepared:
+            env["WEBSEARCH_PI_PREPARED"] = "0"
+        self.prepared = prepared
+        self.calls = 0
+        self.proc = subprocess.Popen(
+            ["node", "--import", "jiti/register", os.path.join(REPO, "bench", "startup", "pi_driver.ts"), PY],
+            cwd=PI_DIR,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def fetch(self, url):
+        t = time.perf_counter()
+        self.proc.stdin.write(url.encode() + b"\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        return time.perf_counter() - t, answer
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=21)
@@ -198,6 +245,15 @@ def main():
         assert not result.get("isError") and result["structuredContent"]["results"][0]["ok"], result
         return wall
 
+    def pi(host, via):
+        if host.calls:  # the extension prepares its worker after its first call
+            host.ready()
+        wall, answer = host.fetch(url())
+        assert answer.get("ok"), answer
+        host.calls += 1
+        assert answer["via"] == via or host.calls == 1, answer
+        return wall
+
     from hosts.mcp.prepared import Prepared
 
     direct = Prepared()
@@ -222,6 +278,15 @@ def main():
         "mcp_warm": lambda: mcp(warm),
         "mcp_cold": lambda: mcp(cold),
     }
+    why_not = pi_missing()
+    hosts = []
+    if why_not:
+        print("pi ways left out: %s" % why_not)
+    else:
+        pi_warm, pi_cold = PiHost(env), PiHost(env, prepared=False)
+        hosts = [pi_warm, pi_cold]
+        ways["pi_warm"] = lambda: pi(pi_warm, "prepared")
+        ways["pi_cold"] = lambda: pi(pi_cold, "python")
     times = {name: [] for name in ways}
     try:
         for name in ways:  # one unmeasured call each: page caches, the servers' first call
@@ -233,6 +298,8 @@ def main():
                 times[name].append(ways[name]())
     finally:
         direct.close()
+        for host in hosts:
+            host.close()
         warm.close()
         cold.close()
         web.stop()
@@ -250,6 +317,8 @@ def main():
     print()
     print("fresh fetch / --version: %.2fx (must be <= 3)" % (med["fetch"] / med["version"]))
     print("warm MCP web_fetch / --version: %.2fx (must be <= 2)" % (med["mcp_warm"] / med["version"]))
+    if "pi_warm" in med:
+        print("warm pi web_fetch / --version: %.2fx" % (med["pi_warm"] / med["version"]))
 
 
 if __name__ == "__main__":

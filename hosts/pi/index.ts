@@ -12,6 +12,7 @@ import { Text } from "@mariozechner/pi-tui";
 import { type CommonOptions, fetchArgs, foldFetchArguments, searchArgs } from "./src/args.ts";
 import type { WorkerPayload } from "./src/protocol.ts";
 import { fetchCallLabel, resultLines, resultSummary, searchCallLabel, shorten } from "./src/render.ts";
+import { PreparedWorker } from "./src/prepared.ts";
 import { type Exec, WorkerRunner } from "./src/runner.ts";
 import { FetchSchema, SearchSchema } from "./src/schemas.ts";
 import { FLAGS, resolveSettings } from "./src/settings.ts";
@@ -41,7 +42,7 @@ function boundText(text: string): { text: string; truncated: boolean } {
 
 export default function webSearchExtension(pi: ExtensionAPI) {
 	const exec: Exec = (command, args, options) => pi.exec(command, args, options);
-	const runner = new WorkerRunner(exec);
+	const runner = new WorkerRunner(exec, new PreparedWorker());
 
 	pi.registerFlag(FLAGS.venv, { description: "web-search: the worker's venv (default .pi/web-search-venv)", type: "string" });
 	pi.registerFlag(FLAGS.python, { description: "web-search: a ready Python to run the worker with, skipping the bootstrap", type: "string" });
@@ -142,5 +143,6 @@ export default function webSearchExtension(pi: ExtensionAPI) {
 	// A session that ends (quit, /new, /resume, /fork, reload) takes its calls with it.
 	pi.on("session_shutdown", async () => {
 		await runner.abortAll();
+		runner.prepared?.close();
 	});
 }

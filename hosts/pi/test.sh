@@ -38,5 +38,5 @@ rc=0
 echo "pi extension: type check against the pinned pi packages"
 node_modules/.bin/tsc -p . || rc=1
 node --import jiti/register --test --test-reporter=spec test/*.test.ts || rc=1
-node --test --test-reporter=spec test/e2e.test.mjs || rc=1
+node --test --test-reporter=spec test/e2e.test.mjs test/prepared.test.mjs || rc=1
 exit $rc

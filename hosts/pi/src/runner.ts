@@ -12,6 +12,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { type PreparedWorker, warn } from "./prepared.ts";
 import { EXIT_CANCELLED, parse, ProtocolError, type WorkerErrorObject, type WorkerPayload } from "./protocol.ts";
 import type { RunnerSettings } from "./settings.ts";
 
@@ -77,8 +78,8 @@ export interface RunOptions {
 
 export interface RunOutcome {
 	payload: WorkerPayload;
-	/** how the worker was reached: "direct" (venv interpreter), "bootstrap", "python" (override) */
-	via: "direct" | "bootstrap" | "python";
+	/** how the worker was reached: "direct" (venv interpreter), "prepared" (its prepared worker), "bootstrap", "python" (override) */
+	via: "direct" | "prepared" | "bootstrap" | "python";
 	exitCode: number;
 }
 
@@ -131,12 +132,22 @@ export function needsInstall(settings: RunnerSettings): boolean {
 /** Say "preparing" when --python-path takes this long (an update or a lock wait). */
 const SLOW_PREPARE_MS = 1500;
 
+/** The prepared worker's warnings join the worker's own (a string list in the payload). */
+function withWarnings(payload: WorkerPayload, warnings: string[]): WorkerPayload {
+	if (!warnings.length) return payload;
+	return { ...payload, warnings: [...(Array.isArray(payload.warnings) ? payload.warnings : []), ...warnings] };
+}
+
 export class WorkerRunner {
 	/** venv -> its ready interpreter (learned from bootstrap/run.py --python-path) */
 	private readonly ready = new Map<string, string>();
 	private readonly inflight = new Map<AbortController, Promise<unknown>>();
 
-	constructor(private readonly exec: Exec) {}
+	constructor(
+		private readonly exec: Exec,
+		/** a worker kept ready between calls (src/prepared.ts); none: every call starts one */
+		readonly prepared?: PreparedWorker,
+	) {}
 
 	/**
 	 * Abort every call in flight (session shutdown) and wait until their
@@ -192,21 +203,21 @@ export class WorkerRunner {
 
 	private async runInner(workerArgs: string[], opts: RunOptions, signal: AbortSignal): Promise<RunOutcome> {
 		const { tool, settings } = opts;
-		const timeout = opts.timeoutMs;
 		if (signal.aborted) throw new CancelledError(tool, 0, "before it started");
 
 		if (settings.python) {
-			const r = await this.call(settings.python, ["-I", "-m", "worker", ...workerArgs], signal, timeout, opts.cwd);
-			return { payload: interpret(tool, r, signal.aborted), via: "python", exitCode: r.code };
+			const w = await this.worker(settings.python, workerArgs, opts, signal);
+			return { payload: withWarnings(interpret(tool, w.r, signal.aborted), w.warnings), via: w.prepared ? "prepared" : "python", exitCode: w.r.code };
 		}
 
 		const bootstrap = join(settings.root, "bootstrap", "run.py");
 		const python = await this.readyPython(opts, signal, bootstrap);
-		const direct = await this.call(python, ["-I", "-m", "worker", ...workerArgs], signal, timeout, opts.cwd);
+		const direct = await this.worker(python, workerArgs, opts, signal);
 		try {
-			return { payload: interpret(tool, direct, signal.aborted), via: "direct", exitCode: direct.code };
+			const payload = withWarnings(interpret(tool, direct.r, signal.aborted), direct.warnings);
+			return { payload, via: direct.prepared ? "prepared" : "direct", exitCode: direct.r.code };
 		} catch (err) {
-			if (!(err instanceof NoResultError) || direct.killed || signal.aborted) throw err;
+			if (!(err instanceof NoResultError) || direct.r.killed || signal.aborted) throw err;
 			// The interpreter is gone or broken (venv deleted, Python upgraded):
 			// forget it and let the bootstrap check, repair and run.
 			this.ready.delete(settings.venv);
@@ -214,6 +225,32 @@ export class WorkerRunner {
 		opts.onProgress?.("web search worker: checking its environment");
 		const r = await this.call(settings.bootstrapPython, [bootstrap, "--venv", settings.venv, ...workerArgs], signal, opts.installTimeoutMs, opts.cwd);
 		return { payload: interpret(tool, r, signal.aborted), via: "bootstrap", exitCode: r.code };
+	}
+
+	/**
+	 * One call in a worker run by ``python``: the prepared one when it is there and fit, else a
+	 * fresh one through exec (also when the prepared one ended without answering: the call is a
+	 * read, so running it again is safe). A worker that answered gets a successor prepared.
+	 */
+	private async worker(python: string, workerArgs: string[], opts: RunOptions, signal: AbortSignal) {
+		const cwd = opts.cwd ?? process.cwd();
+		const { taken, warning } = this.prepared?.take(python, cwd) ?? {};
+		const warnings = warning ? [warning] : [];
+		let r: ExecResult | undefined;
+		let prepared = false;
+		if (taken) {
+			const p = await taken.run(workerArgs, signal, opts.timeoutMs);
+			if (p.answered || p.killed || signal.aborted) {
+				r = p;
+				prepared = true;
+			} else {
+				const detail = tail(p.stderr, 2).replace(/\s+/g, " ");
+				warnings.push(warn(`ended without answering (exit ${p.code})${detail ? `: ${detail}` : ""}`));
+			}
+		}
+		r ??= await this.call(python, ["-I", "-m", "worker", ...workerArgs], signal, opts.timeoutMs, opts.cwd);
+		if (r.stdout.includes("SEARCH_") && !signal.aborted) this.prepared?.prepareSoon(python, cwd);
+		return { r, prepared, warnings };
 	}
 
 	private async readyPython(opts: RunOptions, signal: AbortSignal, bootstrap: string): Promise<string> {
