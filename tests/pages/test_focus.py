@@ -200,3 +200,21 @@ def test_a_command_line_option_is_a_term_matched_whole():
     best = max(scores, key=scores.get)
     assert text[best[0] : best[1]].startswith("With [`-O`]")
     assert not any("non-optimised" in text[a:b] for a, b in scores)  # "-o" inside a word is no option
+
+
+def test_a_negated_auxiliary_is_the_word_not():
+    assert focus.terms("Why doesn't the pump start, and why can't it stop?") == ["not", "pump", "start", "stop"]
+    assert focus.terms("it cannot stop") == ["not", "stop"]
+    assert focus.counted("It cannot stop.") == {"not": 1, "stop": 1}
+    assert focus.terms("I've seen you're sure we'll use the re module") == ["seen", "sure", "use", "re", "module"]
+    text = page(
+        {
+            20: "The pump isn\u2019t started by the timer.",
+            30: "The crew keeps notes of every start.",
+            40: "The valve does not open in winter.",
+        }
+    )
+    found = {text[a:b] for a, b in focus.score(text, "doesn't")[0]}
+    assert "The pump isn\u2019t started by the timer." in found  # "n't" meets "not" on the page too
+    assert "The valve does not open in winter." in found
+    assert "The crew keeps notes of every start." not in found  # "notes" is not "not" with an ending

@@ -89,6 +89,9 @@ def words(text: str) -> list[str]:
             out.extend(p for p in ident.split(".") if len(p) > 2 and not p.isdigit())
     out.extend(m.group(1).lower() for m in _OPTION.finditer(text))
     low = text.lower()
+    if "'" in low or "\u2019" in low or "cannot" in low:
+        out.extend("not" for _ in _NEGATION.finditer(low))
+        low = _CLITIC.sub(" ", _NEGATION.sub(" ", low))
     for run in _CJK_RUN.findall(low):
         out.extend(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     for word in _WORD.findall(_CJK_RUN.sub(" ", low)):
@@ -97,6 +100,10 @@ def words(text: str) -> list[str]:
     return out
 
 
+# A negated auxiliary (doesn't, isn't, can't, cannot) is the word "not": its first part is glue like "does".
+_NEGATION = re.compile(r"\b(?:[a-z]+n['\u2019]t|cannot)\b")
+# The rest of a contraction (you're, I've, we'll, it's) is glue too: "re", "ve" and "ll" are no terms.
+_CLITIC = re.compile(r"(?<=[a-z])['\u2019](?:re|ve|ll|d|m|s)\b")
 # A command-line option, ``-O`` or ``--user``: a term of its own, matched whole (its letter alone is no word).
 _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)(?![\w-])")
 _CHUNK = re.compile(r"[\w.]+")
@@ -117,7 +124,7 @@ def counted(text: str) -> dict[str, int]:
 
 def _plain_word(word: str) -> list[str]:
     """The term of one lower-case word of letters (the common case of ``words``)."""
-    if _CJK_RUN.search(word):
+    if _CJK_RUN.search(word) or word == "cannot":
         return words(word)
     return [_stem(word)] if word not in STOP and len(word) > 1 else []
 
@@ -162,6 +169,24 @@ def _hits(low: str, word: str) -> list[int]:
                 if m and (m.end() - at - n <= 2 and low[at + n : m.end()] in _ENDINGS or _stem(m.group()) == word):
                     out.append(at)
         at = find(word, at + len(word))
+    if word == "not":  # the word alone ("notes" is no "not"), and every "n't" and "cannot" (see words)
+        out = sorted([at for at in out if not low[at + 3 : at + 4].isalnum()] + _negations(low))
+    return out
+
+
+def _negations(low: str) -> list[int]:
+    """Where the lower-cased text has a negated auxiliary (_NEGATION), found by ``str.find``."""
+    out = []
+    for mark in ("n't", "n\u2019t", "cannot"):
+        at = low.find(mark)
+        while at >= 0:
+            start = at
+            while start > 0 and "a" <= low[start - 1] <= "z":
+                start -= 1
+            m = _NEGATION.match(low, start)
+            if m and m.end() > at:
+                out.append(start)
+            at = low.find(mark, at + len(mark))
     return out
 
 
