@@ -829,7 +829,8 @@ def test_link_texts_are_found_as_the_regex_found_them(keys, texts):
     assert found == [k for _, k in _regex_split(keys, texts)]
 
 
-SERVICE_PAGE = """<html><head><title>Harbour Plumbing</title></head><body><div id="page"><h1>Harbour Plumbing</h1>
+SERVICE_PAGE = """<html><head><title>Harbour Plumbing</title>
+<link rel="canonical" href="https://harbour-plumbing.example/services/"></head><body><div id="page"><h1>Harbour Plumbing</h1>
 <p>Family plumbers in the harbour district since 1998, on call day and night for leaks, boilers and drains.</p>
 %s
 <div class="block"><h2>Related articles</h2><ul>
@@ -1166,25 +1167,29 @@ def test_an_article_trafilatura_reads_short_everywhere_is_read_by_readability(mo
     assert D.longer_than("Intro words here.\n\n" + "more " * 50, "Intro words here")
 
 
-def test_the_pages_own_canonical_url_is_evidence_of_its_kind_too():
+def test_the_page_says_its_kind_through_its_own_canonical_url_not_the_path_it_was_fetched_at():
     from worker.pages.extract.pagetype import evidence
 
     head = '<html><head><link rel="canonical" href="%s"></head><body><p>Words of the page.</p></body></html>'
-    tree = P.parse(head % "https://community.example.com/t/wifi-drops/123")
-    # fetched through a mirror or a short link: the canonical URL still says "forum", once
-    assert (
-        evidence(tree, "http://127.0.0.1:8080/x", canonical="https://community.example.com/t/wifi-drops/123")["forum"]
-        == evidence(tree, "https://community.example.com/t/wifi-drops/123")["forum"]
-        > 0
-    )
-    both = evidence(
-        tree,
-        "https://community.example.com/t/wifi-drops/123",
-        canonical="https://community.example.com/t/wifi-drops/123",
-    )
-    assert both == evidence(tree, "https://community.example.com/t/wifi-drops/123")  # a signal counts once
+    bare = P.parse("<html><body><p>Words of the page.</p></body></html>")
+    topic = "https://example.com/t/wifi-drops/123"
+    # the fetched path is where the page was found (a mirror, a tag's path, Substack's /p/):
+    # it names no kind, not even an article
+    assert evidence(bare, topic) == evidence(bare, "https://example.com/x")
+    assert evidence(bare, "https://example.com/2024/05/01/a-post")["article"] == evidence(bare, None)["article"]
+    # the page's own canonical URL does, fetched wherever, and a signal counts once
+    tree = P.parse(head % topic)
+    assert evidence(tree, "http://127.0.0.1:8080/x", canonical=topic)["forum"] > 0
+    assert evidence(tree, topic, canonical=topic) == evidence(tree, "http://127.0.0.1:8080/x", canonical=topic)
+    # the fetched host is the site's own name: it still counts, once with the canonical's
+    assert evidence(bare, "https://community.example.com/x")["forum"] > 0
+    assert evidence(bare, "https://docs.example.com/x")["documentation"] > 0
+    on_host = evidence(tree, "https://community.example.com/x", canonical="https://community.example.com/t/w/1")
+    assert on_host == evidence(tree, "http://127.0.0.1:8080/x", canonical="https://community.example.com/t/w/1")
     r = extract(head % "https://docs.example.com/guide/setup", url="http://127.0.0.1:8080/mirror/1", fmt="text")
     assert r["page_type"] == "documentation"
+    r = extract(head % "https://example.com/a-post", url="http://127.0.0.1:8080/docs/1", fmt="text")
+    assert r["page_type"] == "article"
 
 
 def _shop_page(cards):
@@ -1292,7 +1297,8 @@ def test_a_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page(
         % (i, i)
         for i in range(12)
     )
-    page = "<html><body><main>%s%s</main></body></html>" % (sidebar, article)
+    own = "<link rel='canonical' href='https://www.example.org/docs/handbook/types-from-types.html'>"
+    page = "<html><head>%s</head><body><main>%s%s</main></body></html>" % (own, sidebar, article)
     r = extract(page, url="https://www.example.org/docs/handbook/types-from-types.html", fmt="text")
     assert r["page_type"] == "documentation" and r["extractor"] == "region"
     assert "Paragraph 11" in r["text"] and "Handbook chapter" not in r["text"] and "Section 2" not in r["text"]
@@ -1325,7 +1331,8 @@ def _docbook_page(content_id):
     versions = " / ".join("<a href='/docs/%d/indexes.html'>%d</a>" % (v, v) for v in range(7, 19))
     toc = "".join("<dt><a href='indexes-%d.html'>11.%d. Index topic number %d</a></dt>" % (i, i, i) for i in range(12))
     return (
-        "<html><body><div class='shout'>February 26, 2026: release 18.3 and four more are out, read the news!</div>"
+        "<html><head><link rel='canonical' href='https://www.example.org/docs/current/indexes.html'></head>"
+        "<body><div class='shout'>February 26, 2026: release 18.3 and four more are out, read the news!</div>"
         "<div id='pgContentWrap'><div>Supported versions of the manual, pick one: %s</div>"
         "<form><input placeholder='Search the documentation for...'></form>"
         "<div id='%s'><div class='chapter'><h2>Chapter 11. Indexes</h2>"

@@ -161,15 +161,19 @@ def test_the_url_never_outvotes_a_page_that_reads_as_an_article():
         assert r["page_type"] == "article" and r["text"] == neutral["text"], path
 
 
-def test_a_url_still_breaks_a_tie_and_names_a_page_that_does_not_read_as_an_article():
+def test_the_pages_own_url_still_breaks_a_tie_and_names_a_page_that_does_not_read_as_an_article():
     from worker.pages.extract.decide import page_type
     from worker.pages.extract.parse import parse
 
-    # short labelled lines, no running text: the URL names it
+    # short labelled lines, no running text: the page's own (canonical) URL names it; the
+    # path it was fetched at does not, wherever that is
     specs = page(
         "<main><h1>Kettle K2</h1>%s</main>" % "".join("<div>Spec %d: value %d</div>" % (i, i) for i in range(12))
     )
-    assert page_type(parse(specs), "https://shop.example.org/p/kettle-k2", None)[0] == "product"
+    own = "https://shop.example.org/p/kettle-k2"
+    assert page_type(parse(specs), "https://example.org/kettle-k2", None, own)[0] == "product"
+    assert page_type(parse(specs), own, None, own)[0] == "product"
+    assert page_type(parse(specs), "https://example.org/p/kettle-k2", None)[0] == "article"
     assert page_type(parse(specs), "https://example.org/kettle-k2", None)[0] == "article"
 
 

@@ -40,7 +40,10 @@ def _board(posts=3):
 
 
 def test_a_boards_posts_in_order_with_author_and_date_without_profiles_signatures_and_other_topics():
-    r = extract(_board(), url="https://woodboard.example.com/viewtopic.php?t=77", fmt="text")
+    page = _board().replace(
+        "<head>", "<head><link rel='canonical' href='https://woodboard.example.com/viewtopic.php?t=77'>"
+    )
+    r = extract(page, url="https://woodboard.example.com/viewtopic.php?t=77", fmt="text")
     text = r["text"]
     assert r["page_type"] == "forum"
     assert text.startswith("Laminated workbench top or a solid core door?")

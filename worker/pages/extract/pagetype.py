@@ -9,10 +9,12 @@ Evidence, strongest first, each worth points to one kind:
 - schema.org types in JSON-LD and microdata (QAPage, DiscussionForumPosting,
   Product, ItemList, CollectionPage, TechArticle, NewsArticle, Service, ...);
 - the ``og:type`` meta tag;
-- the URL's shape (``/docs/``, ``/questions/123``, ``/product/``, ``/category/``), the fetched
-  URL's and the page's own canonical URL's, each signal once: only for a kind the page
-  itself gives evidence of (an article's shape adds to the article's points), so that a
-  URL breaks a tie or adds weight, and never names a kind alone (corroborate);
+- the shape of the page's own canonical URL (``/docs/``, ``/questions/123``, ``/product/``,
+  ``/category/``) and the host names of it and of the URL fetched (``docs.``, ``forum.``), each
+  signal once; on a page that reads as an article, only for a kind the page itself gives
+  evidence of, so that a URL breaks a tie or adds weight and never outvotes the page
+  (corroborate). The fetched URL's path is not the page's word: the same page is served at
+  a mirror's, a tag's or a category's path (url_evidence);
 - the markup: repeated post blocks with authors, repeated cards with prices,
   code blocks, "add to cart" forms.
 
@@ -180,12 +182,17 @@ def evidence(
 
 
 def url_evidence(url: str | None, canonical: str | None = None) -> dict[str, int]:
-    """{kind: points} of what the URL fetched and the page's own canonical URL say by their
-    shape and host name; a signal either shows counts once."""
+    """{kind: points} of what the page's own canonical URL says by its shape and host name,
+    and of what the URL fetched says by its host name; a signal either shows counts once.
+    The fetched URL's path is where the page was found, not what the page says of itself:
+    the same article is served at "/p/slug" (Substack), "/t/slug" (a tag), a category's
+    path or a mirror's, and its own canonical URL still names it. Not even an article's
+    path: at "/category/news/slug" (WordPress) it would make a listing an article."""
     signals: set[int] = set()
-    for u in (url, canonical):
-        if u:
-            signals |= _url_signals(u)
+    if url:
+        signals |= _url_signals(url, path=False)
+    if canonical:
+        signals |= _url_signals(canonical)
     out: dict[str, int] = {}
     for i in signals:
         kind, pts = _URL_SIGNALS[i]
@@ -247,18 +254,19 @@ _HOST_STARTS = (
 )
 
 
-def _url_signals(url: str) -> set[int]:
-    """Indices into _URL_SIGNALS of what the URL's shape says."""
+def _url_signals(url: str, path: bool = True) -> set[int]:
+    """Indices into _URL_SIGNALS of what the URL's shape says (what its host says alone,
+    without ``path``)."""
     from urllib.parse import urlsplit
 
     try:
         parts = urlsplit(url)
-        path, host = parts.path.lower(), parts.hostname or ""
+        where, host = parts.path.lower(), parts.hostname or ""
     except ValueError:
         return set()
     out = set()
     for i, (rx, kind, _) in enumerate(_URL_SHAPES):
-        if rx.search(path) or (kind == "documentation" and rx.search(host)):
+        if (path and rx.search(where)) or (kind == "documentation" and rx.search(host)):
             out.add(i)
     for j, starts in enumerate(_HOST_STARTS):
         if host.startswith(starts):
