@@ -307,3 +307,21 @@ def test_the_heading_of_a_section_that_holds_only_its_heading_comes_with_the_nex
     root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/faq/gui.html")
     assert root is not None
     assert [h.text_content() for h in root.iter("h2")] == ["General questions", "Which toolkits exist?", "Tkinter"]
+
+
+def test_a_nested_list_survives_a_second_rendering_of_the_same_tree():
+    # a region is rendered as text, then as markdown: the first rendering took the nested
+    # lists out of their items and the markdown had none
+    from lxml import html as lhtml
+
+    from worker.pages.extract.render import render
+
+    root = lhtml.fromstring(
+        "<div><ul><li>Built with <b>React</b>:<ul><li>Extend it</li><li>Customize it</li></ul> and more</li>"
+        "<li>Pluggable<ol><li>Bootstrap</li></ol></li></ul></div>"
+    )
+    before = lhtml.tostring(root)
+    want = "- Built with **React**: and more\n  - Extend it\n  - Customize it\n- Pluggable\n  1. Bootstrap"
+    assert render(root, markdown=True) == want
+    assert render(root, markdown=False) and lhtml.tostring(root) == before
+    assert render(root, markdown=True) == want

@@ -245,14 +245,19 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             continue
         n += 1
         marker = ("%d. " % n if ordered else "- ") if markdown or authored else ""
-        # nested lists inside the item render below it, indented
+        # nested lists inside the item render below it, indented; taken out of the item
+        # while it renders and put back after (the tree may be rendered again: a region's
+        # text, then its markdown)
         nested = [c for c in li if _tag(c) in ("ul", "ol")]
+        moved = [(li.index(c), c, c.tail) for c in nested]
+        added = []
         for c in nested:
             tail = c.tail
             c.tail = None
             li.remove(c)
             if tail:
-                li.append(_txt_el(li, tail))
+                added.append(_txt_el(li, tail))
+                li.append(added[-1])
         if _has_block_child(li):
             # an item of paragraphs, code blocks or tables: its blocks as blocks, the lines
             # after the first indented under the marker, as CommonMark reads an item's content
@@ -277,6 +282,11 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             sub = _list(c, markdown, depth + 1, authored)
             if sub:
                 lines.append(sub)
+        for span in added:
+            li.remove(span)
+        for at, c, tail in moved:
+            li.insert(at, c)
+            c.tail = tail
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)
