@@ -267,7 +267,11 @@ def install_once() -> None:
         from ...startup import on  # WEBSEARCH_WORKER_PLAIN: trafilatura as it ships
         from .versions import tested  # another trafilatura than the tested one runs as it ships
 
-        _ONCE.append(install(trafilatura_modules()) if tested("trafilatura") and on("xpath_rewrite") else 0)
+        if tested("trafilatura") and on("xpath_rewrite"):
+            _ONCE.append(install(trafilatura_modules()))
+            install_lazy_backup()
+        else:
+            _ONCE.append(0)
 
 
 def trafilatura_modules() -> list[ModuleType]:
@@ -276,3 +280,50 @@ def trafilatura_modules() -> list[ModuleType]:
     import sys
 
     return [m for name, m in list(sys.modules.items()) if name.startswith("trafilatura.") and m is not None]
+
+
+class _Backup:
+    """Stands in for trafilatura's copy of its cleaned tree, which it keeps before
+    converting the tags (trafilatura.core._prepare_tree) for two readers only: its
+    external extractors, not asked in fast mode, and a forum page's posts, which take a
+    copy of it (``copy(backup)``). In fast mode the copy is made only then, by cleaning
+    the same tree again: the same tree as the copy of the first cleaning (the input is
+    trafilatura's own copy of the page, which nothing changes in between)."""
+
+    __slots__ = ("tree", "options")
+
+    def __init__(self, tree: Any, options: Any) -> None:
+        self.tree, self.options = tree, options
+
+    def __copy__(self) -> Any:
+        from copy import copy
+
+        from trafilatura.htmlprocessing import tree_cleaning
+
+        return tree_cleaning(copy(self.tree), self.options)
+
+
+def _prepare_tree(original: Any) -> Any:
+    """trafilatura.core._prepare_tree without its backup copy in fast mode (_Backup)."""
+
+    def prepare(tree: Any, options: Any, url: str | None) -> tuple[Any, Any]:
+        if not options.fast:
+            return original(tree, options, url)
+        from copy import copy
+
+        from trafilatura.htmlprocessing import convert_tags, tree_cleaning
+
+        cleaned = tree_cleaning(copy(tree), options)
+        return convert_tags(cleaned, options, url), _Backup(tree, options)
+
+    return prepare
+
+
+def install_lazy_backup() -> None:
+    """Put _prepare_tree's stand-in in place (placed() puts the original back too)."""
+    import trafilatura.core as traf_core
+
+    original = traf_core._prepare_tree
+    new = _prepare_tree(original)
+    traf_core._prepare_tree = new
+    _PLACED.append((traf_core, "_prepare_tree", original, new))
