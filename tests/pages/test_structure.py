@@ -325,3 +325,49 @@ def test_a_nested_list_survives_a_second_rendering_of_the_same_tree():
     assert render(root, markdown=True) == want
     assert render(root, markdown=False) and lhtml.tostring(root) == before
     assert render(root, markdown=True) == want
+
+
+def test_a_table_of_contents_does_not_carry_the_reading_past_the_short_lines_after_it():
+    # the extractor left the table of contents out; its entries repeat the sections' headings
+    # further on in its text: found there, the reading went on past every short line between
+    # (a "Pros:" line and its short items were lost)
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    titles = ["How the cache key is computed from the lock file", "What the pipeline time was before and after"]
+    toc = "<h2>Contents</h2><ul>%s</ul>" % "".join(
+        "<li><a href='#s%d'>%s</a></li>" % (i, t) for i, t in enumerate(titles)
+    )
+    body = lhtml.fromstring(
+        "<html><body><nav><a href='/'>Home</a></nav><article>%s<p>%s</p><p>%s</p><p><b>Pros:</b></p>"
+        "<ul><li>Fewer files to unpack</li><li>One key for all jobs</li></ul>"
+        "<h2 id='s0'>%s</h2><p>%s</p><h2 id='s1'>%s</h2><p>%s</p></article><footer>Copyright</footer></body></html>"
+        % (toc, ARTICLE_P[0], ARTICLE_P[3], titles[0], ARTICLE_P[1], titles[1], ARTICLE_P[2])
+    ).find("body")
+    text = "\n".join(
+        [ARTICLE_P[0], ARTICLE_P[3], "Pros:", "Fewer files to unpack", "One key for all jobs", titles[0], ARTICLE_P[1]]
+        + [titles[1], ARTICLE_P[2]]
+    )
+    root = project(body, text, "https://example.org/cache")
+    assert root is not None
+    items = [li.text_content() for li in root.iter("li")]
+    assert items == ["Fewer files to unpack", "One key for all jobs"], items  # and no entry of the contents
+    assert "Pros:" in root.text_content() and len(root.findall(".//h2")) == 2
+
+
+def test_a_section_heading_after_a_list_of_links_heads_the_kept_text_after_it():
+    # the extractor left out the table of contents and the heading after it: the list stays out
+    # (links to the page's own parts), the heading names the kept paragraph it stands before
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    body = lhtml.fromstring(
+        "<html><body><article><p>%s</p><ul><li><a href='#rates'>Rates</a></li><li><a href='#tips'>Tips</a></li>"
+        "</ul><h2 id='rates'>Average hourly rates</h2><p>%s</p></article></body></html>" % (ARTICLE_P[0], ARTICLE_P[1])
+    ).find("body")
+    root = project(body, "\n".join(ARTICLE_P[:2]), "https://example.org/rates")
+    assert root is not None
+    assert [h.text_content() for h in root.iter("h2")] == ["Average hourly rates"]
+    assert root.find(".//li") is None

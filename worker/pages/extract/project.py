@@ -11,7 +11,10 @@ page's order, and those elements are what is rendered:
    with no blocks inside; the loose text of a block between its child blocks.
 2. A unit is the extractor's when its text stands in the extractor's text where the last
    one ended (or a little after: the extractor leaves out what it did not keep), or, for a
-   unit the extractor respaced, when most of its word pairs are in that text.
+   unit the extractor respaced, when most of its word pairs are in that text. A list item
+   the page says again found further on, out of the page's order there (the next unit the
+   text says once stands before it: a table of contents' entry found as its section's
+   heading), is not the extractor's and does not carry the reading past the units between.
 3. A heading, code block, table or list item the extractor left out is content when the
    unit just before it and the one just after it are both the extractor's: what stands
    between two kept paragraphs of an article is the article's, but a list of links to the
@@ -199,16 +202,55 @@ def site_links(el: HtmlElement, host: str | None) -> bool:
     return inside >= th.T.LINKED * total
 
 
+def _anchors(items: list[tuple[Any, str, str]], flat: str, said: Any) -> list[tuple[int, int]]:
+    """[(unit's index, its place in the text)] for the long units that the page and the text
+    each say once, in the page's order."""
+    out = []
+    for i, (_, _, s) in enumerate(items):
+        if len(s) >= th.T.LONG and said[s] == 1:
+            at = flat.find(s)
+            if at >= 0 and flat.find(s, at + len(s)) < 0:
+                out.append((i, at))
+    return out
+
+
+def _out_of_place(anchors: list[tuple[int, int]], i: int, cursor: int, at: int) -> bool:
+    """Whether unit i, found at ``at`` in the text past the cursor, stands there out of the
+    page's order: the next unit after it that the page and the text say once stands in the
+    text between the cursor and ``at`` (a table of contents' entry found as its section's
+    heading)."""
+    from bisect import bisect_right
+
+    k = bisect_right(anchors, (i, 1 << 62))  # the first anchor after unit i
+    for _, place in anchors[k : k + th.T.LOOK_AHEAD]:
+        if place >= cursor:
+            return place < at
+    return False
+
+
 def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None) -> list[bool]:
     """Which units are the extractor's (steps 2 and 3 of the module's doc)."""
+    from collections import Counter
+
     flat = _norm(text)
     pairs = _pairs(_WORD.findall(flat.lower()))
     keep = [False] * len(items)
     cursor = 0
-    for i, (_, _, s) in enumerate(items):
+    # A long unit is looked for further on than next to the cursor too, but not a list item
+    # the page says again (a table of contents' entry, found as its section's heading) where
+    # it stands there out of the page's order (_out_of_place): every unit between would be
+    # looked for past it.
+    said = Counter(s for _, _, s in items)
+    anchors = None  # looked for once such an item is found further on
+    for i, (el, _, s) in enumerate(items):
         at = flat.find(s, cursor, cursor + th.T.SLACK + len(s))
         if at < 0 and len(s) >= th.T.LONG:
             at = flat.find(s, cursor)
+            if at >= 0 and said[s] > 1 and _tag(el) == "li":
+                if anchors is None:
+                    anchors = _anchors(items, flat, said)
+                if _out_of_place(anchors, i, cursor, at):
+                    continue
         if at >= 0:
             keep[i] = True
             cursor = at + len(s)
@@ -228,15 +270,15 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
         j = i
         while j < len(items) and not keep[j] and _tag(items[j][0]) in STRUCTURE:
             j += 1
-        if i > 0 and j < len(items) and keep[i - 1] and keep[j]:
-            if not _in_cell(items[i][0]) and not any(
-                _tag(items[k][0]) == "li" and site_links(items[k][0], host) for k in range(i, j)
-            ):
-                for k in range(i, j):
-                    keep[k] = True
-        elif j < len(items) and keep[j]:
-            # a section's heading right before the section's kept text, and the headings of
-            # the sections around it that hold nothing but their heading ("General questions")
+        between = i > 0 and j < len(items) and keep[i - 1] and keep[j]
+        linked = between and any(_tag(items[k][0]) == "li" and site_links(items[k][0], host) for k in range(i, j))
+        if between and not linked and not _in_cell(items[i][0]):
+            for k in range(i, j):
+                keep[k] = True
+        elif j < len(items) and keep[j] and (linked or not between):
+            # a section's heading right before the section's kept text (after a list of links
+            # to the site too: a table of contents), and the headings of the sections around it
+            # that hold nothing but their heading ("General questions")
             k = j
             while k > i and _heads(items[k - 1][0], items[k][0]):
                 keep[k - 1] = True

@@ -201,6 +201,7 @@ class Thresholds:
     PAIRS = 0.8  # share of a respaced unit's word pairs found in the extractor's text
     PAIR_WORDS = 6  # words a unit needs to be found by its pairs
     LONG = 40  # characters: a unit this long is found anywhere in the text, not only next
+    LOOK_AHEAD = 20  # units after one found further on looked at for where the text goes on
     CELL_WORDS = 150  # a table cell this long is a page's column, not a value
     PROBE = 24  # characters of a line of the extractor's text looked for in the page's text nodes
     PROBE_LINE = 25  # a line this long, at least, is one to look for (short ones repeat in menus)
