@@ -4,9 +4,25 @@ before it gave (bench/extraction/same.py holds every shared page to that too).""
 import copy
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import html
 
+from worker.pages.extract import render
 from worker.pages.extract import trafilatura_fast as fast
+
+WHITE = " \t\r\n\f\v\u00a0\u2003x_-"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=WHITE, max_size=40))
+def test_squash_changes_what_the_plain_pattern_changes(s):
+    assert render._squash(s) == render._WS.sub(" ", s)
+
+
+def test_squash_gives_back_text_with_single_spaces_as_it_is():
+    s = "words apart by single spaces"
+    assert render._squash(s) is s
 
 
 class _Options:
