@@ -233,7 +233,7 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
     from collections import Counter
 
     flat = _norm(text)
-    pairs = _pairs(_WORD.findall(flat.lower()))
+    pairs: set[tuple[str, str]] | None = None  # the text's word pairs, made when a unit needs them
     keep = [False] * len(items)
     cursor = 0
     # A long unit is looked for further on than next to the cursor too, but not a list item
@@ -259,6 +259,8 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
             continue  # too short to be told from the same words elsewhere
         words = _WORD.findall(s.lower())
         if len(words) >= th.T.PAIR_WORDS:
+            if pairs is None:
+                pairs = _pairs(_WORD.findall(flat.lower()))
             mine = _pairs(words)
             keep[i] = len(mine & pairs) >= th.T.PAIRS * len(mine)
     # step 3: structure between two kept units
@@ -416,8 +418,8 @@ def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | Non
     # what render gives of it, up to white space)
     have = _WORD.findall(" ".join(s for (_, _, s), k in zip(items, keep) if k))
     want = _WORD.findall(text)
-    if not want or len(have) > th.T.MORE * len(want):
-        return None
+    if not want or len(have) > th.T.MORE * len(want) or len(have) < th.T.NEAR * len(want):
+        return None  # too many words, or too few to hold NEAR of want's (counted below)
     from collections import Counter
 
     if sum((Counter(have) & Counter(want)).values()) < th.T.NEAR * len(want):
