@@ -45,6 +45,14 @@ def test_sphinx_permalinks_are_not_part_of_the_heading():
     assert "¶" not in md and "(#x)" not in md
 
 
+def test_a_permalink_of_a_zero_width_space_is_not_part_of_the_heading():
+    # Docusaurus's hash link holds a zero-width space, which str.strip keeps
+    body = '<article><h2 id="f">Features<a class="hash-link" href="#f">\u200b</a></h2><p>%s</p></article>' % PROSE
+    for fmt, heading in (("markdown", "## Features"), ("text", "Features")):
+        text = extract(page(body), "https://docs.example.org/docs/intro", fmt)["text"]
+        assert heading in text.split("\n") and "\u200b" not in text
+
+
 def test_docbook_navigation_and_edit_links_are_not_content():
     nav = (
         '<div class="navheader"><table width="100%%"><tr><th colspan="3">Chapter 9. Functions</th></tr>'

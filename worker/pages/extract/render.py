@@ -334,7 +334,8 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
         if t in HEADINGS:
             out.flush()
             # a permalink's mark left by an extractor that drops links but keeps their text
-            txt = _squash(_text(el)).strip().rstrip("¶§🔗⚓").rstrip()
+            # (Docusaurus's is a zero-width space, which str.strip keeps)
+            txt = _squash(_text(el)).strip().rstrip("¶§🔗⚓\u200b\u200c\u200d\u2060\ufeff").rstrip()
             if txt:
                 out.block(("#" * HEADINGS[t] + " " + md_escape(txt)) if markdown else txt)
             continue
