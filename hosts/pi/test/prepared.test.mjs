@@ -79,27 +79,28 @@ function workdir(name) {
 }
 
 const nextStall = () => new Promise((r) => waiters.push(r));
+
+/** A pi session working in a folder of its own (``name``), with a ready venv, playing ``steps``. */
+function session(name, steps) {
+	return piSession({ cwd: workdir(name), flags: { "web-search-venv": readyVenv(`venv-${name}`), "web-search-allow-private": true }, steps });
+}
 const notes = () => call("web_fetch", { urls: [`${web.url}/notes.md`] });
 
 test("after a first call, each call is served by a worker prepared for it alone, with the same answer; none is left after the session", async () => {
-	const cwd = workdir("served");
+	const cwd = join(TMP, "served");
 	const seen = [];
-	const s = await piSession({
-		cwd,
-		flags: { "web-search-venv": readyVenv("venv-served"), "web-search-allow-private": true },
-		steps: [
-			notes(),
-			async () => {
-				seen.push(await waitPrepared(cwd));
-				return notes();
-			},
-			async () => {
-				seen.push(await waitPrepared(cwd, seen));
-				return notes();
-			},
-			say("done"),
-		],
-	});
+	const s = await session("served", [
+		notes(),
+		async () => {
+			seen.push(await waitPrepared(cwd));
+			return notes();
+		},
+		async () => {
+			seen.push(await waitPrepared(cwd, seen));
+			return notes();
+		},
+		say("done"),
+	]);
 	try {
 		await s.session.prompt("read the release notes three times");
 		const ends = s.toolEnds();
@@ -129,20 +130,16 @@ test("after a first call, each call is served by a worker prepared for it alone,
 });
 
 test("abort of a call a prepared worker serves: SIGTERM, exit 130, the tool reports cancellation", async () => {
-	const cwd = workdir("abort");
+	const cwd = join(TMP, "abort");
 	let pid;
-	const s = await piSession({
-		cwd,
-		flags: { "web-search-venv": readyVenv("venv-prepared-abort"), "web-search-allow-private": true },
-		steps: [
-			notes(),
-			async () => {
-				pid = await waitPrepared(cwd);
-				return call("web_fetch", { urls: [`${web.url}/stall`] });
-			},
-			say("never reached"),
-		],
-	});
+	const s = await session("abort", [
+		notes(),
+		async () => {
+			pid = await waitPrepared(cwd);
+			return call("web_fetch", { urls: [`${web.url}/stall`] });
+		},
+		say("never reached"),
+	]);
 	try {
 		const arrived = nextStall();
 		const prompt = s.session.prompt("fetch the slow page");
@@ -164,22 +161,18 @@ test("abort of a call a prepared worker serves: SIGTERM, exit 130, the tool repo
 });
 
 test("a prepared worker killed while idle: the call runs in a fresh worker, with a warning naming the stage", async () => {
-	const cwd = workdir("killed");
-	const s = await piSession({
-		cwd,
-		flags: { "web-search-venv": readyVenv("venv-prepared-killed"), "web-search-allow-private": true },
-		steps: [
-			notes(),
-			async () => {
-				const pid = await waitPrepared(cwd);
-				process.kill(pid, "SIGKILL");
-				assert.ok(await gone(pid));
-				await sleep(200); // its end reaches the extension
-				return notes();
-			},
-			say("done"),
-		],
-	});
+	const cwd = join(TMP, "killed");
+	const s = await session("killed", [
+		notes(),
+		async () => {
+			const pid = await waitPrepared(cwd);
+			process.kill(pid, "SIGKILL");
+			assert.ok(await gone(pid));
+			await sleep(200); // its end reaches the extension
+			return notes();
+		},
+		say("done"),
+	]);
 	try {
 		await s.session.prompt("read it twice");
 		const [, second] = s.toolEnds();
@@ -197,21 +190,17 @@ test("a prepared worker killed while idle: the call runs in a fresh worker, with
 });
 
 test("a worker prepared before the environment changed does not serve a call; none with WEBSEARCH_PI_PREPARED=0", async () => {
-	const cwd = workdir("env");
+	const cwd = join(TMP, "env");
 	let pid;
-	const s = await piSession({
-		cwd,
-		flags: { "web-search-venv": readyVenv("venv-prepared-env"), "web-search-allow-private": true },
-		steps: [
-			notes(),
-			async () => {
-				pid = await waitPrepared(cwd);
-				process.env.WEBSEARCH_PI_TEST_MARK = "changed"; // what a worker started now would inherit
-				return notes();
-			},
-			say("done"),
-		],
-	});
+	const s = await session("env", [
+		notes(),
+		async () => {
+			pid = await waitPrepared(cwd);
+			process.env.WEBSEARCH_PI_TEST_MARK = "changed"; // what a worker started now would inherit
+			return notes();
+		},
+		say("done"),
+	]);
 	try {
 		await s.session.prompt("read it twice");
 		const [, second] = s.toolEnds();
