@@ -3,9 +3,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { call, DEV_PYTHON, fakeBrave, httpServer, PI_DIR, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
+import { call, DEV_PYTHON, fakeBrave, notesServer, PI_DIR, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
 
-const PAGE = "# Release notes\n\nThe quick brown fox ships version 2.0 of the widget library.\n";
 // A client-rendered page: its text comes from /api/notes by XHR, so only a browser has it.
 const APP =
 	'<!DOCTYPE html><html><head><title>App</title></head><body><div id="root"></div><script>' +
@@ -15,33 +14,9 @@ const APP_TEXT = "The rendered release brings the widget library to version thre
 // Debian's chromium, or one named for the worker: what the worker itself looks for first.
 const BROWSER = process.env.WEBSEARCH_WORKER_BROWSER || "/usr/lib/chromium/chromium";
 let web;
-let stalled = []; // requests the stall endpoint is holding: {req, res, closed: Promise}
-let waiters = [];
 
 before(async () => {
-	web = await httpServer((req, res) => {
-		if (req.url === "/notes.md") {
-			res.setHeader("content-type", "text/markdown; charset=utf-8");
-			return res.end(PAGE);
-		}
-		if (req.url === "/app") {
-			res.setHeader("content-type", "text/html; charset=utf-8");
-			return res.end(APP);
-		}
-		if (req.url === "/api/notes") {
-			res.setHeader("content-type", "application/json");
-			return res.end(JSON.stringify({ text: APP_TEXT }));
-		}
-		if (req.url === "/stall") {
-			// Never answers: the worker sits in its HTTP read until it is stopped.
-			const closed = new Promise((r) => req.socket.on("close", r));
-			stalled.push({ req, res, closed });
-			for (const w of waiters.splice(0)) w();
-			return;
-		}
-		res.statusCode = 404;
-		res.end("not here");
-	});
+	web = await notesServer({ "/app": ["text/html; charset=utf-8", APP], "/api/notes": ["application/json", JSON.stringify({ text: APP_TEXT })] });
 });
 
 after(async () => {
@@ -49,7 +24,6 @@ after(async () => {
 	if (!process.env.WEBSEARCH_PI_KEEP_TMP) rmSync(TMP, { recursive: true, force: true });
 });
 
-const nextStall = () => new Promise((r) => waiters.push(r));
 
 test("web_fetch: a url folded into urls, fetched from a local server, text as content and payload as details", async () => {
 	const venv = readyVenv("venv-fetch");
@@ -236,11 +210,11 @@ test("abort mid-flight: the worker exits 130 on SIGTERM and the tool reports can
 		steps: [call("web_fetch", { urls: [`${web.url}/stall`] }), say("never reached")],
 	});
 	try {
-		const arrived = nextStall();
+		const arrived = web.nextStall();
 		const started = Date.now();
 		const prompt = s.session.prompt("fetch the slow page");
 		await arrived; // the worker is inside its HTTP request now
-		const { closed } = stalled[stalled.length - 1];
+		const { closed } = web.stalled[web.stalled.length - 1];
 		await s.session.abort();
 		await prompt;
 		await closed; // the worker's connection is gone: the process ended
@@ -260,10 +234,10 @@ test("session shutdown aborts a call in flight", async () => {
 		flags: { "web-search-venv": venv, "web-search-allow-private": true },
 		steps: [call("web_fetch", { urls: [`${web.url}/stall`] }), say("never reached")],
 	});
-	const arrived = nextStall();
+	const arrived = web.nextStall();
 	const prompt = s.session.prompt("fetch the slow page").catch((e) => e);
 	await arrived;
-	const { closed } = stalled[stalled.length - 1];
+	const { closed } = web.stalled[web.stalled.length - 1];
 	const started = Date.now();
 	// The listener set is gone after dispose, so the proof is the worker itself:
 	// its connection closes (the process ended) long before its 60 s --timeout,

@@ -72,6 +72,35 @@ export async function httpServer(handler) {
 	};
 }
 
+export const NOTES = "# Release notes\n\nThe quick brown fox ships version 2.0 of the widget library.\n";
+
+/**
+ * A local site: ``/notes.md`` (NOTES), ``/stall`` (never answers: the worker sits in its HTTP
+ * read until it is stopped), ``routes`` ({path: [content type, body]}), 404 otherwise.
+ * ``stalled`` lists the requests /stall holds ({req, res, closed: Promise}); ``nextStall()``
+ * resolves when the next one arrives.
+ */
+export async function notesServer(routes = {}) {
+	const stalled = [];
+	const waiters = [];
+	const server = await httpServer((req, res) => {
+		const route = req.url === "/notes.md" ? ["text/markdown; charset=utf-8", NOTES] : routes[req.url];
+		if (route) {
+			res.setHeader("content-type", route[0]);
+			return res.end(route[1]);
+		}
+		if (req.url === "/stall") {
+			const closed = new Promise((r) => req.socket.on("close", r));
+			stalled.push({ req, res, closed });
+			for (const w of waiters.splice(0)) w();
+			return;
+		}
+		res.statusCode = 404;
+		res.end("not here");
+	});
+	return Object.assign(server, { stalled, nextStall: () => new Promise((r) => waiters.push(r)) });
+}
+
 /** The repo's fake Brave API (tests/fakes/brave_server.py) in a child Python. */
 export async function fakeBrave() {
 	const code =

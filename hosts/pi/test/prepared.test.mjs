@@ -4,28 +4,12 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { call, httpServer, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
+import { call, notesServer, piSession, readyVenv, resultText, say, TMP } from "./harness.mjs";
 
-const PAGE = "# Release notes\n\nThe quick brown fox ships version 2.0 of the widget library.\n";
 let web;
-let stalled = [];
-let waiters = [];
 
 before(async () => {
-	web = await httpServer((req, res) => {
-		if (req.url === "/notes.md") {
-			res.setHeader("content-type", "text/markdown; charset=utf-8");
-			return res.end(PAGE);
-		}
-		if (req.url === "/stall") {
-			const closed = new Promise((r) => req.socket.on("close", r));
-			stalled.push({ req, res, closed });
-			for (const w of waiters.splice(0)) w();
-			return;
-		}
-		res.statusCode = 404;
-		res.end("not here");
-	});
+	web = await notesServer();
 });
 
 after(async () => {
@@ -78,7 +62,6 @@ function workdir(name) {
 	return dir;
 }
 
-const nextStall = () => new Promise((r) => waiters.push(r));
 
 /** A pi session working in a folder of its own (``name``), with a ready venv, playing ``steps``. */
 function session(name, steps) {
@@ -141,10 +124,10 @@ test("abort of a call a prepared worker serves: SIGTERM, exit 130, the tool repo
 		say("never reached"),
 	]);
 	try {
-		const arrived = nextStall();
+		const arrived = web.nextStall();
 		const prompt = s.session.prompt("fetch the slow page");
 		await arrived; // the prepared worker is inside its HTTP request now
-		const { closed } = stalled[stalled.length - 1];
+		const { closed } = web.stalled[web.stalled.length - 1];
 		const started = Date.now();
 		await s.session.abort();
 		await prompt;
