@@ -379,3 +379,54 @@ def test_a_section_heading_after_a_list_of_links_heads_the_kept_text_after_it():
     assert root is not None
     assert [h.text_content() for h in root.iter("h2")] == ["Average hourly rates"]
     assert root.find(".//li") is None
+
+
+def _projected(main, text):
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+    from worker.pages.extract.render import render
+
+    body = lhtml.fromstring(
+        "<html><body><nav><a href='/'>Home</a></nav><main><article>%s</article></main>"
+        "<footer>Copyright</footer></body></html>" % main
+    ).find("body")
+    root = project(body, text, "https://example.org/2024/05/rentals")
+    return None if root is None else render(root, markdown=True)
+
+
+def test_a_list_a_kept_sentence_announces_is_the_sentences():
+    # trafilatura keeps "Cons:" and drops the two items after it, the sentence's own list (a
+    # box the extractor dropped too stands between them and the next kept paragraph)
+    main = (
+        "<p>%s</p><p>Cons:</p><ul><li>Higher fees for extras</li><li>Few offices abroad</li></ul>"
+        "<div class='related'>Related: how to save on rentals</div><p>%s</p>"
+    )
+    md = _projected(main % (ARTICLE_P[0], ARTICLE_P[1]), "\n".join((ARTICLE_P[0], "Cons:", ARTICLE_P[1])))
+    assert md is not None and "- Higher fees for extras\n- Few offices abroad" in md, md
+    # a list of links after "You may also like:" is a box of stories, not the sentence's
+    stories = "<li><a href='https://news.example.net/a'>Another story</a></li><li><a href='/b'>One more</a></li>"
+    main = "<p>%s</p><p>%s</p><p>You may also like:</p><ul>%s</ul>" % (ARTICLE_P[0], ARTICLE_P[1], stories)
+    md = _projected(main, "\n".join((ARTICLE_P[0], ARTICLE_P[1], "You may also like:")))
+    assert md is not None and "Another story" not in md and "One more" not in md, md
+    # nor a list that no colon announces
+    main = "<p>%s</p><p>Our picks.</p><ul><li>Higher fees for extras</li></ul>" % ARTICLE_P[0]
+    md = _projected(main, "\n".join((ARTICLE_P[0], "Our picks.")))
+    assert md is not None and "Higher fees" not in md, md
+
+
+def test_a_sections_heading_heads_its_text_past_a_figure():
+    # WordPress: <h2>, then div.wp-block-image > figure > img + figcaption, then the text
+    figure = "<div class='wp-block-image'><figure><img src='/a.png'><figcaption>Image credit: Alamo</figcaption></figure></div>"
+    main = "<p>%s</p><h2>Alamo Rent a Car</h2>%s<p>%s</p>" % (ARTICLE_P[0], figure, ARTICLE_P[1])
+    md = _projected(main, "\n".join(ARTICLE_P[:2]))
+    assert md is not None and "## Alamo Rent a Car" in md.split("\n"), md
+    assert "Image credit" not in md  # the caption the extractor left out stays out
+    # a heading whose next block is not its section's kept text still does not come back
+    main = "<p>%s</p><h2>Alamo Rent a Car</h2>%s<p>Subscribe to our letter</p><p>%s</p>" % (
+        ARTICLE_P[0],
+        figure,
+        ARTICLE_P[1],
+    )
+    md = _projected(main, "\n".join(ARTICLE_P[:2]))
+    assert md is not None and "Alamo Rent a Car" not in md, md

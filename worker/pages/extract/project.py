@@ -228,8 +228,11 @@ def _out_of_place(anchors: list[tuple[int, int]], i: int, cursor: int, at: int) 
     return False
 
 
-def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None) -> list[bool]:
-    """Which units are the extractor's (steps 2 and 3 of the module's doc)."""
+def chosen(
+    items: list[tuple[Any, str, str]], text: str, host: str | None = None, announced: set[int] | None = None
+) -> list[bool]:
+    """Which units are the extractor's (steps 2 and 3 of the module's doc); the indices of
+    the list items kept because a kept sentence announces their list go into announced."""
     from collections import Counter
 
     flat = _norm(text)
@@ -285,8 +288,74 @@ def chosen(items: list[tuple[Any, str, str]], text: str, host: str | None = None
             while k > i and _heads(items[k - 1][0], items[k][0]):
                 keep[k - 1] = True
                 k -= 1
+        elif j < len(items) and j > i and not keep[j]:
+            # a section's heading, a figure (its picture's caption left out), then the
+            # section's kept text: the heading still names the text
+            fig = _figure(items[j][0])
+            f = j
+            while fig is not None and f < len(items) and not keep[f] and _within(items[f][0], fig):
+                f += 1
+            if fig is not None and f > j and f < len(items) and keep[f] and _next(fig) is items[f][0]:
+                k, target = j, fig
+                while k > i and _heads(items[k - 1][0], target):
+                    keep[k - 1] = True
+                    k -= 1
+                    target = items[k][0]
+        if i > 0 and keep[i - 1] and not keep[i]:
+            # a list the kept sentence before it announces ("Cons:", "You will need:") is that
+            # sentence's, not a menu: the extractor keeps the line and may drop the list
+            listed = _announced(items[i - 1], items[i][0])
+            if listed is not None:
+                k = i
+                while k < j and listed in items[k][0].iterancestors():
+                    k += 1
+                if not any(_links(items[m][0]) for m in range(i, k)):
+                    for m in range(i, k):
+                        keep[m] = True
+                        if announced is not None:
+                            announced.add(m)
         i = j
     return keep
+
+
+def _figure(el: HtmlElement) -> HtmlElement | None:
+    """The figure el stands in (el itself when it is one), with the wrappers that hold
+    nothing but it (WordPress's div.wp-block-image)."""
+    for anc in (el, *el.iterancestors()):
+        if anc.tag == "figure":
+            fig = anc
+            parent = fig.getparent()
+            while parent is not None and parent.tag == "div" and not (parent.text or "").strip():
+                if [c for c in parent if type(c.tag) is str] != [fig] or (fig.tail or "").strip():
+                    break
+                fig, parent = parent, parent.getparent()
+            return fig
+        if anc.tag in ("body", "article", "main", "section"):
+            return None
+    return None
+
+
+def _within(el: HtmlElement, anc: HtmlElement) -> bool:
+    return el is anc or anc in el.iterancestors()
+
+
+def _links(el: HtmlElement) -> bool:
+    """Whether el's text is links (LINKED of its characters), to any site: after "You may
+    also like:" or "Related:", a list of stories, not the sentence's own list."""
+    total = len("".join(x for x in el.itertext() if isinstance(x, str)).strip())
+    inside = sum(len("".join(x for x in a.itertext() if isinstance(x, str)).strip()) for a in el.iter("a"))
+    return bool(total) and inside >= th.T.LINKED * total
+
+
+def _announced(before: tuple[Any, str, str], el: HtmlElement) -> HtmlElement | None:
+    """The list that el opens, when the unit before it ends with a colon and the list is
+    the next element after it."""
+    if _tag(el) != "li" or not before[2].rstrip().endswith(":"):
+        return None
+    listed = el.getparent()
+    if listed is None or listed.tag not in ("ul", "ol") or _next(before[0]) is not listed:
+        return None
+    return listed
 
 
 def _remove(el: HtmlElement, keep_tail: bool) -> None:
@@ -413,10 +482,12 @@ def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | Non
             host = urlsplit(url).hostname
         except ValueError:
             host = None
-    keep = chosen(items, text, host)
+    announced: set[int] = set()
+    keep = chosen(items, text, host, announced)
     # the kept units' words against the extractor's, before any rendering (a unit's text is
-    # what render gives of it, up to white space)
-    have = _WORD.findall(" ".join(s for (_, _, s), k in zip(items, keep) if k))
+    # what render gives of it, up to white space); a list a kept sentence announces is the
+    # sentence's, however long, and does not count against MORE
+    have = _WORD.findall(" ".join(s for n, ((_, _, s), k) in enumerate(zip(items, keep)) if k and n not in announced))
     want = _WORD.findall(text)
     if not want or len(have) > th.T.MORE * len(want) or len(have) < th.T.NEAR * len(want):
         return None  # too many words, or too few to hold NEAR of want's (counted below)
