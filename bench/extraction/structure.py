@@ -357,12 +357,22 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=30)
     ap.add_argument("--shapes-sample", type=int, default=6, help="shapes: every Nth page of the shared sets")
     ap.add_argument("--per-page", default="", help="write per-page scores (JSON) here")
+    ap.add_argument(
+        "--escaped-lt-as-text",
+        action="store_true",
+        help="read markdown's escaped '\\<' as text: the metric takes '\\<boolean>' for an HTML tag and drops it",
+    )
     a = ap.parse_args(argv)
     problem = cs.missing()
     if problem:
         sys.stderr.write("error: %s\n" % problem)
         return 2
     M = metric()
+    if a.escaped_lt_as_text:
+        # CommonMark's "\<" is a literal "<" (Node.js's "Returns: \<boolean>"); the metric's
+        # strip_md removes anything shaped like a tag before it reads escapes
+        strip = M.strip_md
+        M.strip_md = lambda s: strip(s.replace("\\<", "&lt;"))
     per_page: list = []
     sets = [s for s in a.sets.split(",") if s]
     if "wcxb" in sets:
