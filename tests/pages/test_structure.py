@@ -301,6 +301,22 @@ def test_a_table_holding_blocks_of_code_is_a_layout_its_code_fenced():
     assert "| Undergraduate | $390 |" in md and "| Graduate | $580 |" in md, md
 
 
+def test_a_table_of_one_row_of_lists_is_columns_its_lists_kept():
+    # Sphinx's general index: one row, two cells, each a list of entries (a sub-list each)
+    index = (
+        "<table class='indextable genindextable'><tr>"
+        "<td><ul><li>f-string</li><li>f_back<ul><li><a href='datamodel.html#i'>frame attribute</a></li></ul></li></ul></td>"
+        "<td><ul><li>F_OK (in module os)</li><li>fabs() (in module math)</li></ul></td></tr></table>"
+    )
+    md = render_fragment(index, markdown=True)
+    assert "- f-string\n- f_back\n  - [frame attribute](datamodel.html#i)\n" in md, md
+    assert "- F_OK (in module os)\n- fabs() (in module math)" in md and "|" not in md, md
+    # a data table with a list in a cell, over several rows, stays a table
+    rows = "<table><tr><th>Plan</th><th>Has</th></tr><tr><td>Pro</td><td><ul><li>SSO</li></ul></td></tr></table>"
+    md = render_fragment(rows, markdown=True)
+    assert md.startswith("| Plan | Has |"), md
+
+
 def test_the_heading_of_a_section_that_holds_only_its_heading_comes_with_the_next():
     # Sphinx: <section><h2>General questions</h2></section><section><h2>Which toolkits?</h2><p>...
     from lxml import html as lhtml

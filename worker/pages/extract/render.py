@@ -205,9 +205,15 @@ def _has_block_child(el: HtmlElement) -> bool:
 
 def _lays_out(table: HtmlElement) -> bool:
     """Whether a table's cells hold code of several lines, which no markdown table cell can
-    hold: DocBook's questions and answers, two programs side by side. (A heading in a cell
-    is not a sign: shops and recipes style a data table's cells as headings.) libxml2 looks."""
-    return bool(table.xpath("boolean(.//pre[contains(., $nl)])", nl="\n"))
+    hold: DocBook's questions and answers, two programs side by side; or the table is one
+    row of cells holding lists, which is columns, not data (Sphinx's index: two cells of
+    280 entries each, which as a table would be one row of two very long cells). (A heading
+    in a cell is not a sign: shops and recipes style a data table's cells as headings.)
+    libxml2 looks."""
+    return bool(
+        table.xpath("boolean(.//pre[contains(., $nl)])", nl="\n")
+        or table.xpath("count(.//tr) = 1 and boolean(.//td//li)")
+    )
 
 
 def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
