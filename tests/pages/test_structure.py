@@ -317,6 +317,16 @@ def test_a_table_of_one_row_of_lists_is_columns_its_lists_kept():
     assert md.startswith("| Plan | Has |"), md
 
 
+def test_a_list_docutils_indents_with_a_blockquote_is_the_list():
+    # Sphinx: an indented list is blockquote > div > ul; an author's quoted list stays a quote
+    md = render_fragment(
+        "<p>Criteria:</p><blockquote><div><ul><li>numeric rows</li><li>longer strings</li></ul></div></blockquote>"
+    )
+    assert "Criteria:\n\n- numeric rows\n- longer strings" in md, md
+    md = render_fragment("<blockquote><ul><li>numeric rows</li></ul></blockquote>")
+    assert md.strip() == "> - numeric rows", md
+
+
 def test_the_heading_of_a_section_that_holds_only_its_heading_comes_with_the_next():
     # Sphinx: <section><h2>General questions</h2></section><section><h2>Which toolkits?</h2><p>...
     from lxml import html as lhtml

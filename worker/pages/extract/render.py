@@ -203,6 +203,22 @@ def _has_block_child(el: HtmlElement) -> bool:
     return False
 
 
+def _only_list(el: HtmlElement) -> bool:
+    """Whether el holds nothing but one list, in the wrapper docutils writes (blockquote >
+    div > ul), and no text of its own: an author's quoted list has no div between."""
+    wrapped = False
+    while True:
+        kids = [c for c in el if type(c.tag) is str]
+        if len(kids) != 1 or (el.text or "").strip() or (kids[0].tail or "").strip():
+            return False
+        el = kids[0]
+        if el.tag in ("ul", "ol"):
+            return wrapped
+        if el.tag != "div":
+            return False
+        wrapped = True
+
+
 def _lays_out(table: HtmlElement) -> bool:
     """Whether a table's cells hold code of several lines, which no markdown table cell can
     hold: DocBook's questions and answers, two programs side by side; or the table is one
@@ -362,9 +378,10 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t == "blockquote" and (markdown or authored):
             inner = render_children(el, markdown, authored)
-            if inner and el.find(".//table") is not None:
-                # docs generators (Sphinx, docutils) indent a table with a blockquote: it is
-                # the table, and a table inside a quote is no table to most readers
+            if inner and (el.find(".//table") is not None or _only_list(el)):
+                # docs generators (Sphinx, docutils) indent a table or a list with a
+                # blockquote: it is the table or the list, and a table inside a quote is no
+                # table to most readers
                 out.block(inner)
             elif inner:
                 out.block("\n".join("> " + line if line else ">" for line in inner.split("\n")))
