@@ -327,6 +327,29 @@ def test_a_list_docutils_indents_with_a_blockquote_is_the_list():
     assert md.strip() == "> - numeric rows", md
 
 
+def test_a_sphinx_toctree_in_the_text_is_the_chapters_contents():
+    # a chapter's page says one paragraph, then "documented in this chapter:" and its pages;
+    # the sidebar's tree of the same links stays out
+    mods = [("numbers", "Numeric abstract base classes"), ("math", "Mathematical functions"), ("cmath", "Complex math")]
+    sub = "<ul><li><a href='%s.html#a'>Number</a></li><li><a href='%s.html#b'>Complex</a></li><li><a href='%s.html#c'>Real</a></li></ul>"
+    toc = "".join(
+        "<li class='toctree-l1'><a href='%s.html'><code>%s</code> — %s</a>%s</li>" % (m, m, t, sub % (m, m, m))
+        for m, t in mods
+    )
+    side = "".join("<li><a href='%s.html'>%s</a></li>" % (m, m) for m, _ in mods)
+    html = page(
+        "<div class='body' role='main'><section><h1>Numeric and Mathematical Modules</h1><p>%s</p>"
+        "<p>The following modules are documented in this chapter:</p><div class='toctree-wrapper compound'>"
+        "<ul>%s</ul></div></section></div><div class='sphinxsidebar' role='navigation'><h3>Navigation</h3>"
+        "<ul>%s</ul></div>" % (ARTICLE_P[0], toc, side),
+        "Numeric and Mathematical Modules",
+    )
+    md = extract(html, "https://docs.example.org/3/library/numeric.html", "markdown")["text"]
+    assert "- [`math` — Mathematical functions](https://docs.example.org/3/library/math.html)" in md, md
+    assert "  - [Real](https://docs.example.org/3/library/cmath.html#c)" in md, md
+    assert "Navigation" not in md and md.count("/math.html)") == 1, md
+
+
 def test_the_heading_of_a_section_that_holds_only_its_heading_comes_with_the_next():
     # Sphinx: <section><h2>General questions</h2></section><section><h2>Which toolkits?</h2><p>...
     from lxml import html as lhtml

@@ -225,6 +225,13 @@ def _is_menu(el: HtmlElement) -> bool:
     return True
 
 
+def _toctree(el: HtmlElement) -> bool:
+    """Whether el is a Sphinx toctree in the page's text, or in one ("The following
+    modules are documented in this chapter:"): the chapter's contents, which is all a
+    chapter's page says. A sidebar's tree of the same links is no toctree-wrapper."""
+    return any("toctree-wrapper" in (anc.get("class") or "") for anc in (el, *el.iterancestors()))
+
+
 def _tokens(text: str) -> int:
     """\\w+ tokens of text, counted without a string a token (findall makes one)."""
     return _WORD.subn("", text)[1]
@@ -270,7 +277,9 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         elif tag not in ("body", "main", "article") and chrome_named(el):
             doom = not words_over(el, most)
         else:
-            doom = (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el))
+            doom = (
+                (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el))
+            ) and not _toctree(el)
         if doom:
             doomed.append(el)
             resume = _after(el, root)
