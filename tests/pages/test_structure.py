@@ -479,3 +479,30 @@ def test_a_sections_heading_heads_its_text_past_a_figure():
     )
     md = _projected(main, "\n".join(ARTICLE_P[:2]))
     assert md is not None and "Alamo Rent a Car" not in md, md
+
+
+def test_a_list_put_straight_in_a_list_is_not_lost():
+    # Squarespace writes ul > ul (no <li> between): a browser shows the inner list indented
+    md = render_fragment(
+        "<ol><li><p>Edible art</p><ul><ul><li><p>Boards</p></li><li><p>Carved fruit</p></li></ul></ul></li></ol>"
+    )
+    assert md == "1. Edible art\n  - Boards\n  - Carved fruit", md
+    assert render_fragment("<ul><ul><li>a</li><li>b</li></ul></ul>") == "- a\n- b"
+
+
+def test_a_list_of_one_item_stays_a_list_when_the_page_is_read_back():
+    # DocBook cites one paper in a list of one item; only a list pruned to one item that holds
+    # the kept blocks (a menu's unclosed item around the page) is no list
+    cite = "<div class='itemizedlist'><ul><li><p><strong>Valgrind: A Framework for Heavyweight Dynamic Binary Instrumentation.</strong></p></li></ul></div>"
+    main = "<p>%s</p>%s<p>%s</p>" % (ARTICLE_P[0], cite, ARTICLE_P[1])
+    text = "\n".join(
+        (ARTICLE_P[0], "Valgrind: A Framework for Heavyweight Dynamic Binary Instrumentation.", ARTICLE_P[1])
+    )
+    md = _projected(main, text)
+    assert md is not None and "- **Valgrind: A Framework for Heavyweight Dynamic Binary Instrumentation.**" in md.split(
+        "\n"
+    ), md
+    # a menu's unclosed item around the whole article (one item from the start) is no list
+    wrapped = "<ul class='menu'><li><a href='/'>Home</a><p>%s</p><h2>Why</h2><p>%s</p></li></ul>"
+    md = _projected(wrapped % (ARTICLE_P[0], ARTICLE_P[1]), "\n".join((ARTICLE_P[0], "Why", ARTICLE_P[1])))
+    assert md is not None and "## Why" in md.split("\n") and not md.startswith("-"), md

@@ -408,10 +408,15 @@ def prune(root: HtmlElement, items: list[tuple[Any, str, str]], keep: list[bool]
             el.tag = "div"  # a layout table's parts, read as the blocks they hold
         elif t in ("ul", "ol"):
             lis = [c for c in el if _tag(c) == "li"]
-            if len(lis) == 1 and id(lis[0]) not in whole:
-                # one item left, holding the kept blocks: a menu's unclosed item around the
-                # page, not a list (the markup is broken, not the content)
+            if len(lis) == 1 and id(lis[0]) not in whole and _holds_heading(lis[0]):
+                # one item left, holding the kept blocks and the page's headings: a menu's
+                # unclosed item around the page, not a list (the markup is broken, not the
+                # content); a list of one item (DocBook's one citation) is still a list
                 el.tag = lis[0].tag = "div"
+
+
+def _holds_heading(el: HtmlElement) -> bool:
+    return next(el.iterdescendants(*HEADINGS), None) is not None
 
 
 def _found(body: HtmlElement, lines: list[str]) -> Any:

@@ -261,8 +261,13 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
     for li in el:
         if _tag(li) != "li":
             # a paragraph or a block put straight in the list (no <li>): a browser shows it
-            # as a block among the items, without a marker
-            if _tag(li) not in (None, "ul", "ol") and _tag(li) not in SKIP:
+            # as a block among the items, without a marker; a list put straight in the list
+            # (Squarespace's ul > ul) is indented as the previous item's
+            if _tag(li) in ("ul", "ol"):
+                sub = _list(li, markdown, depth + (1 if n else 0), authored)
+                if sub:
+                    lines.append(sub)
+            elif _tag(li) is not None and _tag(li) not in SKIP:
                 block = render(li, markdown, authored=authored)
                 if block:
                     if lines and lines[-1]:
