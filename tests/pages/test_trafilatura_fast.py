@@ -92,6 +92,31 @@ def test_the_rewritten_test_is_a_boolean_in_any_context():
             assert etree.XPath(new, namespaces=NS)(e) == etree.XPath(path, namespaces=NS)(e), (path, e.attrib)
 
 
+def test_an_opening_step_by_element_names_is_a_union_of_name_tests():
+    got = fast.rewrite(".//*[self::div or self::p][@id='x' or re:test(@class, 'a')]")
+    assert got == ("(.//div|.//p)[@id='x' or boolean(@class[re:test(., 'a')])]", 2)
+    got = fast.rewrite("(.//*[self::div or self::p][@id or re:test(@class, 'a')])[1]")
+    assert got == ("((.//div|.//p)[@id or boolean(@class[re:test(., 'a')])])[1]", 2)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".//*[self::div or self::p][@id or @class][1]",  # the first of each parent's, not of all
+        ".//*[self::div or self::p][re:test(@class, 'a')]",  # no "or" at the top: may be a number, a position
+        ".//*[self::div or self::p][@id or @class]/a",
+        ".//*[self::div or self::p][@id or @class] | .//x",
+        ".//*[self::div or self::p][(@id or @class)]",
+        ".//*[self::div or self::p][@id or position() = 2]",
+    ],
+)
+def test_an_opening_step_whose_positions_could_change_is_kept(path):
+    assert fast.by_names(path) == (path, 0)
+    tree = etree.fromstring("<r><div id='1'><p class='a'/><p/><div class='b'><p id='c'/></div></div><p/></r>")
+    new, _ = fast.rewrite(path)
+    assert etree.XPath(new, namespaces=NS)(tree) == etree.XPath(path, namespaces=NS)(tree)
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -78,11 +78,73 @@ def _rewritable(args: list[str]) -> bool:
         return False
 
 
+# ".//*[self::div or self::p]" at an expression's start (in a group or not)
+_SELF_TEST = re.compile(r"\s*(\(\s*)?(\.?//)\*\[\s*(self::[\w-]+(?:\s+or\s+self::[\w-]+)*)\s*\]")
+_OR = re.compile(r"\sor\s")
+
+
+def _closing(path: str, start: int) -> int | None:
+    """The index of the "]" that closes the "[" at ``start``; None when there is none."""
+    depth, quote = 0, ""
+    for i in range(start, len(path)):
+        c = path[i]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                return i if c == "]" else None
+    return None
+
+
+def by_names(path: str) -> tuple[str, int]:
+    """``path`` with ``.//*[self::a or self::b][P]`` as ``(.//a|.//b)[P]``, and 1, where P is
+    the step's last predicate and a boolean (an "or" at its top): the same elements in the
+    same order, found by libxml2's name test on each element instead of the predicate's
+    evaluation (a fifth of these expressions' time). Else ``path`` and 0."""
+    m = _SELF_TEST.match(path)
+    if m is None or m.end() >= len(path) or path[m.end()] != "[":
+        return path, 0
+    end = _closing(path, m.end())
+    if end is None:
+        return path, 0
+    rest = path[end + 1 :]
+    if rest.strip() and not (m.group(1) and rest.lstrip().startswith(")")):
+        return path, 0  # another predicate, a step or a union after it: positions would change
+    predicate = path[m.end() + 1 : end]
+    top = _LITERALS.sub("''", predicate)
+    while True:  # what stands inside parentheses and brackets is not at the top
+        shorter = re.sub(r"\([^()\[\]]*\)|\[[^()\[\]]*\]", "", top)
+        if shorter == top:
+            break
+        top = shorter
+    if not _OR.search(top) or "position()" in predicate or "last()" in predicate:
+        return path, 0
+    names = re.findall(r"self::([\w-]+)", m.group(3))
+    axis = m.group(2)
+    head = (m.group(1) or "") + "(" + "|".join(axis + n for n in names) + ")"
+    return path[: m.start(2) - (len(m.group(1)) if m.group(1) else 0)].rstrip() + head + path[m.end() :], 1
+
+
 def rewrite(path: str) -> tuple[str, int]:
     """``path`` with every rewritable ``re:test(@a, ...)`` as ``boolean(@a[re:test(., ...)])``
-    (a union as ``(@a|@b)[1][...]``), and how many were rewritten."""
+    (a union as ``(@a|@b)[1][...]``), and its opening step by element names (by_names);
+    how many were rewritten."""
     if any(prefix != "re" for prefix in _PREFIX.findall(_LITERALS.sub("", path))):
         return path, 0
+    if _CALL not in path:  # only expressions with a regex test are put in place (install)
+        return path, 0
+    path, named = by_names(path)
+    tested, count = _tests(path)
+    return tested, count + named
+
+
+def _tests(path: str) -> tuple[str, int]:
     out, i, count = [], 0, 0
     while True:
         j = path.find(_CALL, i)
