@@ -97,13 +97,18 @@ def test_an_opening_step_by_element_names_is_a_union_of_name_tests():
     assert got == ("(.//div|.//p)[@id='x' or boolean(@class[re:test(., 'a')])]", 2)
     got = fast.rewrite("(.//*[self::div or self::p][@id or re:test(@class, 'a')])[1]")
     assert got == ("((.//div|.//p)[@id or boolean(@class[re:test(., 'a')])])[1]", 2)
+    assert fast.rewrite(".//*[self::div or self::p][starts-with(@id, 'a')]") == (
+        "(.//div|.//p)[starts-with(@id, 'a')]",
+        1,
+    )
 
 
 @pytest.mark.parametrize(
     "path",
     [
         ".//*[self::div or self::p][@id or @class][1]",  # the first of each parent's, not of all
-        ".//*[self::div or self::p][re:test(@class, 'a')]",  # no "or" at the top: may be a number, a position
+        ".//*[self::div or self::p][string-length(@class)]",  # a number: a position
+        ".//*[self::div or self::p][@class]",  # not known to be a boolean here (a node-set is one: kept all the same)
         ".//*[self::div or self::p][@id or @class]/a",
         ".//*[self::div or self::p][@id or @class] | .//x",
         ".//*[self::div or self::p][(@id or @class)]",
@@ -155,7 +160,7 @@ def test_the_installed_trafilatura_has_its_tests_rewritten():
     # bound by name elsewhere too: baseline's is settings' rewritten one
     baseline = importlib.import_module("trafilatura.baseline")
     assert baseline.BASIC_CLEAN_XPATH is importlib.import_module("trafilatura.settings").BASIC_CLEAN_XPATH
-    # every expression with a regex test is a Lazy (those not rewritten call the original),
+    # every expression with a regex test or a step by_names rewrites is a Lazy (those not rewritten call the original),
     # bound by name in baseline too; installing again changes nothing
     places = {}  # a list that several modules import is one place a member
     for m in modules:
@@ -164,7 +169,8 @@ def test_the_installed_trafilatura_has_its_tests_rewritten():
                 places[id(m), name] = value
             elif isinstance(value, list):
                 places.update(((id(value), n), x) for n, x in enumerate(value) if isinstance(x, fast.Lazy))
-    assert len(places) >= len(got) + 1 and all("re:test(" in x.original.path for x in places.values())
+    assert len(places) >= len(got) + 1
+    assert all("re:test(" in x.original.path or fast.by_names(x.original.path)[1] for x in places.values())
     assert fast.install(modules) == fast.install(modules) == len(places)
     # a benchmark's baseline is trafilatura as it ships: the originals go back, and return
     try:

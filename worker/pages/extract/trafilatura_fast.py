@@ -80,7 +80,10 @@ def _rewritable(args: list[str]) -> bool:
 
 # ".//*[self::div or self::p]" at an expression's start (in a group or not)
 _SELF_TEST = re.compile(r"\s*(\(\s*)?(\.?//)\*\[\s*(self::[\w-]+(?:\s+or\s+self::[\w-]+)*)\s*\]")
-_OR = re.compile(r"\sor\s")
+# a predicate is a boolean when, outside its literals, parentheses and brackets, it is an
+# "or", an "and" or a comparison, or a call of one of these functions alone
+_BOOLEAN = re.compile(r"\sor\s|\sand\s|[=<>]")
+_BOOLEAN_CALLS = frozenset(("contains", "starts-with", "not", "boolean", "re:test"))
 
 
 def _closing(path: str, start: int) -> int | None:
@@ -104,7 +107,7 @@ def _closing(path: str, start: int) -> int | None:
 
 def by_names(path: str) -> tuple[str, int]:
     """``path`` with ``.//*[self::a or self::b][P]`` as ``(.//a|.//b)[P]``, and 1, where P is
-    the step's last predicate and a boolean (an "or" at its top): the same elements in the
+    the step's last predicate and a boolean (_BOOLEAN): the same elements in the
     same order, found by libxml2's name test on each element instead of the predicate's
     evaluation (a fifth of these expressions' time). Else ``path`` and 0."""
     m = _SELF_TEST.match(path)
@@ -123,7 +126,9 @@ def by_names(path: str) -> tuple[str, int]:
         if shorter == top:
             break
         top = shorter
-    if not _OR.search(top) or "position()" in predicate or "last()" in predicate:
+    if not _BOOLEAN.search(top) and top.strip() not in _BOOLEAN_CALLS:
+        return path, 0
+    if "position()" in predicate or "last()" in predicate:
         return path, 0
     names = re.findall(r"self::([\w-]+)", m.group(3))
     axis = m.group(2)
@@ -136,8 +141,6 @@ def rewrite(path: str) -> tuple[str, int]:
     (a union as ``(@a|@b)[1][...]``), and its opening step by element names (by_names);
     how many were rewritten."""
     if any(prefix != "re" for prefix in _PREFIX.findall(_LITERALS.sub("", path))):
-        return path, 0
-    if _CALL not in path:  # only expressions with a regex test are put in place (install)
         return path, 0
     path, named = by_names(path)
     tested, count = _tests(path)
@@ -219,7 +222,7 @@ class Lazy:
 
 def install(modules: Iterable[ModuleType]) -> int:
     """Put a ``Lazy`` in place of each of ``modules``' (trafilatura's) XPaths that holds a
-    regex test: in its lists of XPaths, which its other modules hold as the same list
+    regex test or opens with a step by_names rewrites: in its lists of XPaths, which its other modules hold as the same list
     objects, and wherever a module binds one by name (one expression can be bound in
     several, as ``from .settings import BASIC_CLEAN_XPATH`` binds it in baseline).
     Returns how many places now hold one. Each compiles its rewritten expression on its
@@ -230,7 +233,7 @@ def install(modules: Iterable[ModuleType]) -> int:
     memo: dict[int, Lazy] = {}
 
     def lazy(expression: Any) -> Lazy | None:
-        if _CALL not in expression.path:
+        if _CALL not in expression.path and not by_names(expression.path)[1]:
             return None
         if id(expression) not in memo:
             memo[id(expression)] = Lazy(expression)  # it keeps the original alive: its id stays its own
