@@ -21,7 +21,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from types import ModuleType
     from typing import Any
 
@@ -33,10 +33,10 @@ _LITERALS = re.compile(r"'[^']*'|\"[^\"]*\"")
 _PREFIX = re.compile(r"(?<![:\w.-])([A-Za-z_][\w.-]*):(?!:)")
 
 
-def _arguments(path: str, start: int) -> tuple[list[str], int] | None:
-    """The top-level arguments of the call whose "(" ends just before ``start``, and the
-    index after its ")"; None when the call is not closed."""
-    depth, quote, args, begin = 0, "", [], start
+def _unquoted(path: str, start: int) -> Iterator[tuple[int, str]]:
+    """(index, character) of path from ``start`` on, outside its string literals (XPath 1.0
+    has no escapes: a literal ends at its next quote)."""
+    quote = ""
     for i in range(start, len(path)):
         c = path[i]
         if quote:
@@ -44,7 +44,16 @@ def _arguments(path: str, start: int) -> tuple[list[str], int] | None:
                 quote = ""
         elif c in "'\"":
             quote = c
-        elif c in "([":
+        else:
+            yield i, c
+
+
+def _arguments(path: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level arguments of the call whose "(" ends just before ``start``, and the
+    index after its ")"; None when the call is not closed."""
+    depth, args, begin = 0, [], start
+    for i, c in _unquoted(path, start):
+        if c in "([":
             depth += 1
         elif c in ")]":
             if depth == 0:
@@ -88,15 +97,9 @@ _BOOLEAN_CALLS = frozenset(("contains", "starts-with", "not", "boolean", "re:tes
 
 def _closing(path: str, start: int) -> int | None:
     """The index of the "]" that closes the "[" at ``start``; None when there is none."""
-    depth, quote = 0, ""
-    for i in range(start, len(path)):
-        c = path[i]
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in "([":
+    depth = 0
+    for i, c in _unquoted(path, start):
+        if c in "([":
             depth += 1
         elif c in ")]":
             depth -= 1
