@@ -340,11 +340,11 @@ def _within(el: HtmlElement, anc: HtmlElement) -> bool:
 
 
 def _links(el: HtmlElement) -> bool:
-    """Whether el's text is links (LINKED of its characters), to any site: after "You may
-    also like:" or "Related:", a list of stories, not the sentence's own list."""
-    total = len("".join(x for x in el.itertext() if isinstance(x, str)).strip())
-    inside = sum(len("".join(x for x in a.itertext() if isinstance(x, str)).strip()) for a in el.iter("a"))
-    return bool(total) and inside >= th.T.LINKED * total
+    """Whether el's text is links (LINKED of its words), to any site: after "You may also
+    like:" or "Related:", a list of stories, not the sentence's own list."""
+    from .region import link_share
+
+    return link_share(el) >= th.T.LINKED
 
 
 def _announced(before: tuple[Any, str, str], el: HtmlElement) -> HtmlElement | None:

@@ -306,10 +306,10 @@ def _after(el: HtmlElement, root: HtmlElement) -> HtmlElement | None:
 def _all_links(el: HtmlElement, total: int) -> bool:
     if _tokens(el.text_content()) >= th.T.NAV_MOST * total:
         return False
-    return _link_share(el) >= th.T.NAV_LINK_SHARE
+    return link_share(el) >= th.T.NAV_LINK_SHARE
 
 
-def _link_share(el: HtmlElement) -> float:
+def link_share(el: HtmlElement) -> float:
     """The share of el's words that are link text."""
     words = _tokens(el.text_content())
     links = sum(_tokens(a.text_content()) for a in el.iter("a"))
@@ -427,7 +427,7 @@ def _named_content(body: HtmlElement, total: int) -> HtmlElement | None:
             or word_count(el) < th.T.CONTENT_SHARE * total
         ):
             continue
-        if chrome_named(el) or _link_share(el) >= th.T.NAV_LINK_SHARE:
+        if chrome_named(el) or link_share(el) >= th.T.NAV_LINK_SHARE:
             continue
         if any(a.tag in LANDMARKS or (a.get("role") or "").lower() in LANDMARK_ROLES for a in el.iterancestors()):
             continue
