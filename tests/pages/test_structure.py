@@ -413,6 +413,38 @@ def test_a_table_of_contents_does_not_carry_the_reading_past_the_short_lines_aft
     assert "Pros:" in root.text_content() and len(root.findall(".//h2")) == 2
 
 
+def test_a_line_the_text_says_only_at_its_end_does_not_carry_the_reading_there():
+    # iRunFar: a "Back to our picks" link stands first in the page and again in the last
+    # line; the extractor kept only the last. Found at the end of its text, the reading jumped
+    # there, and every short line of the page ("Pros:" and its items) went unfound
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import project
+
+    back = "Back to Our Best Trail Running Shoe Picks"
+    body = lhtml.fromstring(
+        "<html><body><div class='sticky'><a href='#picks'>%s</a></div><article><p>%s</p><p>%s</p>"
+        "<p><b>Pros:</b></p><ul><li>Great traction</li><li>Improved fit</li></ul><p>%s</p>"
+        "<p><a href='#picks'>%s</a> or share this guide</p></article></body></html>"
+        % (back, ARTICLE_P[0], ARTICLE_P[1], ARTICLE_P[2], back)
+    ).find("body")
+    text = "\n".join(
+        [
+            ARTICLE_P[0],
+            ARTICLE_P[1],
+            "Pros:",
+            "Great traction",
+            "Improved fit",
+            ARTICLE_P[2],
+            back + " or share this guide",
+        ]
+    )
+    root = project(body, text, "https://example.org/best-shoes")
+    assert root is not None
+    assert [li.text_content() for li in root.iter("li")] == ["Great traction", "Improved fit"]
+    assert "Pros:" in root.text_content()
+
+
 def test_a_section_heading_after_a_list_of_links_heads_the_kept_text_after_it():
     # the extractor left out the table of contents and the heading after it: the list stays out
     # (links to the page's own parts), the heading names the kept paragraph it stands before

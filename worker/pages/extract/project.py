@@ -14,7 +14,9 @@ page's order, and those elements are what is rendered:
    unit the extractor respaced, when most of its word pairs are in that text. A list item
    the page says again found further on, out of the page's order there (the next unit the
    text says once stands before it: a table of contents' entry found as its section's
-   heading), is not the extractor's and does not carry the reading past the units between.
+   heading), is not the extractor's and does not carry the reading past the units between;
+   a unit the page says once found so is the extractor's, but the reading stays where it was
+   (a "Back to the list" link first in the page that the extractor kept only as its last line).
 3. A heading, code block, table or list item the extractor left out is content when the
    unit just before it and the one just after it are both the extractor's: what stands
    between two kept paragraphs of an article is the article's, but a list of links to the
@@ -239,20 +241,21 @@ def chosen(
     pairs: set[tuple[str, str]] | None = None  # the text's word pairs, made when a unit needs them
     keep = [False] * len(items)
     cursor = 0
-    # A long unit is looked for further on than next to the cursor too, but not a list item
-    # the page says again (a table of contents' entry, found as its section's heading) where
-    # it stands there out of the page's order (_out_of_place): every unit between would be
-    # looked for past it.
+    # A long unit is looked for further on than next to the cursor too; where it stands there
+    # out of the page's order (_out_of_place), the cursor does not move, or every unit between
+    # would be looked for past it. A list item the page says again (a table of contents' entry,
+    # found as its section's heading) is then not the extractor's; a unit the page says once is.
     said = Counter(s for _, _, s in items)
     anchors = None  # looked for once such an item is found further on
     for i, (el, _, s) in enumerate(items):
         at = flat.find(s, cursor, cursor + th.T.SLACK + len(s))
         if at < 0 and len(s) >= th.T.LONG:
             at = flat.find(s, cursor)
-            if at >= 0 and said[s] > 1 and _tag(el) == "li":
+            if at >= 0 and (said[s] == 1 or _tag(el) == "li"):
                 if anchors is None:
                     anchors = _anchors(items, flat, said)
                 if _out_of_place(anchors, i, cursor, at):
+                    keep[i] = said[s] == 1  # the text's, out of the page's order: the reading stays
                     continue
         if at >= 0:
             keep[i] = True
