@@ -218,3 +218,15 @@ def test_a_negated_auxiliary_is_the_word_not():
     assert "The pump isn\u2019t started by the timer." in found  # "n't" meets "not" on the page too
     assert "The valve does not open in winter." in found
     assert "The crew keeps notes of every start." not in found  # "notes" is not "not" with an ending
+
+
+def test_a_passage_the_page_says_again_is_shown_once():
+    # pathlib's is_dir, is_file, is_mount... each end with the same sentence: shown twice, it
+    # spent the budget that the next best passage needed
+    note = "False is also returned if the path does not exist or is a broken symlink."
+    answer = "If missing_ok is true, a missing file is ignored when the path is removed."
+    text = page({10: note, 20: note, 30: note, 45: answer})
+    view = focus.focused(text, "path does not exist missing file removed", 420)
+    assert view is not None
+    assert view["content"].count(note) == 1, view["content"]
+    assert answer in view["content"], view["content"]

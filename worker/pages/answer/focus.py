@@ -520,9 +520,14 @@ def select(
         return sum(links.cost(s, e) for s, e in spans) + gaps * len(GAP)
 
     used = 0
+    said: set[str] = set()
     for k in ranked[:MAX_TRIED]:
         if chosen and (k[1] - k[0] if links is None else links.cost(*k)) > budget - used:
             continue  # cannot fit: skip the merge below
+        words = " ".join(text[k[0] : k[1]].split())
+        if words in said:
+            continue  # the page says it again (the same note under several entries): shown once
+        said.add(words)
         if budget - used < 2 * len(GAP):
             break
         want = [k]
