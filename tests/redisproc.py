@@ -49,10 +49,11 @@ def ping(port, password=None, timeout=0.5):
 class RedisServer:
     """``tls=True``: TLS only, with a certificate for 127.0.0.1 from a test CA (trustme) in ``ca_file``."""
 
-    def __init__(self, directory, password=None, tls=False):
+    def __init__(self, directory, password=None, tls=False, cluster=False):
         self.directory = str(directory)
         self.password = password
         self.tls = tls
+        self.cluster = cluster  # a Cluster node on its own: no slots served until the test adds them
         self.port = free_port()
         self.proc = None
         self.ca_file = os.path.join(self.directory, "ca.pem") if tls else None
@@ -90,6 +91,9 @@ class RedisServer:
         args += ["--dir", self.directory, "--daemonize", "no", "--loglevel", "warning"]
         if self.password:
             args += ["--requirepass", self.password]
+        if self.cluster:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes-%d.conf" % self.port]
+            args += ["--cluster-port", str(free_port())]  # not the port + 10000 default: past 65535 for some
         self.proc = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.directory, "redis.log"), "ab")
         )

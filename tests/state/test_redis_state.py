@@ -223,6 +223,32 @@ def test_a_server_that_never_answers_costs_a_bounded_wait(tmp_path):
         hole.close()
 
 
+def test_a_cluster_node_is_named_as_one_and_the_call_goes_on(tmp_path):
+    # The client speaks to a standalone server: a Cluster node refuses the scripts' and MGET's
+    # keys of several slots. The warning says what the server is and what is needed.
+    why = redis_missing()
+    if why:
+        pytest.skip(why)
+    server = RedisServer(tmp_path / "r", cluster=True).start()
+    try:
+        call = Call(timeout=30)
+        st = backend.attach(call, str(tmp_path / "c"), {"state": server.url})
+        assert st.cache_get_many(["a", "b"]) == {}  # no slot served yet: CLUSTERDOWN
+        assert server.command("CLUSTER", "ADDSLOTSRANGE", "0", "16383") == "OK"
+        deadline = time.monotonic() + 10
+        while b"cluster_state:ok" not in server.command("CLUSTER", "INFO") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        call2 = Call(timeout=30)
+        st = backend.attach(call2, str(tmp_path / "d"), {"state": server.url})
+        assert st.cache_get_many(["a", "b", "c"]) == {}  # every slot served: CROSSSLOT
+        for warnings, kind in ((call.warnings, "CLUSTERDOWN"), (call2.warnings, "CROSSSLOT")):
+            assert len(warnings) == 1 and kind in warnings[0], warnings
+            assert "is a Redis Cluster node" in warnings[0] and "needs a standalone Redis or Valkey" in warnings[0]
+            assert "this machine's state" in warnings[0]
+    finally:
+        server.stop()
+
+
 def test_a_wrong_password_is_a_warning_that_shows_no_password(tmp_path, capsys):
     why = redis_missing()
     if why:

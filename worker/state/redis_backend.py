@@ -218,7 +218,7 @@ class RedisState(State):
         if isinstance(reply, RespError) and reply.kind == "NOSCRIPT":  # the server's first time (or a restart)
             reply = self._pipeline(("EVAL", script) + command)[0]
         if isinstance(reply, RespError):
-            raise Unavailable("%s answered an error (%s)" % (self.target, str(reply)[:120]))
+            raise Unavailable(_answered(self.target, reply))
         return reply
 
     def close(self) -> None:
@@ -232,7 +232,7 @@ class RedisState(State):
             return {}
         values, now = self._pipeline(("MGET",) + tuple(cache_key(k) for k in keys), ("TIME",))
         if isinstance(values, RespError) or isinstance(now, RespError) or not isinstance(values, list):
-            raise Unavailable("%s answered an error (%s)" % (self.target, str(values if values else now)[:120]))
+            raise Unavailable(_answered(self.target, values if isinstance(values, RespError) else now))
         try:
             clock = int(now[0]) + int(now[1]) / 1e6
         except (TypeError, ValueError, IndexError):
@@ -307,3 +307,23 @@ def _why(exc: BaseException) -> str:
         return "no answer within the time allowed"
     text = getattr(exc, "strerror", None) or " ".join(str(exc).split()) or type(exc).__name__
     return text[:160]
+
+
+# A Cluster node answers a script's or MGET's keys of several slots so; a replica refuses writes.
+_CLUSTER = frozenset(("MOVED", "ASK", "CROSSSLOT", "CLUSTERDOWN", "TRYAGAIN"))
+
+
+def _answered(target: object, reply: object) -> str:
+    """What a server's error reply means for the shared state, in one line."""
+    said = str(reply)[:120]
+    kind = reply.kind if isinstance(reply, RespError) else ""
+    if kind in _CLUSTER:
+        return "%s is a Redis Cluster node (%s): the shared state needs a standalone Redis or Valkey" % (target, said)
+    if kind == "READONLY":
+        return "%s is a read-only replica (%s): the shared state needs the primary" % (target, said)
+    if kind == "NOPERM":
+        return "%s refused the worker's commands (%s): its user needs EVAL, EVALSHA, MGET, TIME and DEL" % (
+            target,
+            said,
+        )
+    return "%s answered an error (%s)" % (target, said)
