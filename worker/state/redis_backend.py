@@ -313,7 +313,7 @@ def _why(exc: BaseException) -> str:
 _CLUSTER = frozenset(("MOVED", "ASK", "CROSSSLOT", "CLUSTERDOWN", "TRYAGAIN"))
 
 
-def _answered(target: object, reply: object) -> str:
+def _answered(target: Target, reply: object) -> str:
     """What a server's error reply means for the shared state, in one line."""
     said = str(reply)[:120]
     kind = reply.kind if isinstance(reply, RespError) else ""
