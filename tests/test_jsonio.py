@@ -58,3 +58,22 @@ def test_good_path_loads_neither_json_nor_re():
     env = dict(os.environ, WEBSEARCH_WORKER_PLAIN="")  # the json trick on: what is checked here
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "[]"
+
+
+def test_a_c_encoder_that_takes_its_settings_in_another_order_is_not_used(monkeypatch):
+    # A Python whose _json.make_encoder took the two separators the other way round would
+    # write {"a"," 1} through the fast path: the probe sees it, and json does every call.
+    real = jsonio._make_encoder
+
+    def swapped(markers, default, encoder, indent, key_sep, item_sep, *rest):
+        return real(markers, default, encoder, indent, item_sep, key_sep, *rest)
+
+    monkeypatch.setattr(jsonio, "_make_encoder", swapped)
+    monkeypatch.setattr(jsonio, "_checked", [])
+    value = {"a": [1, {"b": None}], "c": "é"}
+    assert jsonio.dumps(value, separators=(",", ":")) == json.dumps(value, separators=(",", ":"))
+    assert jsonio.dumps_ascii(value) == '{"a":[1,{"b":null}],"c":"\\u00e9"}'
+    assert jsonio._checked == [False]
+    monkeypatch.setattr(jsonio, "_make_encoder", real)
+    monkeypatch.setattr(jsonio, "_checked", [])
+    assert jsonio.dumps(value) == json.dumps(value) and jsonio._checked == [True]

@@ -52,6 +52,25 @@ class _FiniteContext(_Context):
 
 _WS = " \t\n\r"
 _scanners: dict[bool, Any] = {}
+# The C functions take their settings by position, and a Python that reorders them would change
+# the output silently: each is asked once what json itself would answer for a probe, and a
+# different answer sends every call to the json package.
+_PROBE = {"k": [1, 2.5, None, True, "\u00e9\n", {"b": 1, "a": (0,)}]}
+_PROBE_JSON = '{"k":[1,2.5,null,true,"\\u00e9\\n",{"a":[0],"b":1}]}'
+_checked: list[bool] = []
+
+
+def _c_agrees() -> bool:
+    if not _checked:
+        try:
+            encode = _make_encoder(None, str, _ascii, None, ":", ",", True, False, False)
+            ok = "".join(encode(_PROBE, 0)) == _PROBE_JSON
+            value, end = _make_scanner(_Context())(_PROBE_JSON, 0)  # type: ignore[arg-type]
+            ok = ok and end == len(_PROBE_JSON) and value == {"k": [1, 2.5, None, True, "\u00e9\n", {"a": [0], "b": 1}]}
+        except Exception:
+            ok = False
+        _checked.append(ok)
+    return _checked[0]
 
 
 def dumps(
@@ -64,7 +83,7 @@ def dumps(
     ensure_ascii: bool = True,
 ) -> str:
     """json.dumps with these keyword arguments (and no indent)."""
-    if _make_encoder is not None:
+    if _make_encoder is not None and _c_agrees():
         try:
             encode = _make_encoder(
                 None,
@@ -94,7 +113,7 @@ def dumps_ascii(obj: Any) -> str:
 
 def loads(text: str | bytes | bytearray, allow_nan: bool = True) -> Any:
     """json.loads(text) for str input; ``allow_nan=False`` refuses NaN/Infinity with ValueError."""
-    if _make_encoder is not None and isinstance(text, str):
+    if _make_encoder is not None and isinstance(text, str) and _c_agrees():
         try:
             scan = _scanners.get(allow_nan)
             if scan is None:
