@@ -1666,6 +1666,29 @@ def test_the_budgets_bounds_from_the_markups_length_hold():
 
 
 @pytest.mark.tricks("readability_fast")
+def _pristine_readability():
+    """readability.readability as its source defines it, apart from the module the worker patches."""
+    import importlib.util
+    import types
+
+    from worker.pages.extract.imports import readability
+
+    readability()  # what its imports need is loaded
+    spec = importlib.util.find_spec("readability.readability")
+    module = types.ModuleType("pristine_readability")
+    module.__package__, module.__file__ = "readability", spec.origin
+    with open(spec.origin, encoding="utf-8") as f:
+        exec(compile(f.read(), spec.origin, "exec"), module.__dict__)
+    return module
+
+
+def test_the_readability_document_method_the_worker_overrides_is_the_librarys():
+    # stages._Doc replaces Document._parse: a readability-lxml that renamed it would leave
+    # our override unused, and the slower parse (or a different one) silently in place
+    pristine = _pristine_readability()
+    assert "_parse" in vars(pristine.Document) and callable(pristine.Document._parse)
+
+
 def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strings():
     import random
 
@@ -1673,15 +1696,11 @@ def test_readabilitys_text_cleaning_is_replaced_by_one_that_gives_the_same_strin
     from worker.pages.extract.imports import readability
 
     rd = readability()
-    original = rd.clean if rd.clean is not RC.clean else None
-    if original is None:  # installed already by an earlier extraction in this process
-        import re as _re
-
-        def original(text):  # readability-lxml's own, as the installed version was checked against
-            text = _re.sub(r"\s{255,}", " " * 255, text)
-            text = _re.sub(r"\s*\n\s*", "\n", text)
-            text = _re.sub(r"\t|[ \t]{2,}", " ", text)
-            return text.strip()
+    # readability-lxml's own clean, from its source: an earlier extraction in this process has
+    # put ours in its place in the module, and comparing ours with itself would prove nothing
+    pristine = _pristine_readability()
+    original = pristine.clean
+    assert original is not RC.clean and original.__module__ == pristine.__name__
 
     rng = random.Random(7)
     alphabet = ["a", "b", " ", " ", "\t", "\n", "\r", "\u00a0", "\u2003", "\u2028", "\x0b", "\x0c", "\x1f"]
