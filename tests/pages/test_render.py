@@ -286,13 +286,17 @@ def test_the_browser_inherits_no_secret_of_the_worker(app, tmp_path):
             time.sleep(0.05)
         pids = [line.split()[0] for line in live_browsers(base)]
         assert pids, "the browser never started"
+        read = 0
         for pid in pids:
             try:
                 with open("/proc/%s/environ" % pid, "rb") as f:
                     environ = f.read()
             except OSError:
-                continue
+                continue  # a helper process that ended between the listing and the read
+            read += 1
+            assert b"PATH=" in environ, pid  # an environment was read, not an empty file
             assert b"secret" not in environ and b"EXA_API_KEY" not in environ, pid
+        assert read, "no browser process's environment could be read: nothing was checked"
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
