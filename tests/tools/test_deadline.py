@@ -85,8 +85,9 @@ def test_one_tag_of_200000_attributes_is_read_the_cheap_way_with_a_warning(web, 
 
 
 def test_a_large_text_file_never_costs_a_fast_page_its_text(web, env):
-    r = fetch(env, [page(web, "markdown-headings"), web.url("/article", host=1)], 2)
-    assert r.seconds < 2 + GRACE, r.seconds
+    # 4 s, as for a heavy page: room for a worker, its reading child and an article under load
+    r = fetch(env, [page(web, "markdown-headings"), web.url("/article", host=1)], 4)
+    assert r.seconds < 4 + GRACE, r.seconds
     assert r.returncode == 0 and r.payload["ok"], r
     big, fast = r.payload["results"]
     assert fast["ok"] and "Glaciers" in fast["content"], fast
