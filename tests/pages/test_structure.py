@@ -538,3 +538,30 @@ def test_a_list_of_one_item_stays_a_list_when_the_page_is_read_back():
     wrapped = "<ul class='menu'><li><a href='/'>Home</a><p>%s</p><h2>Why</h2><p>%s</p></li></ul>"
     md = _projected(wrapped % (ARTICLE_P[0], ARTICLE_P[1]), "\n".join((ARTICLE_P[0], "Why", ARTICLE_P[1])))
     assert md is not None and "## Why" in md.split("\n") and not md.startswith("-"), md
+
+
+def test_a_list_of_links_to_api_names_is_the_texts_not_a_menu():
+    # Python's c-api/init.html: "The following functions can be safely called before Python is
+    # initialized:" and a list of links whose text is code; a menu's entries are words
+    from lxml import html as lhtml
+
+    from worker.pages.extract import region
+    from worker.pages.extract.project import site_links
+
+    code = "".join(
+        "<li><p><a class='reference internal' href='/settings/#%s'><code><span class='pre'>%s</span></code></a></p></li>"
+        % (n, n)
+        for n in ("SECURE_CONTENT_TYPE_NOSNIFF", "SECURE_HSTS_SECONDS", "SECURE_REFERRER_POLICY")
+    )
+    menu = "".join("<li><a href='/%s/'>%s</a></li>" % (w.lower(), w) for w in ("Guides", "Reference", "Blog"))
+    root = lhtml.fromstring(
+        "<div><p>%s</p><p>The middleware reads these settings:</p><ul class='simple'>%s</ul><ul>%s</ul><p>%s</p></div>"
+        % (ARTICLE_P[0], code, menu, ARTICLE_P[1])
+    )
+    region.prune_chrome(root)
+    kept = [li.text_content() for li in root.iter("li")]
+    assert kept == ["SECURE_CONTENT_TYPE_NOSNIFF", "SECURE_HSTS_SECONDS", "SECURE_REFERRER_POLICY"], kept
+    # the article path: a list of code references is no box of the site's stories
+    item = lhtml.fromstring("<li><a href='https://example.org/settings/#x'><code>SECURE_HSTS_SECONDS</code></a></li>")
+    story = lhtml.fromstring("<li><a href='https://example.org/2024/05/other'>Another story of ours</a></li>")
+    assert not site_links(item, "example.org") and site_links(story, "example.org")

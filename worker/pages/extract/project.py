@@ -36,6 +36,7 @@ import re
 
 from . import thresholds as th
 from .render import BLOCK, HEADINGS, SKIP
+from .tree import names_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only
@@ -190,6 +191,8 @@ def site_links(el: HtmlElement, host: str | None) -> bool:
         return False
     inside = 0
     for a in el.iter("a"):
+        if names_code(a):
+            continue  # a reference to an API name the text speaks of, not a story's title
         href = (a.get("href") or "").strip().lower()
         if href.startswith(("http://", "https://", "//")):
             from urllib.parse import urlsplit

@@ -28,7 +28,7 @@ import math
 import re
 
 from . import thresholds as th
-from .tree import drop, word_count, words_over
+from .tree import drop, names_code, word_count, words_over
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -225,6 +225,13 @@ def _is_menu(el: HtmlElement) -> bool:
     return True
 
 
+def _references(el: HtmlElement) -> bool:
+    """Whether every entry of a list of links names code (settings, functions): the text's
+    list of the API it speaks of ("the settings: SECURE_HSTS_SECONDS, ..."), not a menu."""
+    links = [a for li in el for a in li.iter("a")]
+    return bool(links) and all(names_code(a) for a in links)
+
+
 def _toctree(el: HtmlElement) -> bool:
     """Whether el is a Sphinx toctree in the page's text, or in one ("The following
     modules are documented in this chapter:"): the chapter's contents, which is all a
@@ -278,7 +285,8 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             doom = not words_over(el, most)
         else:
             doom = (
-                (tag in ("ul", "ol") and _is_menu(el)) or (tag in ("div", "p", "section") and _is_link_bar(el))
+                (tag in ("ul", "ol") and _is_menu(el) and not _references(el))
+                or (tag in ("div", "p", "section") and _is_link_bar(el))
             ) and not _toctree(el)
         if doom:
             doomed.append(el)

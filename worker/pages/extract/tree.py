@@ -63,3 +63,23 @@ def drop(el: HtmlElement) -> None:
             prev.tail = (prev.tail or "") + tail
         else:
             parent.text = (parent.text or "") + tail
+
+
+CODE = ("code", "tt", "kbd", "samp")
+
+
+def names_code(a: HtmlElement) -> bool:
+    """Whether all of a link's text is code: a reference to an API name or a setting
+    (``Response.json()``, ``SECURE_HSTS_SECONDS``), which documentation lists in its text;
+    a menu's entries and a box of related stories are words."""
+    total = len("".join(_text_of(a).split()))
+    if not total:
+        return False
+    inside = 0
+    for c in a.iter(*CODE):
+        up = c.getparent()
+        while up is not None and up is not a and up.tag not in CODE:
+            up = up.getparent()
+        if up is a:  # the outermost code element in the link (a nested one is counted in it)
+            inside += len("".join(_text_of(c).split()))
+    return inside >= total
