@@ -325,6 +325,17 @@ def test_a_list_docutils_indents_with_a_blockquote_is_the_list():
     assert "Criteria:\n\n- numeric rows\n- longer strings" in md, md
     md = render_fragment("<blockquote><ul><li>numeric rows</li></ul></blockquote>")
     assert md.strip() == "> - numeric rows", md
+    # a section's whole body indented (Python's howto/annotations.html): paragraphs, a list and
+    # code, as they stand; "> - " lines were no list, and "> ```" no code block, to a reader
+    md = render_fragment(
+        "<blockquote><div><p>On an arbitrary object o:</p><ul><li>If o is a module, use its dict.</li></ul>"
+        "<div class='highlight'><pre>ann = o.__dict__.get('__annotations__')</pre></div></div></blockquote>"
+    )
+    assert "On an arbitrary object o:\n\n- If o is a module, use its dict." in md, md
+    assert "```\nann = o.__dict__.get('__annotations__')\n```" in md and ">" not in md, md
+    # a docutils quote of prose stays a quote
+    md = render_fragment("<blockquote><div><p>Beautiful is better than ugly.</p></div></blockquote>")
+    assert md.strip() == "> Beautiful is better than ugly.", md
 
 
 def test_a_sphinx_toctree_in_the_text_is_the_chapters_contents():

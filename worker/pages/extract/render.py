@@ -203,20 +203,15 @@ def _has_block_child(el: HtmlElement) -> bool:
     return False
 
 
-def _only_list(el: HtmlElement) -> bool:
-    """Whether el holds nothing but one list, in the wrapper docutils writes (blockquote >
-    div > ul), and no text of its own: an author's quoted list has no div between."""
-    wrapped = False
-    while True:
-        kids = [c for c in el if type(c.tag) is str]
-        if len(kids) != 1 or (el.text or "").strip() or (kids[0].tail or "").strip():
-            return False
-        el = kids[0]
-        if el.tag in ("ul", "ol"):
-            return wrapped
-        if el.tag != "div":
-            return False
-        wrapped = True
+def _indented(el: HtmlElement) -> bool:
+    """Whether a blockquote is the wrapper docutils writes for indented text (blockquote >
+    div, no text of its own) around a list, code, a table or a definition list: the
+    indentation of a section's body, not a quotation. An author's quote has no div between,
+    and a docutils quote of prose stays a quote."""
+    kids = [c for c in el if type(c.tag) is str]
+    if len(kids) != 1 or kids[0].tag != "div" or (el.text or "").strip() or (kids[0].tail or "").strip():
+        return False
+    return next(kids[0].iter("ul", "ol", "pre", "table", "dl"), None) is not None
 
 
 def _lays_out(table: HtmlElement) -> bool:
@@ -383,10 +378,10 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t == "blockquote" and (markdown or authored):
             inner = render_children(el, markdown, authored)
-            if inner and (el.find(".//table") is not None or _only_list(el)):
-                # docs generators (Sphinx, docutils) indent a table or a list with a
-                # blockquote: it is the table or the list, and a table inside a quote is no
-                # table to most readers
+            if inner and (el.find(".//table") is not None or _indented(el)):
+                # docs generators (Sphinx, docutils) indent a table, a list or a section's
+                # body with a blockquote: it is the text as it stands, and a table or a list
+                # inside a quote is no table or list to most readers
                 out.block(inner)
             elif inner:
                 out.block("\n".join("> " + line if line else ">" for line in inner.split("\n")))
