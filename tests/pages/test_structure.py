@@ -501,6 +501,17 @@ def test_a_list_a_kept_sentence_announces_is_the_sentences():
     main = "<p>%s</p><p>%s</p><p>You may also like:</p><ul>%s</ul>" % (ARTICLE_P[0], ARTICLE_P[1], stories)
     md = _projected(main, "\n".join((ARTICLE_P[0], ARTICLE_P[1], "You may also like:")))
     assert md is not None and "Another story" not in md and "One more" not in md, md
+    # links elsewhere after "Here's a selection:" are the text's; links to the site's own
+    # pages after it are its box of stories
+    courses = "<li><a href='https://learn.example.net/seo'>Become an SEO Expert</a></li>"
+    courses += "<li><a href='https://learn.example.net/ppc'>Paid Search Basics</a></li>"
+    main = "<p>%s</p><p>%s</p><p>Here's a selection:</p><ul>%s</ul>"
+    said = "\n".join((ARTICLE_P[0], ARTICLE_P[1], "Here's a selection:"))
+    md = _projected(main % (ARTICLE_P[0], ARTICLE_P[1], courses), said)
+    assert md is not None and "Become an SEO Expert" in md and "Paid Search Basics" in md, md
+    own = courses.replace("https://learn.example.net/", "/2024/05/")
+    md = _projected(main % (ARTICLE_P[0], ARTICLE_P[1], own), said)
+    assert md is not None and "Become an SEO Expert" not in md, md
     # nor a list that no colon announces
     main = "<p>%s</p><p>Our picks.</p><ul><li>Higher fees for extras</li></ul>" % ARTICLE_P[0]
     md = _projected(main, "\n".join((ARTICLE_P[0], "Our picks.")))

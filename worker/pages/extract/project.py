@@ -315,7 +315,12 @@ def chosen(
                 k = i
                 while k < j and listed in items[k][0].iterancestors():
                     k += 1
-                if not any(_links(items[m][0]) for m in range(i, k)):
+                linking = [m for m in range(i, k) if _links(items[m][0])]
+                # links elsewhere after "Here's a selection:" are the text's; the site's own
+                # pages, or any after "Related:", are a box of its stories
+                if not linking or (
+                    not _other_content(items[i - 1][2]) and not any(site_links(items[m][0], host) for m in linking)
+                ):
                     for m in range(i, k):
                         keep[m] = True
                         if announced is not None:
@@ -351,6 +356,14 @@ def _links(el: HtmlElement) -> bool:
     from .region import link_share
 
     return link_share(el) >= th.T.LINKED
+
+
+def _other_content(sentence: str) -> bool:
+    """Whether a sentence announces other pages ("You may also like:", "Related:"): a list
+    of links after it is a box of stories; after "Here's a selection:" it is the text's."""
+    from .region import OTHER_CONTENT_HEADING
+
+    return OTHER_CONTENT_HEADING.search(" ".join(_WORD.findall(sentence))) is not None
 
 
 def _announced(before: tuple[Any, str, str], el: HtmlElement) -> HtmlElement | None:
