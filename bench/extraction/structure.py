@@ -171,6 +171,8 @@ def run_wcxb(M, a, per_page):
     ours, crashes, elapsed = cli_markdown(served, names, a.batch)
     o_scores, t_scores, o_f1, t_f1 = [], [], [], []
     o_toc, t_toc = [], []  # list items without the entries of an on-page table of contents
+    peers = [p.split("=", 1) for p in a.peer]  # a peer reader's markdown files, DIR/ID.md (peers.py)
+    p_scores, p_f1, p_toc = ([[] for _ in peers] for _ in range(3))
     for n, (r, raw, t) in zip(names, pages):
         html = decode(raw, UTF8, "html")[0]
         md_o = ours.get(n, "")
@@ -186,6 +188,13 @@ def run_wcxb(M, a, per_page):
             t_toc.append(M.score(bare, md_t)["items"])
         o_f1.append(token_f1(r["main_content"], md_o))
         t_f1.append(token_f1(r["main_content"], md_t))
+        for k, (_, folder) in enumerate(peers):
+            path = os.path.join(folder, r["id"] + ".md")
+            md_p = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+            p_scores[k].append(M.score(t, md_p))
+            p_f1[k].append(token_f1(r["main_content"], md_p))
+            if items:
+                p_toc[k].append(M.score(bare, md_p)["items"])
         per_page.append(
             dict(
                 set="wcxb",
@@ -201,17 +210,24 @@ def run_wcxb(M, a, per_page):
         "## WCXB dev pages with code or tables: %d pages (%d CLI batches with no block, %.1f s)"
         % (len(pages), crashes, elapsed),
         M,
-        [
-            ("trafilatura markdown (in-process)", summary_rows(M, t_scores, t_f1)),
-            ("websearch-worker CLI", summary_rows(M, o_scores, o_f1)),
-        ],
+        [("trafilatura markdown (in-process)", summary_rows(M, t_scores, t_f1))]
+        + [
+            ("%s (%s)" % (name, folder), summary_rows(M, p_scores[k], p_f1[k]))
+            for k, (name, folder) in enumerate(peers)
+        ]
+        + [("websearch-worker CLI", summary_rows(M, o_scores, o_f1))],
         True,
     )
     # An on-page table of contents repeats the headings as list items the ground truth leaves
     # out of the main text (the metric counts them, as a whole line of it: the heading's)
     print(
-        "list items that are no entry of an on-page table of contents (%d pages): trafilatura %.3f, ours %.3f"
-        % (len(o_toc), sum(t_toc) / max(1, len(t_toc)), sum(o_toc) / max(1, len(o_toc)))
+        "list items that are no entry of an on-page table of contents (%d pages): trafilatura %.3f, %sours %.3f"
+        % (
+            len(o_toc),
+            sum(t_toc) / max(1, len(t_toc)),
+            "".join("%s %.3f, " % (name, sum(p_toc[k]) / max(1, len(p_toc[k]))) for k, (name, _) in enumerate(peers)),
+            sum(o_toc) / max(1, len(o_toc)),
+        )
     )
 
 
@@ -357,6 +373,13 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=30)
     ap.add_argument("--shapes-sample", type=int, default=6, help="shapes: every Nth page of the shared sets")
     ap.add_argument("--per-page", default="", help="write per-page scores (JSON) here")
+    ap.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="wcxb: also score a peer reader's markdown, DIR/ID.md (bench/extraction/peers.py writes Defuddle's)",
+    )
     ap.add_argument(
         "--escaped-lt-as-text",
         action="store_true",
