@@ -333,6 +333,11 @@ def test_a_list_docutils_indents_with_a_blockquote_is_the_list():
     )
     assert "On an arbitrary object o:\n\n- If o is a module, use its dict." in md, md
     assert "```\nann = o.__dict__.get('__annotations__')\n```" in md and ">" not in md, md
+    # an example set in with a blockquote (nginx's blockquote.example, SQLite's) is the code block
+    md = render_fragment(
+        "<p>Example:</p><blockquote class='example'><pre>\nif ($slow) {\n    limit_rate 10k;\n}\n</pre></blockquote>"
+    )
+    assert "Example:\n\n```\nif ($slow) {\n    limit_rate 10k;\n}\n```" in md and ">" not in md.replace("$slow", ""), md
     # a docutils quote of prose stays a quote
     md = render_fragment("<blockquote><div><p>Beautiful is better than ugly.</p></div></blockquote>")
     assert md.strip() == "> Beautiful is better than ugly.", md

@@ -204,12 +204,16 @@ def _has_block_child(el: HtmlElement) -> bool:
 
 
 def _indented(el: HtmlElement) -> bool:
-    """Whether a blockquote is the wrapper docutils writes for indented text (blockquote >
-    div, no text of its own) around a list, code, a table or a definition list: the
-    indentation of a section's body, not a quotation. An author's quote has no div between,
-    and a docutils quote of prose stays a quote."""
+    """Whether a blockquote is indentation, not a quotation: the wrapper docutils writes for
+    indented text (blockquote > div, no text of its own) around a list, code, a table or a
+    definition list (a section's body), or nothing but code blocks (an example set in). An
+    author's quote has no div between, and a quote of prose stays a quote."""
     kids = [c for c in el if type(c.tag) is str]
-    if len(kids) != 1 or kids[0].tag != "div" or (el.text or "").strip() or (kids[0].tail or "").strip():
+    if not kids or (el.text or "").strip() or any((c.tail or "").strip() for c in kids):
+        return False
+    if all(c.tag == "pre" for c in kids):
+        return True  # an example set in (nginx's blockquote.example, SQLite's): code, not a quote
+    if len(kids) != 1 or kids[0].tag != "div":
         return False
     return next(kids[0].iter("ul", "ol", "pre", "table", "dl"), None) is not None
 
