@@ -380,22 +380,12 @@ def main(argv=None):
         metavar="NAME=DIR",
         help="wcxb: also score a peer reader's markdown, DIR/ID.md (bench/extraction/peers.py writes Defuddle's)",
     )
-    ap.add_argument(
-        "--escaped-lt-as-text",
-        action="store_true",
-        help="read markdown's escaped '\\<' as text: the metric takes '\\<boolean>' for an HTML tag and drops it",
-    )
     a = ap.parse_args(argv)
     problem = cs.missing()
     if problem:
         sys.stderr.write("error: %s\n" % problem)
         return 2
     M = metric()
-    if a.escaped_lt_as_text:
-        # CommonMark's "\<" is a literal "<" (Node.js's "Returns: \<boolean>"); the metric's
-        # strip_md removes anything shaped like a tag before it reads escapes
-        strip = M.strip_md
-        M.strip_md = lambda s: strip(s.replace("\\<", "&lt;"))
     per_page: list = []
     sets = [s for s in a.sets.split(",") if s]
     if "wcxb" in sets:

@@ -94,6 +94,10 @@ def test_plain_drops_markup_keeps_words_and_code():
     md = "See [`open()`](https://d.example/f.html#open) and **strict=True**  \n> quoted *text*\n```\nx = a*b*c\n```"
     assert plain.plain(md) == "See open() and strict=True\nquoted text\nx = a*b*c"
     assert plain.in_code_at("a\n```\ncode\n```\nb", 6) and not plain.in_code_at("a\n```\ncode\n```\nb", 15)
+    # the renderer's "&lt;" before a tag-like word is a "<"; an escaped "\&lt;" is the text "&lt;"
+    assert plain.plain("Returns: &lt;boolean>, Option&lt;T>, \\&lt;b> and \\&amp;") == (
+        "Returns: <boolean>, Option<T>, &lt;b> and &amp;"
+    )
 
 
 def test_rank_prefers_the_page_about_the_question():

@@ -19,7 +19,9 @@ _LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){0,1000}?)\]\((?:[^()\s]|\([^()\
 _AUTOLINK = re.compile(r"<(https?://[^<>\s]+)>")
 _STRONG = re.compile(r"(?<![\w*])(\*\*|__)(?=\S)((?:(?!\n\n).){1,1000}?)(?<=\S)\1(?![\w*])", re.S)
 _EMPH = re.compile(r"(?<![\w*\\])([*_])(?=[^\s*_])((?:(?!\n\n).){1,1000}?)(?<=[^\s\\])\1(?![\w*])", re.S)
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~\"'])")
+# A backslash escape, or the "&lt;" the renderer writes for a "<" that would open a tag
+# (worker/pages/extract/escape.py); "\\&lt;" is the text "&lt;" itself
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~\"'&])|&lt;")
 _HARD_BREAK = re.compile(r"[ \t]+$|\\$", re.M)
 
 
@@ -41,7 +43,7 @@ def _inline(line: str) -> str:
     line = _AUTOLINK.sub(lambda m: m.group(1), line)
     line = _STRONG.sub(lambda m: m.group(2), line)
     line = _EMPH.sub(lambda m: m.group(2), line)
-    line = _ESCAPE.sub(lambda m: m.group(1), line)
+    line = _ESCAPE.sub(lambda m: m.group(1) or "<", line)
     if codes:
         line = re.sub("\x00(\\d+)\x00", lambda m: codes[int(m.group(1))], line)
     return line

@@ -48,7 +48,9 @@ def _md_escape_one(m: re.Match[str]) -> str:
         after = s[close + 1 : close + 2] if close >= 0 else ""
         return c if (close >= 0 and after and after not in "([:") else "\\["
     if c == "<":
-        return "\\<" if (nxt.isalpha() or nxt in "/!?") else c
+        # "&lt;", not "\\<": the same text to a markdown reader, and tools that strip tags
+        # before they read escapes (a scorer, a search) keep "Option<T>" and "<boolean>"
+        return "&lt;" if (nxt.isalpha() or nxt in "/!?") else c
     if c == "&":
         return "\\&" if _ENTITY.match(s, i) else c
     return c
