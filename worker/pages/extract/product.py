@@ -86,11 +86,20 @@ EXTRA_TAGS = frozenset(("div", "section", "aside", "ul", "ol", "li", "article", 
 
 def is_extra(el: HtmlElement) -> bool:
     """Whether el is a review, a rating or another product (see EXTRA_PARTS)."""
-    from .region import class_parts
-
     if el.get("itemprop") in ("review", "aggregateRating"):
         return True
-    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+    names = el.get("class") or ""
+    ident = el.get("id") or ""
+    if not (names or ident):
+        return False  # most elements: nothing to read
+    return _extra_names(names + " " + ident)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every block of a shop's page, whose class names repeat
+def _extra_names(names: str) -> bool:
+    from .region import class_parts
+
+    for name in names.split():
         if any(p in EXTRA_PARTS for p in class_parts(name, camel=True)):
             return True
     return False
