@@ -111,11 +111,15 @@ def extras_text(tree: HtmlElement) -> str:
     from .tree import word_count
 
     found: list[HtmlElement] = []
+    # the blocks inside one found, gathered once when it is found (found blocks are never
+    # nested): each block is looked up once, not each block's ancestors in the found list
+    inside: set[HtmlElement] = set()
     for el in tree.iter(*EXTRA_TAGS):
-        if any(a in found for a in el.iterancestors()):
+        if el in inside:
             continue
         if is_extra(el) and word_count(el) >= th.T.EXTRA_WORDS and el.find(".//h1") is None:
             found.append(el)
+            inside.update(el.iter(*EXTRA_TAGS))
     return "\n".join(" ".join("".join(el.itertext()).split()) for el in found)
 
 
@@ -358,7 +362,13 @@ def chrome_text(tree: HtmlElement) -> str:
 
 
 def _class_hidden(el: HtmlElement) -> bool:
-    return any(n in HIDDEN_CLASSES for n in (el.get("class") or "").lower().split())
+    names = el.get("class")
+    return bool(names) and _hidden_names(names)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every element of a shop's page, whose class names repeat
+def _hidden_names(names: str) -> bool:
+    return any(n in HIDDEN_CLASSES for n in names.lower().split())
 
 
 def class_hidden_text(tree: HtmlElement) -> str:
