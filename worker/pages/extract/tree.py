@@ -1,5 +1,6 @@
-"""What the extraction stages (region, thread, product, pagetype) all do to an lxml tree:
-count the words below an element, and remove an element but not the text after it.
+"""What the extraction stages (region, thread, product, pagetype, project) all do to an lxml
+tree: count the words below an element, remove an element but not the text after it, and
+tell a link that names code (an API's name) from one that names a page.
 
 Its own module so the stages share it without importing one another: region builds a
 thread from thread's posts, and thread's cleaning needs these two as much as region's.
