@@ -338,6 +338,9 @@ def test_a_list_docutils_indents_with_a_blockquote_is_the_list():
         "<p>Example:</p><blockquote class='example'><pre>\nif ($slow) {\n    limit_rate 10k;\n}\n</pre></blockquote>"
     )
     assert "Example:\n\n```\nif ($slow) {\n    limit_rate 10k;\n}\n```" in md and ">" not in md.replace("$slow", ""), md
+    # in what a person wrote (an answer quoting another's code), a quoted code block stays quoted
+    md = render_fragment("<blockquote><pre>x = 1</pre></blockquote>", authored=True)
+    assert md.strip() == "> ```\n> x = 1\n> ```", md
     # a docutils quote of prose stays a quote
     md = render_fragment("<blockquote><div><p>Beautiful is better than ugly.</p></div></blockquote>")
     assert md.strip() == "> Beautiful is better than ugly.", md

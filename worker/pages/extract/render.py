@@ -203,15 +203,16 @@ def _has_block_child(el: HtmlElement) -> bool:
     return False
 
 
-def _indented(el: HtmlElement) -> bool:
+def _indented(el: HtmlElement, authored: bool) -> bool:
     """Whether a blockquote is indentation, not a quotation: the wrapper docutils writes for
     indented text (blockquote > div, no text of its own) around a list, code, a table or a
     definition list (a section's body), or nothing but code blocks (an example set in). An
-    author's quote has no div between, and a quote of prose stays a quote."""
+    author's quote has no div between, and a quote of prose stays a quote; in what a person
+    wrote (``authored``: an answer quoting another's code) a quoted code block stays quoted."""
     kids = [c for c in el if type(c.tag) is str]
     if not kids or (el.text or "").strip() or any((c.tail or "").strip() for c in kids):
         return False
-    if all(c.tag == "pre" for c in kids):
+    if not authored and all(c.tag == "pre" for c in kids):
         return True  # an example set in (nginx's blockquote.example, SQLite's): code, not a quote
     if len(kids) != 1 or kids[0].tag != "div":
         return False
@@ -382,7 +383,7 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t == "blockquote" and (markdown or authored):
             inner = render_children(el, markdown, authored)
-            if inner and (el.find(".//table") is not None or _indented(el)):
+            if inner and (el.find(".//table") is not None or _indented(el, authored)):
                 # docs generators (Sphinx, docutils) indent a table, a list or a section's
                 # body with a blockquote: it is the text as it stands, and a table or a list
                 # inside a quote is no table or list to most readers
