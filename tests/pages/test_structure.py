@@ -595,3 +595,30 @@ def test_a_list_of_links_to_api_names_is_the_texts_not_a_menu():
     item = lhtml.fromstring("<li><a href='https://example.org/settings/#x'><code>SECURE_HSTS_SECONDS</code></a></li>")
     story = lhtml.fromstring("<li><a href='https://example.org/2024/05/other'>Another story of ours</a></li>")
     assert not site_links(item, "example.org") and site_links(story, "example.org")
+
+
+def test_an_element_named_a_menu_that_holds_prose_is_content():
+    # Webflow's tab component: an FAQ's questions and their answers inside "faq_tabs-menu"; a menu
+    # holds links, and a sidebar or a footer named as such stays chrome whatever it holds
+    from lxml import html as lhtml
+
+    from worker.pages.extract import region
+
+    faq = (
+        "<div class='faq_tabs-menu'><div class='faq_tabs-menu-link'><h3>How does identity theft happen?</h3>"
+        "<div class='faq_tabs-mobile'><p>Identity theft happens when someone misuses your personal or financial"
+        " information to make purchases, obtain benefits or file taxes.</p><ol><li>Financial fraud</li>"
+        "<li>Medical identity theft</li></ol></div></div><div class='faq_tabs-menu-link'><h3>How do you report it?"
+        "</h3><p>Contact the fraud departments of the companies where you noticed charges you did not make, and"
+        " place a fraud alert with a credit bureau.</p></div></div>"
+    )
+    menu = "<div class='site-menu'>%s</div>" % "".join(
+        "<p><a href='/%d'>Section number %d of the site</a></p>" % (n, n) for n in range(3)
+    )
+    sidebar = "<div class='sidebar'><p>%s</p><p>%s</p></div>" % (ARTICLE_P[1], ARTICLE_P[1])
+    article = "<p>%s</p>" % ARTICLE_P[0] * 4
+    root = lhtml.fromstring("<div>%s%s%s%s%s</div>" % (article, faq, menu, sidebar, article))
+    region.prune_chrome(root)
+    text = root.text_content()
+    assert "Financial fraud" in text and "place a fraud alert" in text, text
+    assert "Section number" not in text and ARTICLE_P[1] not in text, text

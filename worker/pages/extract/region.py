@@ -282,7 +282,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         if tag in LANDMARKS or role in LANDMARK_ROLES:
             doom = not words_over(el, most) or _all_links(el, total)
         elif tag not in ("body", "main", "article") and chrome_named(el):
-            doom = not words_over(el, most)
+            doom = not words_over(el, most) and not _prose_named_for_links(el)
         else:
             doom = (
                 (tag in ("ul", "ol") and _is_menu(el) and not _references(el))
@@ -296,6 +296,23 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             skipping = True
     for el in doomed:
         drop(el)
+
+
+# Chrome words that say an element holds links: one so named that holds prose is content (a Webflow
+# tab menu holding an FAQ's answers). Other chrome words (sidebar, footer) name prose that is chrome.
+LINK_CHROME_WORDS = frozenset(
+    "nav navbar navigation menu menubar toolbar pagination pager breadcrumb breadcrumbs".split()
+)
+
+
+def _prose_named_for_links(el: HtmlElement) -> bool:
+    """Whether el is named only for links (LINK_CHROME_WORDS) and reads as prose, not links."""
+    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
+        parts = _chrome_parts(name)
+        if parts is not None and parts[0] not in LINK_CHROME_WORDS and parts[-1] not in LINK_CHROME_WORDS:
+            return False
+    paragraphs = sum(1 for p in el.iter("p") if _tokens(p.text_content()) >= th.T.PROSE_PARAGRAPH_WORDS)
+    return paragraphs >= 2 and link_share(el) < th.T.PROSE_LINK_SHARE
 
 
 def _after(el: HtmlElement, root: HtmlElement) -> HtmlElement | None:

@@ -120,6 +120,10 @@ class Thresholds:
     NOSCRIPT_WORDS = 30
     MODAL_SHARE = 0.5
     MENU_LINK_WORDS = 4
+    # An element named for links (a menu, a nav bar) with two paragraphs of this many words,
+    # and less than this share of its words in links, is prose: content, whatever its name.
+    PROSE_PARAGRAPH_WORDS = 12
+    PROSE_LINK_SHARE = 0.2
     LINK_BAR_WORDS = 40  # entries of at most this many words, all link, make a menu
     # A landmark (nav, header, footer, aside, or their roles) this much link text is the
     # site's menus, however long (a documentation sidebar, a mega footer) ...
