@@ -31,8 +31,10 @@ and show the worker's own cost of a miss, not a search engine's latency.
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -170,6 +172,7 @@ def main():
     fresh = FreshWeb().start()
     big = fresh.url("/v/big?kb=1024")
     tmp = tempfile.mkdtemp(prefix="bench-cache-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     env = make_env(tmp, server)
     store_ddgs_entry(env)
     page = server.url + "/page/bench"

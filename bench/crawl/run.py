@@ -29,8 +29,10 @@ Every call's wall time is checked against its --timeout.
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,6 +61,7 @@ def fold(text):
 class Env:
     def __init__(self, warm):
         self.tmp = tempfile.mkdtemp(prefix="bench-crawl-")
+        atexit.register(shutil.rmtree, self.tmp, True)  # a bench leaves nothing in the temp folder
         self.warm = warm
         self.n = 0
 

@@ -28,8 +28,10 @@ process, as before) in the same run.
 """
 
 import argparse
+import atexit
 import gzip
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -53,6 +55,7 @@ PYTHON = os.environ.get("BENCH_PYTHON", sys.executable)
 def env(extra=None):
     e = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="bench-deadline-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     e["WEBSEARCH_WORKER_TMPDIR"] = os.path.join(tmp, "calltmp")
     e["WEBSEARCH_CONFIG"] = os.path.join(tmp, "no-config.json")
     e["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")

@@ -13,8 +13,10 @@ Prints milliseconds and ratios against the exa-py and urllib baselines of this r
 Target: worker <= 400 ms where exa-py as is takes ~1,000 ms (ratio <= 0.4).
 """
 
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -55,6 +57,7 @@ def main():
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 7
     server = exa_server.start()
     tmp = tempfile.mkdtemp(prefix="bench-exa-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     cfg = os.path.join(tmp, "web-search.json")
     with open(cfg, "w") as fh:
         json.dump({"apiKey": exa_server.KEY, "baseUrl": server.url}, fh)

@@ -21,7 +21,9 @@ with the worker started as hosts start it: a fresh ``python -I -m worker``.
 """
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +43,7 @@ from worker import protocol  # noqa: E402
 def env():
     e = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="bench-fetch-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     e["WEBSEARCH_WORKER_TMPDIR"] = os.path.join(tmp, "calltmp")
     e["WEBSEARCH_CONFIG"] = os.path.join(tmp, "no-config.json")
     e["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")

@@ -26,11 +26,13 @@ too: on a shared machine it mostly measures the wait for a core).
 """
 
 import argparse
+import atexit
 import gzip
 import json
 import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +55,7 @@ BUDGETS = (1000, 2000, 4000)
 def env():
     e = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="bench-focus-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     e["WEBSEARCH_WORKER_TMPDIR"] = os.path.join(tmp, "calltmp")
     e["WEBSEARCH_CONFIG"] = os.path.join(tmp, "no-config.json")
     e["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # pages are cached once for every focus and budget

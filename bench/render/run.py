@@ -20,8 +20,10 @@ Pages are served on 127.0.0.1 by tests/fakes/app_server.py; every call is a real
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -99,6 +101,7 @@ def main():
 
     app = AppServer().start()
     tmp = tempfile.mkdtemp(prefix="bench-render-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     env = dict(os.environ, WEBSEARCH_WORKER_TMPDIR=tmp, WEBSEARCH_CONFIG=os.path.join(tmp, "none.json"))
     shell = app.url("/app/shell")
     statics = [app.url("/static/page-%d" % n) for n in range(5)]

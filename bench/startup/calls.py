@@ -32,8 +32,10 @@ extension's counterpart of mcp_warm.
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +55,7 @@ PY = sys.executable
 
 def environment():
     tmp = tempfile.mkdtemp(prefix="bench-calls-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     env = dict(os.environ)
     env.update(
         WEBSEARCH_WORKER_TMPDIR=os.path.join(tmp, "calltmp"),

@@ -24,10 +24,12 @@ at commit fc1582c, which still had them (docs/PERFORMANCE.md#start-up-tricks-one
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -88,6 +90,7 @@ def main():
     from fakes.http_server import FakeWeb
 
     tmp = tempfile.mkdtemp(prefix="tricks-bench-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     env = dict(os.environ)
     for k in list(env):
         if k.startswith("WEBSEARCH_") or k.endswith(("_PROXY", "_proxy")) or k.endswith("_API_KEY"):

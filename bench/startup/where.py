@@ -18,7 +18,9 @@ Then ``-X importtime`` of the in-process way: the imports' own time by package (
 itself slows imports down: the shares count, not the sum).
 """
 
+import atexit
 import os  # only these before the child's first mark: the rest is imported where used
+import shutil
 import sys
 import time
 
@@ -260,6 +262,7 @@ def main():
     from fakes.http_server import FakeWeb
 
     tmp = tempfile.mkdtemp(prefix="bench-where-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     env = dict(os.environ)
     env.update(
         WEBSEARCH_WORKER_TMPDIR=os.path.join(tmp, "calltmp"),

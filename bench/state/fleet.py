@@ -20,7 +20,9 @@ requests it let through, and the run's wall time.
 """
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -36,6 +38,7 @@ from test_fleet import run_fleet, spacing  # noqa: E402
 
 def one(name, calls, url=None, retry_after="1"):
     tmp = tempfile.mkdtemp(prefix="bench-fleet-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     with brave_server.FakeBrave() as fake:
         fake.server.rate = 1.0
         fake.server.rate_retry_after = retry_after
@@ -73,7 +76,9 @@ def main():
     print("| --- | --- | --- | --- | --- | --- |")
     one("local, 429s without Retry-After", opts.calls, retry_after=None)
     one("local, 429s with Retry-After: 1", opts.calls)
-    server = RedisServer(tempfile.mkdtemp(prefix="bench-fleet-redis-")).start()
+    redis_dir = tempfile.mkdtemp(prefix="bench-fleet-redis-")
+    atexit.register(shutil.rmtree, redis_dir, True)
+    server = RedisServer(redis_dir).start()
     try:
         one("redis", opts.calls, url=server.url)
     finally:

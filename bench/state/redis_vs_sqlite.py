@@ -26,7 +26,9 @@ client this worker does not use (worker/state/resp.py says why).
 """
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -177,6 +179,7 @@ def main():
     if why:
         raise SystemExit(why)
     tmp = tempfile.mkdtemp(prefix="bench-state-")
+    atexit.register(shutil.rmtree, tmp, True)  # a bench leaves nothing in the temp folder
     server = RedisServer(os.path.join(tmp, "redis")).start()
     try:
         version = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()[2]
