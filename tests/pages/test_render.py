@@ -418,3 +418,31 @@ def test_a_named_browser_that_is_missing_is_a_clear_item_error(app, env):
     [it] = items(fetch(env, PRIV, app.url("/app/shell")))
     assert it["error"]["code"] == "needs_javascript" and time.monotonic() - started < 10
     assert any("/nonexistent/chrome" in w for w in it["warnings"]), it
+
+
+def test_a_killed_browser_leaves_no_singleton_folder_in_the_temp_folder(tmp_path):
+    # Chromium puts its profile's singleton socket in a folder of its own in the temp folder
+    # (org.chromium.Chromium.XXXXXX); killed, as every call's browser is, it left the folder there:
+    # one for every render
+    b = browser_mod.Browser(BROWSER, str(tmp_path / "profile"), "127.0.0.1:9")
+    link = tmp_path / "profile" / "SingletonSocket"
+    deadline = time.monotonic() + 30
+    while not os.path.islink(link) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        folder = os.path.dirname(os.readlink(link))
+        assert os.path.isdir(folder) and "SingletonSocket" in os.listdir(folder), folder
+    finally:
+        b.kill()
+    assert not os.path.exists(folder) and not (tmp_path / "profile").exists()
+
+
+def test_a_folder_the_link_names_is_removed_only_when_it_holds_the_singleton_alone(tmp_path):
+    profile, other = tmp_path / "profile", tmp_path / "other"
+    profile.mkdir()
+    other.mkdir()
+    (other / "SingletonSocket").write_text("")
+    (profile / "SingletonSocket").symlink_to(other / "SingletonSocket")
+    assert browser_mod._singleton_folder(str(profile)) == str(other)
+    (other / "notes.txt").write_text("mine")  # a link made to point at a folder of the user's
+    assert browser_mod._singleton_folder(str(profile)) is None

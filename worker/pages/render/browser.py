@@ -273,6 +273,9 @@ class Browser:
         return self.sandbox and any(said in tail for said in SANDBOX_REFUSED)
 
     def _remove_profile(self) -> None:
+        singleton = _singleton_folder(self.profile)
+        if singleton is not None:
+            shutil.rmtree(singleton, ignore_errors=True)
         # A dying process may still be finishing a write: try again until the directory stays gone.
         end = time.monotonic() + 2.0
         while True:
@@ -280,3 +283,24 @@ class Browser:
             if not os.path.exists(self.profile) or time.monotonic() > end:
                 return
             time.sleep(0.05)
+
+
+def _singleton_folder(profile: str) -> str | None:
+    """The folder Chromium made in the temp folder for the profile's singleton socket
+    (``/tmp/org.chromium.Chromium.XXXXXX``, linked from the profile's ``SingletonSocket``), or
+    None. A browser that is killed, as every call's is, leaves it behind: one a render. Only a
+    folder that holds nothing but the singleton's entries is named, so that no link can point
+    the removal elsewhere. (Chromium is not given the user's TMPDIR: a long one makes the
+    socket's path longer than a socket address holds, and Chromium will not start.)"""
+    try:
+        target = os.readlink(os.path.join(profile, "SingletonSocket"))
+    except OSError:
+        return None
+    folder = os.path.dirname(target)
+    if not os.path.isabs(target) or os.path.realpath(folder) == os.path.realpath(profile):
+        return None
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    return folder if names and all(name.startswith("Singleton") for name in names) else None
