@@ -293,9 +293,10 @@ def test_the_browser_inherits_no_secret_of_the_worker(app, tmp_path):
                     environ = f.read()
             except OSError:
                 continue  # a helper process that ended between the listing and the read
-            read += 1
-            assert b"PATH=" in environ, pid  # an environment was read, not an empty file
             assert b"secret" not in environ and b"EXA_API_KEY" not in environ, pid
+            # Chromium's helpers write their process title over the memory /proc reads as the
+            # environment: only an environment read as one counts as checked
+            read += b"PATH=" in environ
         assert read, "no browser process's environment could be read: nothing was checked"
     finally:
         proc.send_signal(signal.SIGTERM)

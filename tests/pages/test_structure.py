@@ -206,6 +206,29 @@ def test_a_data_table_the_extractor_kept_is_read_back_cell_by_cell():
     assert "Copyright" not in root.text_content() and "Home" not in root.text_content()
 
 
+def test_a_heading_alone_in_a_cell_is_a_header_cell_and_a_heading_with_its_section_a_layout():
+    # a review's table of platforms styles its header cells as <h3>: a data table, read back
+    # as a table; a cell that holds a heading and its section's text is a layout's column
+    from lxml import html as lhtml
+
+    from worker.pages.extract.project import layout_table, project
+
+    head = "<tr><td><h3>Platform</h3></td><td><h3>Rating</h3></td><td><h3>Feedback summary</h3></td></tr>"
+    rows = [["Brighterly", "4.4/5", "Parents appreciate the tutors"], ["Preply", "4.3/5", "Good for languages"]]
+    table = "<table>%s%s</table>" % (head, "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % c for c in r) for r in rows))
+    body = lhtml.fromstring(
+        "<html><body><article><p>%s</p><h2>Ratings</h2>%s<p>%s</p></article></body></html>"
+        % (ARTICLE_P[0], table, ARTICLE_P[1])
+    ).find("body")
+    assert not layout_table(body.find(".//table"))
+    text = "\n".join([ARTICLE_P[0], "Ratings", "Platform", "Rating", "Feedback summary"] + [" ".join(r) for r in rows])
+    root = project(body, text + "\n" + ARTICLE_P[1], "https://example.org/ratings")
+    assert root is not None and root.find(".//table") is not None
+    assert "| Platform | Rating | Feedback summary |" in render_fragment(lhtml.tostring(root, encoding=str))
+    column = lhtml.fromstring("<table><tr><td><h2>News</h2><p>%s</p></td><td>Menu</td></tr></table>" % ARTICLE_P[0])
+    assert layout_table(column)
+
+
 def test_a_paragraph_of_lines_broken_by_br_is_found_in_the_extractors_text():
     # libxml2's text of "a<br>b" is "ab"; the extractor's text breaks the line: a list of
     # sources one per line was never found, and the article's headings were lost with it

@@ -127,12 +127,16 @@ def units(root: HtmlElement) -> tuple[list[tuple[Any, str, str]], set[Any]]:
 
 
 def layout_table(el: HtmlElement) -> bool:
-    """Whether a table lays out the page (a table inside it, or a cell holding a heading or
-    a column's worth of text) rather than holding data."""
+    """Whether a table lays out the page (a table inside it, or a cell holding a heading and
+    its section, or a column's worth of text) rather than holding data. A cell that holds a
+    heading alone is a styled header cell (a review's table of platforms, ratings and summaries)."""
     if el.find(".//table") is not None:
         return True
     for cell in el.iter("td", "th"):
-        if cell.find(".//h1") is not None or cell.find(".//h2") is not None or cell.find(".//h3") is not None:
+        heading = cell.find(".//h1")
+        heading = heading if heading is not None else cell.find(".//h2")
+        heading = heading if heading is not None else cell.find(".//h3")
+        if heading is not None and _text(cell).split() != _text(heading).split():
             return True
         if len("".join(x for x in cell.itertext() if isinstance(x, str)).split()) > th.T.CELL_WORDS:
             return True
