@@ -140,11 +140,13 @@ def test_a_table_keeps_every_row_and_its_cells_blocks_joined():
     table = (
         "<table><tr><th>Step</th><th>Before</th><th>After</th></tr>"
         "<tr><td>restore</td><td><p>95 s</p><p>to 140 s</p></td><td>12 s</td></tr>"
-        "<tr><td>install</td><td>38 s</td><td>38 s</td></tr></table>"
+        "<tr><td>install</td><td>38 s</td><td>38 s</td></tr><tr><td>test<br>(4 jobs)</td><td>7<br> min</td>"
+        "<td>3 <br>min</td></tr></table>"
     )
     md = extract(_blog(table), "https://example.org/2024/05/faster-ci", "markdown")["text"]
     assert "| Step | Before | After |" in md
     assert "| restore | 95 s to 140 s | 12 s |" in md and "| install | 38 s | 38 s |" in md
+    assert "| test (4 jobs) | 7 min | 3 min |" in md  # a line break in a cell is one space
 
 
 def test_a_page_the_extractor_reads_as_one_paragraph_keeps_its_headings_and_lists():

@@ -219,6 +219,9 @@ def _indented(el: HtmlElement, authored: bool) -> bool:
     return next(kids[0].iter("ul", "ol", "pre", "table", "dl"), None) is not None
 
 
+_CELL_BREAK = re.compile(r" *\\?\n *")
+
+
 def _lays_out(table: HtmlElement) -> bool:
     """Whether a table's cells hold code of several lines, which no markdown table cell can
     hold: DocBook's questions and answers, two programs side by side; or the table is one
@@ -240,7 +243,8 @@ def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
             continue
         row = []
         for c in cells:
-            txt = _inline(c, markdown, authored, cell=True).replace("\n", " ").replace("  ", " ")
+            # a cell is one line: a line break in it (a hard break's "  \n") is one space
+            txt = _CELL_BREAK.sub(" ", _inline(c, markdown, authored, cell=True))
             row.append(txt.replace("|", "\\|") if markdown else txt)
         rows.append(row)
     if not rows:
