@@ -551,6 +551,30 @@ def test_a_list_a_kept_sentence_announces_is_the_sentences():
     assert md is not None and "Higher fees" not in md, md
 
 
+def test_a_long_list_of_prose_the_extractor_dropped_between_kept_paragraphs_is_read():
+    # trafilatura's precision rules drop a post's lists of prose whole ("Fixed Switches: ...");
+    # restored between the kept paragraphs, they outweighed the extractor's words and the
+    # page's markup was refused (MORE): its tree came back without them. A menu of links so
+    # placed still counts against MORE.
+    item = "<li><span></span>Point %d: a hot-swappable board lets you pull a switch and push in another one in seconds.</li>"
+    items = "".join(item % n for n in range(12))
+    main = "<p>%s</p><p>This meant:</p><ul>%s</ul><p>%s</p><ul>%s</ul><p>%s</p>" % (
+        ARTICLE_P[0],
+        items,
+        ARTICLE_P[1],
+        items.replace("Point", "Reason"),
+        ARTICLE_P[0],
+    )
+    md = _projected(main, "\n".join((ARTICLE_P[0], "This meant:", ARTICLE_P[1], ARTICLE_P[0])))
+    assert md is not None and "- Point 11: a hot-swappable" in md and "- Reason 11: a hot-swappable" in md, md
+    links = "".join(
+        "<li><a href='https://blog%d.example.net/'>Favorite creativity blog number %d</a></li>" % (n, n)
+        for n in range(40)
+    )
+    main = "<p>%s</p><ul>%s</ul><p>%s</p>" % (ARTICLE_P[0], links, ARTICLE_P[1])
+    assert _projected(main, "\n".join((ARTICLE_P[0], ARTICLE_P[1]))) is None
+
+
 def test_a_sections_heading_heads_its_text_past_a_figure():
     # WordPress: <h2>, then div.wp-block-image > figure > img + figcaption, then the text
     figure = "<div class='wp-block-image'><figure><img src='/a.png'><figcaption>Image credit: Alamo</figcaption></figure></div>"

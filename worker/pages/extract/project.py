@@ -24,8 +24,9 @@ page's order, and those elements are what is rendered:
    layout's column, whose lists are menus and headlines). So is a heading right before a
    kept unit, or alone in the wrappers right before it: it names what follows.
 4. The page's body without the other units is rendered. Used only when it holds nearly
-   all of the extractor's words (NEAR) and not many more (MORE): otherwise the extractor's
-   own tree is rendered, as before.
+   all of the extractor's words (NEAR) and not many more (MORE), the lists of step 3 that
+   are prose and the lists a kept sentence announces aside: otherwise the extractor's own
+   tree is rendered, as before.
 
 Pure functions over lxml trees; no I/O.
 """
@@ -241,7 +242,8 @@ def chosen(
     items: list[tuple[Any, str, str]], text: str, host: str | None = None, announced: set[int] | None = None
 ) -> list[bool]:
     """Which units are the extractor's (steps 2 and 3 of the module's doc); the indices of
-    the list items kept because a kept sentence announces their list go into announced."""
+    the list items kept because a kept sentence announces their list, or kept between two
+    kept units and not links, go into announced."""
     from collections import Counter
 
     flat = _norm(text)
@@ -290,6 +292,8 @@ def chosen(
         if between and not linked and not _in_cell(items[i][0]):
             for k in range(i, j):
                 keep[k] = True
+                if announced is not None and _tag(items[k][0]) == "li" and not _links(items[k][0]):
+                    announced.add(k)
         elif j < len(items) and keep[j] and (linked or not between):
             # a section's heading right before the section's kept text (after a list of links
             # to the site too: a table of contents), and the headings of the sections around it
@@ -514,7 +518,8 @@ def _project(body: HtmlElement, text: str, url: str | None) -> HtmlElement | Non
     keep = chosen(items, text, host, announced)
     # the kept units' words against the extractor's, before any rendering (a unit's text is
     # what render gives of it, up to white space); a list a kept sentence announces is the
-    # sentence's, however long, and does not count against MORE
+    # sentence's, however long, and so is a list of prose between two kept paragraphs (the
+    # extractor's precision rules drop such lists whole): neither counts against MORE
     have = _WORD.findall(" ".join(s for n, ((_, _, s), k) in enumerate(zip(items, keep)) if k and n not in announced))
     want = _WORD.findall(text)
     if not want or len(have) > th.T.MORE * len(want) or len(have) < th.T.NEAR * len(want):
