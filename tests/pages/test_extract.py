@@ -1241,7 +1241,7 @@ def test_lines_about_the_page_at_its_end_are_not_its_content():
 def test_a_class_that_keeps_an_element_out_of_the_chrome_does_not_name_it_chrome():
     from lxml.html import fragment_fromstring
 
-    from worker.pages.extract.region import chrome_named
+    from worker.pages.extract.names import chrome_named
 
     def named(cls):
         return chrome_named(fragment_fromstring("<h3 class='%s'>Hello, world!</h3>" % cls))
@@ -1311,7 +1311,7 @@ def test_a_landmark_of_links_is_a_menu_however_long_unless_it_is_the_whole_page(
 def test_a_section_named_after_its_own_heading_is_content_whatever_the_name():
     from lxml.html import fragment_fromstring
 
-    from worker.pages.extract.region import chrome_named
+    from worker.pages.extract.names import chrome_named
 
     assert not chrome_named(fragment_fromstring("<section id='cookies'><h2>Cookies</h2><p>Read them.</p></section>"))
     assert chrome_named(fragment_fromstring("<section id='cookies'><p>We use cookies.</p></section>"))

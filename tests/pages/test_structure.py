@@ -671,3 +671,24 @@ def test_an_element_named_a_menu_that_holds_prose_is_content():
     text = root.text_content()
     assert "Financial fraud" in text and "place a fraud alert" in text, text
     assert "Section number" not in text and ARTICLE_P[1] not in text, text
+
+
+def test_an_entrys_header_in_an_article_is_its_title_not_the_sites_banner():
+    # a listicle's products: <article><header><h3>Navee GT3</h3></header>...; HTML gives a header
+    # inside an article or a section no banner role. The site's header, and an article's title
+    # block (its h1, byline and date), are still chrome.
+    from lxml import html as lhtml
+
+    from worker.pages.extract import region
+
+    entry = "<article class='listicle-item'><header><h3><a href='/p/%s'>%s</a></h3><span>Best value</span></header><p>%s</p></article>"
+    root = lhtml.fromstring(
+        "<div><header><a href='/'>Home</a> <a href='/shop'>Shop</a></header>"
+        "<article><header><h1>Best scooters</h1><span>By Ann Lee, May 2025</span></header><p>%s</p>%s%s</article></div>"
+        % (ARTICLE_P[0], entry % ("gt3", "Navee GT3", ARTICLE_P[1]), entry % ("kqi", "NIU KQi 100F", ARTICLE_P[1]))
+    )
+    region.prune_chrome(root)
+    heads = [h.text_content() for h in root.iter("h3")]
+    assert heads == ["Navee GT3", "NIU KQi 100F"], heads
+    text = root.text_content()
+    assert "Home" not in text and "By Ann Lee" not in text, text

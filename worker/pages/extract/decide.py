@@ -190,7 +190,7 @@ def marks_landmarks(tree: HtmlElement) -> bool:
     them, as most pages before HTML5 (a table layout), gives a region that still holds
     its menus, teasers and comments: longer than the article, but not with more of it.
     """
-    from .region import LANDMARK_ROLES, LANDMARKS
+    from .names import LANDMARK_ROLES, LANDMARKS
 
     if tree.xpath("boolean(//%s)" % " | //".join(LANDMARKS)):
         return True

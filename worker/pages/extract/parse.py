@@ -65,7 +65,8 @@ def cheap_text(tree: HtmlElement, fmt: str) -> str:
     from lxml import etree
 
     from .escape import escape_line_start, md_escape
-    from .region import LANDMARKS, NEVER_TEXT
+    from .names import LANDMARKS
+    from .region import NEVER_TEXT
     from .render import BLOCK
 
     body = tree.find(".//body")

@@ -97,7 +97,7 @@ def is_extra(el: HtmlElement) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # asked of every block of a shop's page, whose class names repeat
 def _extra_names(names: str) -> bool:
-    from .region import class_parts
+    from .names import class_parts
 
     for name in names.split():
         if any(p in EXTRA_PARTS for p in class_parts(name, camel=True)):
@@ -267,7 +267,7 @@ PRODUCT_BLOCK_PARTS = frozenset("meta metafield metafields expand expander expan
 
 @functools.lru_cache(maxsize=4096)
 def _product_block_name(names: str) -> bool:
-    from .region import class_parts
+    from .names import class_parts
 
     return any(p in PRODUCT_BLOCK_PARTS for name in names.split() for p in class_parts(name, camel=True))
 
@@ -332,7 +332,7 @@ def _chrome(el: HtmlElement) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
 def _chrome_name(names: str) -> bool:
-    from .region import class_parts
+    from .names import class_parts
 
     for name in names.split():
         parts = class_parts(name, camel=True)

@@ -22,12 +22,12 @@ Pure functions over an lxml tree (which they copy); no I/O.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
 
 from . import thresholds as th
+from .names import HEADINGS, LANDMARK_ROLES, LANDMARKS, chrome_named, class_parts, named_for_links, sections_header
 from .tree import drop, names_code, word_count, words_over
 
 TYPE_CHECKING = False
@@ -58,78 +58,8 @@ NEVER_TEXT = (
     "meta",
     "head",
 )
-LANDMARKS = ("nav", "header", "footer", "aside")
-LANDMARK_ROLES = {
-    "navigation",
-    "banner",
-    "contentinfo",
-    "complementary",
-    "search",
-    "dialog",
-    "alertdialog",
-    "menu",
-    "menubar",
-    "toolbar",
-}
-# Class names and ids that name page chrome, when the word starts or ends the name
-# ("site-footer", "cookie-banner", "share-buttons"): a word in the middle of a
-# framework's long class name ("ast-default-menu-enable") says nothing.
-CHROME_WORDS = frozenset(
-    """
-nav navbar navigation menu menubar breadcrumb breadcrumbs cookie cookies consent gdpr share sharing
-social newsletter subscribe signup related recommended suggested similar popular trending pagination
-pager skip
-advert advertisement ads sponsored promo toolbar sidebar masthead footer topbar modal popup overlay
-toc login search searchbox
-""".split()
-)
-NEGATIONS = frozenset(("no", "not", "hide", "exclude", "without"))
-_NAME_PARTS = re.compile(r"[-_]+")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"\w+")
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-
-
-def class_parts(name: str, camel: bool = False) -> list[str]:
-    """The lower-case words of one class name or id, split at "-" and "_" and, with
-    camel, at camelCase humps ("newsletterSignup" -> [newsletter, signup])."""
-    if camel:
-        name = _CAMEL.sub("-", name)
-    return [p for p in _NAME_PARTS.split(name.lower()) if p]
-
-
-def chrome_named(el: HtmlElement) -> bool:
-    """Whether a class name or the id of el names page chrome (see CHROME_WORDS); not
-    an id made from el's own heading (documentation tools name each section after its
-    title: a section headed "Cookies" is no cookie banner)."""
-    ident = el.get("id") or ""
-    names = el.get("class") or ""
-    if not (names or ident):
-        return False  # most elements: nothing to read
-    for name in (names + " " + ident).split():
-        parts = _chrome_parts(name)
-        if parts is not None:
-            if name == ident and _named_by_heading(el, parts):
-                continue
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=4096)  # pages repeat their class names thousands of times
-def _chrome_parts(name: str) -> list[str] | None:
-    """The words of name (class_parts) when they name chrome, else None. The list is
-    shared between calls: not to be changed."""
-    parts = class_parts(name)
-    if not parts or parts[0] in NEGATIONS:
-        return None  # "hide-from-toc", "no-toc": kept out of the chrome, not chrome
-    return parts if parts[0] in CHROME_WORDS or parts[-1] in CHROME_WORDS else None
-
-
-def _named_by_heading(el: HtmlElement, parts: list[str]) -> bool:
-    """Whether el's first heading child reads as parts, the words of its id."""
-    for child in el.iterchildren(*HEADINGS):
-        return _WORD.findall(child.text_content().lower()) == parts
-    return False
 
 
 def hidden(el: HtmlElement) -> bool:
@@ -279,7 +209,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             continue
         tag = el.tag
         role = (el.get("role") or "").lower()
-        if tag in LANDMARKS or role in LANDMARK_ROLES:
+        if (tag in LANDMARKS or role in LANDMARK_ROLES) and not sections_header(el, role):
             doom = not words_over(el, most) or _all_links(el, total)
         elif tag not in ("body", "main", "article") and chrome_named(el):
             doom = not words_over(el, most) and not _prose_named_for_links(el)
@@ -298,19 +228,11 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
         drop(el)
 
 
-# Chrome words that say an element holds links: one so named that holds prose is content (a Webflow
-# tab menu holding an FAQ's answers). Other chrome words (sidebar, footer) name prose that is chrome.
-LINK_CHROME_WORDS = frozenset(
-    "nav navbar navigation menu menubar toolbar pagination pager breadcrumb breadcrumbs".split()
-)
-
-
 def _prose_named_for_links(el: HtmlElement) -> bool:
-    """Whether el is named only for links (LINK_CHROME_WORDS) and reads as prose, not links."""
-    for name in ((el.get("class") or "") + " " + (el.get("id") or "")).split():
-        parts = _chrome_parts(name)
-        if parts is not None and parts[0] not in LINK_CHROME_WORDS and parts[-1] not in LINK_CHROME_WORDS:
-            return False
+    """Whether el is named only for links (names.named_for_links) and reads as prose: paragraphs of
+    sentences, few of its words in links (a Webflow tab menu holding an FAQ's answers)."""
+    if not named_for_links(el):
+        return False
     paragraphs = sum(1 for p in el.iter("p") if _tokens(p.text_content()) >= th.T.PROSE_PARAGRAPH_WORDS)
     return paragraphs >= 2 and link_share(el) < th.T.PROSE_LINK_SHARE
 
@@ -354,7 +276,6 @@ OTHER_CONTENT_HEADING = re.compile(
     r"share this( \w+)?|share)",
     re.I,
 )
-HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 def _announces_other_content(h: HtmlElement) -> bool:
