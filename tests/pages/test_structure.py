@@ -692,3 +692,26 @@ def test_an_entrys_header_in_an_article_is_its_title_not_the_sites_banner():
     assert heads == ["Navee GT3", "NIU KQi 100F"], heads
     text = root.text_content()
     assert "Home" not in text and "By Ann Lee" not in text, text
+
+
+def test_an_article_with_its_comments_is_an_article_on_a_tie_with_a_forum():
+    # a blog post that says it is an article (og:type) with as many words again in signed, dated
+    # comments: the comments' run makes it a forum as much as its og:type an article, and a page
+    # of running prose is the article (its comments follow it), not a thread without posts
+    from worker.pages.extract.decide import page_type
+    from worker.pages.extract.parse import parse
+
+    comment = (
+        "<li class='comment'><div class='comment-author'>Reader %d</div><time>August %d, 2025 at 9:%02d am</time>"
+        "<p>Thanks for the review of the calculators; I have used two of them for years and I agree"
+        " with most of what you found about their limits and their prices.</p></li>"
+    )
+    comments = "<ol class='comment-list'>%s</ol>" % "".join(comment % (n, n + 1, n) for n in range(8))
+    html = page(
+        "<main><article><h1>Retirement calculators</h1>%s</article><section id='comments'>%s</section></main>"
+        % ("".join("<p>%s</p>" % p for p in ARTICLE_P), comments)
+    )
+    kind, _, _ = page_type(parse(html), "https://example.org/best-retirement-calculators/", "article")
+    assert kind == "article"
+    # without the page's own word for it, the comments' run still names a forum
+    assert page_type(parse(html), "https://example.org/best-retirement-calculators/", None)[0] == "forum"

@@ -373,7 +373,7 @@ def page_type(
     (its URL's shape, its og:type, or a bare schema.org Article): publishing systems
     set those on every page, index pages too. Other kinds' evidence counts as strong.
     """
-    from .pagetype import add_markup, corroborate, evidence, pick, settled, url_evidence
+    from .pagetype import add_markup, corroborate, evidence, pick, reads_as_article, settled, url_evidence
 
     facts: dict[str, Any] = {}
     score = evidence(tree, url, og_type, facts, canonical, markup=False)
@@ -384,6 +384,8 @@ def page_type(
     add_markup(tree, score, facts)
     corroborate(score, urls, tree)
     kind = pick(score)
+    if kind == "forum" and 0 < score["article"] == score["forum"] and reads_as_article(tree):
+        kind = "article"
     if score[kind] <= 0:
         return kind, "none", facts
     if kind == "article" and score[kind] <= th.T.WEAK_ARTICLE:
