@@ -134,9 +134,7 @@ def layout_table(el: HtmlElement) -> bool:
     if el.find(".//table") is not None:
         return True
     for cell in el.iter("td", "th"):
-        heading = cell.find(".//h1")
-        heading = heading if heading is not None else cell.find(".//h2")
-        heading = heading if heading is not None else cell.find(".//h3")
+        heading = next(cell.iter("h1", "h2", "h3"), None)
         if heading is not None and _text(cell).split() != _text(heading).split():
             return True
         if len("".join(x for x in cell.itertext() if isinstance(x, str)).split()) > th.T.CELL_WORDS:
