@@ -263,3 +263,34 @@ def test_space_at_an_emphasis_edge_goes_outside_its_marks():
     md = render_fragment("<p><em class='property'>class </em>concurrent.futures.Executor(<em>max_workers</em>)</p>")
     assert md == "*class* concurrent.futures.Executor(*max_workers*)"
     assert render_fragment("<p>a<b> bold </b>b and <b>c <i>d </i></b>e</p>") == "a **bold** b and **c *d*** e"
+
+
+def test_an_address_is_linked_once_and_later_links_to_it_are_their_text():
+    ref = "https://docs.example.org/library/logging.html#logging.Logger.debug"
+    other = "https://docs.example.org/library/warnings.html"
+    html = (
+        "<p>Call <a href='%s'><code>debug()</code></a> for detail.</p>"
+        "<ul><li>A list item names <a href='%s'>debug</a> again.</li><li><a href='%s'>warnings</a></li></ul>"
+        "<table><tr><th>Task</th><th>Tool</th></tr><tr><td>Detail</td><td><a href='%s'>debug()</a></td></tr>"
+        "<tr><td>Warn</td><td><a href='%s'>warn()</a></td></tr></table>"
+    ) % (ref, ref, other, ref, other)
+    md = render_fragment(html)
+    assert md.count("](%s)" % ref) == 1 and md.count("](%s)" % other) == 1
+    assert "[`debug()`](%s)" % ref in md  # the first mention keeps the address
+    assert "- A list item names debug again." in md and "| Detail | debug() |" in md and "| Warn | warn() |" in md
+    assert parsed_words(md) == WORD.findall(render_fragment(html, markdown=False))
+
+
+def test_a_link_that_shows_nothing_or_points_into_the_page_is_no_link():
+    url = "https://news.example.org/2026/11/harbour-opens"
+    body = " ".join("The new harbour opened on Monday after four years of building work." for _ in range(6))
+    page = (
+        "<html><head><title>Harbour opens</title></head><body><article><h1>Harbour opens</h1>"
+        "<p>%s <a href='%s#comments'>Read the comments</a> or <a href='#top'>go up</a>.</p>"
+        "<p>%s The <a href='https://city.example.org/port'>port authority</a> runs it."
+        " <a href='https://city.example.org/port/map'> </a></p><p>%s</p></article></body></html>"
+    ) % (body, url, body, body)
+    md = extract(page, url=url, fmt="markdown")["text"]
+    assert "[port authority](https://city.example.org/port)" in md
+    assert "Read the comments" in md and "#comments" not in md and "#top" not in md
+    assert "/port/map" not in md and "[ ]" not in md

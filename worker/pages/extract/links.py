@@ -12,6 +12,12 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
 
+def in_page(href: str, url: str) -> bool:
+    """Whether an absolute href is a place on the page at url ("page.html#section")."""
+    at = href.find("#")
+    return at >= 0 and href[:at] == url.split("#", 1)[0]
+
+
 def page_anchors(tree: HtmlElement, url: str | None, limit: int = 2000) -> dict[str, str]:
     """{anchor text: absolute href} for the page's links, first occurrence wins."""
     import re
@@ -32,6 +38,8 @@ def page_anchors(tree: HtmlElement, url: str | None, limit: int = 2000) -> dict[
                 href = urljoin(url, href)
             except ValueError:
                 continue
+            if in_page(href, url):
+                continue  # a place on this page, written out in full: no link for a reader
         if re.match(r"^(https?:|mailto:|/)", href) or not url:
             out[text] = href
     return out

@@ -27,6 +27,7 @@ import math
 import re
 
 from . import thresholds as th
+from .links import in_page
 from .names import HEADINGS, LANDMARK_ROLES, LANDMARKS, chrome_named, class_parts, named_for_links, sections_header
 from .tree import drop, names_code, word_count, words_over
 
@@ -445,7 +446,8 @@ def drop_page_footer(root: HtmlElement) -> None:
 
 
 def absolute_links(root: HtmlElement, url: str | None) -> None:
-    """Make root's link targets absolute against url; drop in-page and script targets.
+    """Make root's link targets absolute against url; drop in-page and script targets (a
+    link to a place on the page itself, written out in full, is in-page too).
 
     lxml's make_links_absolute runs urljoin on every link (3 s on a page of 60,000
     links); most hrefs are already absolute or rooted, which string work settles.
@@ -464,17 +466,24 @@ def absolute_links(root: HtmlElement, url: str | None) -> None:
         if not href or href.startswith(("#", "javascript:", "data:")):
             a.attrib.pop("href", None)  # in-page and script links are not links for a reader
             continue
-        if not url or href.startswith(("http://", "https://", "mailto:")):
+        if not url or href.startswith("mailto:"):
             continue
         try:
-            if href.startswith("//"):
-                a.set("href", scheme + ":" + href)
+            if href.startswith(("http://", "https://")):
+                pass
+            elif href.startswith("//"):
+                href = scheme + ":" + href
             elif href.startswith("/"):
-                a.set("href", origin + href)
+                href = origin + href
             else:
-                a.set("href", urljoin(url, href))
+                href = urljoin(url, href)
         except (ValueError, TypeError):
             a.attrib.pop("href", None)
+            continue
+        if in_page(href, url):
+            a.attrib.pop("href", None)
+        else:
+            a.set("href", href)
 
 
 ENTRY_TAGS = ("article", "div", "li", "section")  # not table rows: a table stays a table

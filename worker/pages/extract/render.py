@@ -78,7 +78,13 @@ _md_escape = md_escape
 
 
 def _walk_inline(
-    el: HtmlElement, markdown: bool, out: list[str], depth: int, authored: bool = False, cell: bool = False
+    el: HtmlElement,
+    markdown: bool,
+    out: list[str],
+    depth: int,
+    authored: bool = False,
+    cell: bool = False,
+    linked: set[str] | None = None,
 ) -> None:
     """Inline rendering of el's content (not el's own tail), into out."""
     # explicit stack of (kind, payload): "node" elements to open, "str" literal strings
@@ -123,7 +129,7 @@ def _walk_inline(
             continue
         if markdown:
             href = n.get("href") if t == "a" else None
-            if href and not href.startswith(("javascript:", "#")) and not _BRACKETED.search(_text(n)):
+            if href and not href.startswith(("javascript:", "#")) and _links_anew(n, href, authored, linked):
                 out.append("[")
                 stack.append(("str", "](%s)" % md_url(href), d))
                 stack.append(("children", n, d))
@@ -173,6 +179,23 @@ def _walk_inline(
         stack.append(("children", n, d))
 
 
+def _links_anew(a: HtmlElement, href: str, authored: bool, linked: set[str] | None) -> bool:
+    """Whether a link is written as a markdown link, not as its text alone. Not when its text
+    holds brackets ("[1]", a footnote's number: they would read as a link inside the link),
+    nor when it shows nothing (an icon's link beside the entry's title, which links too), nor
+    when its address was written before in the same text: a docs page links a function at
+    every mention, and each copy of the address costs the reader a dozen tokens and tells it
+    nothing new."""
+    text = _text(a)
+    if _BRACKETED.search(text) or not (text.strip() or (authored and a.find(".//img") is not None)):
+        return False
+    if linked is not None:
+        if href in linked:
+            return False
+        linked.add(href)
+    return True
+
+
 def _image(el: HtmlElement, markdown: bool) -> str:
     """An <img> as markdown's image (its alt text and address), or its alt text in brackets."""
     alt = _squash(el.get("alt") or "").strip() or "image"
@@ -183,9 +206,11 @@ def _image(el: HtmlElement, markdown: bool) -> str:
     return "![%s](%s)" % (alt, md_url(el.get("src")))
 
 
-def _inline(el: HtmlElement, markdown: bool, authored: bool = False, cell: bool = False) -> str:
+def _inline(
+    el: HtmlElement, markdown: bool, authored: bool = False, cell: bool = False, linked: set[str] | None = None
+) -> str:
     out: list[str] = []
-    _walk_inline(el, markdown, out, 0, authored, cell)
+    _walk_inline(el, markdown, out, 0, authored, cell, linked)
     s = "".join(out)
     if cell and markdown and "*" in s:
         s = _LONE_STAR.sub(r"\\*", s)  # a cell's or an item's line is read by stripping tools too
@@ -235,7 +260,7 @@ def _lays_out(table: HtmlElement) -> bool:
     )
 
 
-def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
+def _table(el: HtmlElement, markdown: bool, authored: bool = False, linked: set[str] | None = None) -> str:
     rows = []
     for tr in el.iter("tr"):
         cells = [c for c in tr if _tag(c) in ("td", "th")]
@@ -244,7 +269,7 @@ def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
         row = []
         for c in cells:
             # a cell is one line: a line break in it (a hard break's "  \n") is one space
-            txt = _CELL_BREAK.sub(" ", _inline(c, markdown, authored, cell=True))
+            txt = _CELL_BREAK.sub(" ", _inline(c, markdown, authored, True, linked))
             row.append(txt.replace("|", "\\|") if markdown else txt)
         rows.append(row)
     if not rows:
@@ -258,7 +283,7 @@ def _table(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -> str:
+def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False, linked: set[str] | None = None) -> str:
     ordered = _tag(el) == "ol"
     lines: list[str] = []
     n = 0
@@ -268,11 +293,11 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
             # as a block among the items, without a marker; a list put straight in the list
             # (Squarespace's ul > ul) is indented as the previous item's
             if _tag(li) in ("ul", "ol"):
-                sub = _list(li, markdown, depth + (1 if n else 0), authored)
+                sub = _list(li, markdown, depth + (1 if n else 0), authored, linked)
                 if sub:
                     lines.append(sub)
             elif _tag(li) is not None and _tag(li) not in SKIP:
-                block = render(li, markdown, authored=authored)
+                block = render(li, markdown, authored=authored, linked=linked)
                 if block:
                     if lines and lines[-1]:
                         lines.append("")
@@ -296,7 +321,7 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
         if _has_block_child(li):
             # an item of paragraphs, code blocks or tables: its blocks as blocks, the lines
             # after the first indented under the marker, as CommonMark reads an item's content
-            inner = render_children(li, markdown, authored)
+            inner = render_children(li, markdown, authored, linked)
             if inner and markdown and inner.startswith("#"):
                 # an item that opens with a heading is a card (a feature, a course, a
                 # step): read as the section it shows, its heading a heading
@@ -309,12 +334,12 @@ def _list(el: HtmlElement, markdown: bool, depth: int, authored: bool = False) -
                 lines.append("  " * depth + marker + first)
                 lines.extend(pad + line if line.strip() else "" for line in rest)
         else:
-            text = _inline(li, markdown, authored, cell=True)
+            text = _inline(li, markdown, authored, True, linked)
             if text:
                 text = text.replace("  \n", " ").replace("\n", " ")
                 lines.append("  " * depth + marker + (escape_line_start(text) if markdown else text))
         for c in nested:
-            sub = _list(c, markdown, depth + 1, authored)
+            sub = _list(c, markdown, depth + 1, authored, linked)
             if sub:
                 lines.append(sub)
         for span in added:
@@ -335,7 +360,7 @@ def _txt_el(parent: HtmlElement, text: str) -> HtmlElement:
     return span
 
 
-def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) -> str:
+def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False, linked: set[str] | None = None) -> str:
     """Render an lxml element tree as markdown (or plain text when markdown=False).
 
     On a page, images and the <br>s inside paragraphs are mostly layout, and text is
@@ -343,8 +368,13 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
     lose their markers. In what a person wrote (``authored``: an API's post body) they
     are the author's: an <img> is its markdown image (or "[alt]" in text), and text
     keeps the lines of <br>s and the "- ", "1. " and "> " of lists and quotes.
+
+    In markdown an address is written once: a later link to it is its text (linked holds the
+    addresses written so far, shared by the parts of one rendering).
     """
     out = _Out(markdown)
+    if linked is None:
+        linked = set()
     # iterative walk: ("open", el, depth) and ("tail", text)
     stack = [("open", root, 0)]
     while stack:
@@ -374,19 +404,19 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             out.block(pre(el, markdown))
             continue
         if t == "table" and el.find(".//table") is None and not _lays_out(el):
-            out.block(_table(el, markdown, authored))
+            out.block(_table(el, markdown, authored, linked))
             continue
         # a table holding tables or blocks of code is a page's layout, not data: its cells
         # read as blocks (as a data table, each outer cell would repeat the inner tables'
         # text, and a block of code would be one cell's run of words)
         if t in ("ul", "ol"):
-            out.block(_list(el, markdown, 0, authored))
+            out.block(_list(el, markdown, 0, authored, linked))
             continue
         if t == "hr":
             out.block("---" if markdown else "")
             continue
         if t == "blockquote" and (markdown or authored):
-            inner = render_children(el, markdown, authored)
+            inner = render_children(el, markdown, authored, linked)
             if inner and (el.find(".//table") is not None or _indented(el, authored)):
                 # docs generators (Sphinx, docutils) indent a table, a list or a section's
                 # body with a blockquote: it is the text as it stands, and a table or a list
@@ -397,7 +427,7 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
             continue
         if t in BLOCK and not _has_block_child(el):
             out.flush()
-            txt = _inline(el, markdown, authored)
+            txt = _inline(el, markdown, authored, linked=linked)
             if txt:
                 out.block("  \n".join(escape_line_start(x) for x in txt.split("  \n")) if markdown else txt)
             continue
@@ -425,14 +455,14 @@ def render(root: HtmlElement, markdown: bool = True, *, authored: bool = False) 
     return out.result("\n\n").strip()
 
 
-def render_children(el: HtmlElement, markdown: bool, authored: bool = False) -> str:
+def render_children(el: HtmlElement, markdown: bool, authored: bool = False, linked: set[str] | None = None) -> str:
     from lxml.html import Element
 
     wrapper = Element("div")
     wrapper.text = el.text
     for c in list(el):
         wrapper.append(_copy(c))
-    return render(wrapper, markdown, authored=authored)
+    return render(wrapper, markdown, authored=authored, linked=linked)
 
 
 def _copy(el: HtmlElement) -> HtmlElement:
