@@ -45,6 +45,27 @@ def test_sphinx_permalinks_are_not_part_of_the_heading():
     assert "¶" not in md and "(#x)" not in md
 
 
+def test_a_heading_whose_text_links_back_to_the_contents_keeps_its_words():
+    # docutils' "contents" directive links each heading back to its entry: the link is the
+    # heading's whole text, and its class names a table of contents (Python's FAQs)
+    faq = "".join(
+        '<section id="q%d"><h2><a class="toc-backref" href="#id%d" role="doc-backlink">Why is question %d asked?</a>'
+        '<a class="headerlink" href="#q%d">¶</a></h2><p>%s</p><pre>x = %d\nprint(x)</pre></section>'
+        % (i, i, i, i, PROSE, i)
+        for i in range(4)
+    )
+    contents = '<nav class="contents" id="contents"><p class="topic-title">Contents</p><ul>%s</ul></nav>' % "".join(
+        '<li><a class="reference internal" href="#q%d" id="id%d">Why is question %d asked?</a></li>' % (i, i, i)
+        for i in range(4)
+    )
+    body = '<div role="main"><section id="faq"><h1>Design FAQ</h1>%s%s</section></div>' % (contents, faq)
+    got = extract(page(body), "https://docs.example.org/3/faq/design.html", "markdown")
+    md = got["text"]
+    assert got["page_type"] == "documentation"  # read as its region, where the chrome is pruned
+    assert "## Why is question 2 asked?" in md.split("\n")
+    assert "¶" not in md
+
+
 def test_a_permalink_of_a_zero_width_space_is_not_part_of_the_heading():
     # Docusaurus's hash link holds a zero-width space, which str.strip keeps
     body = '<article><h2 id="f">Features<a class="hash-link" href="#f">\u200b</a></h2><p>%s</p></article>' % PROSE

@@ -219,6 +219,8 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
                 (tag in ("ul", "ol") and _is_menu(el) and not _references(el))
                 or (tag in ("div", "p", "section") and _is_link_bar(el))
             ) and not _toctree(el)
+        if doom and _in_heading(el, root):
+            doom = False  # a heading's words are the heading: Sphinx's "toc-backref" link is its whole text
         if doom:
             doomed.append(el)
             resume = _after(el, root)
@@ -227,6 +229,16 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             skipping = True
     for el in doomed:
         drop(el)
+
+
+def _in_heading(el: HtmlElement, root: HtmlElement) -> bool:
+    """Whether el lies inside a heading (h1-h6) below root."""
+    for anc in el.iterancestors():
+        if anc is root:
+            return False
+        if anc.tag in HEADINGS:
+            return True
+    return False
 
 
 def _prose_named_for_links(el: HtmlElement) -> bool:
