@@ -230,3 +230,18 @@ def test_a_passage_the_page_says_again_is_shown_once():
     assert view is not None
     assert view["content"].count(note) == 1, view["content"]
     assert answer in view["content"], view["content"]
+
+
+def test_a_block_in_a_section_about_the_question_outranks_a_like_block_elsewhere():
+    # both blocks say "winter" alone; the answer's section speaks of the island's ferry
+    answer = "In winter only the small boat runs across, once a day at nine in the morning."
+    text = page(
+        {
+            10: "In winter the harbour office shuts at four.",
+            40: "The island ferry leaves from the harbour and crosses in forty minutes.",
+            42: answer,
+        },
+        {i: "## Part %d" % i for i in range(0, 60, 4)},
+    )
+    view = focus.focused(text, "which ferry goes to the island in winter", 200)
+    assert answer in view["content"] and "office shuts" not in view["content"]

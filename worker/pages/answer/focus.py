@@ -35,6 +35,7 @@ HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
 PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
 SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
+SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
 K1, B = 1.2, 0.5
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -391,7 +392,7 @@ def score(
     text: str, query: str, weights: dict[str, float] | None = None
 ) -> tuple[dict[tuple[int, int], float], Outline]:
     """{(start, end): score} of the blocks that hold a term of ``query`` (themselves, in their
-    headings, or in the block before them), and the text's outline.  ``weights``: a factor for
+    headings, or in the block before them), lifted by their section's score, and the text's outline.  ``weights``: a factor for
     some terms' weight (worker.site.passages: how rare the term is among the pages read)."""
     words = terms(query)
     outline = Outline(text)
@@ -444,6 +445,7 @@ def score(
         nxt = finder.after(k[1])
         if nxt is not None:
             previous[nxt] = own[k]
+    sections = _section_scores(text, outline, counts, len(words)) if SECTION_WEIGHT else {}
     outline.signatures = sigs = signatures(text) if SIGNATURE_WEIGHT else []
     sig_starts = [a for a, _ in sigs]
     for k in candidates:
@@ -467,8 +469,40 @@ def score(
         coverage = sum(idf[t] for t in c)
         extra = sum(v for t, v in context.items() if t not in c)
         s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
+        s += SECTION_WEIGHT * sections.get(h, 0.0)
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
+
+
+def _section_scores(
+    text: str, outline: Outline, counts: dict[tuple[int, int], dict[int, int]], n_terms: int
+) -> dict[int, float]:
+    """{heading index: score} of the sections that hold a term: each section (a heading and the
+    text up to the next heading) scored BM25-style as one block among the page's sections. A
+    section about the question lifts each of its blocks, also one that does not repeat the
+    question's words (the answer right under "Why isn't there a switch statement?")."""
+    found: dict[int, dict[int, int]] = {}
+    for k, c in counts.items():
+        h = outline.at(k[0])
+        if h >= 0:
+            into = found.setdefault(h, {})
+            for t, f in c.items():
+                into[t] = into.get(t, 0) + f
+    if not found:
+        return {}
+    n = len(outline.starts) + 1  # the text before the first heading is a section too
+    df = [0] * n_terms
+    for c in found.values():
+        for t in c:
+            df[t] += 1
+    idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
+    ends = outline.starts[1:] + [len(text)]
+    avg = len(text) / n
+    out = {}
+    for h, c in found.items():
+        norm = K1 * (1 - B + B * (ends[h] - outline.starts[h]) / avg)
+        out[h] = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in c.items())
+    return out
 
 
 def signature_above(text: str, outline: Outline, start: int, end: int) -> tuple[int, int] | None:
