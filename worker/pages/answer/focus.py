@@ -392,8 +392,9 @@ def score(
     text: str, query: str, weights: dict[str, float] | None = None
 ) -> tuple[dict[tuple[int, int], float], Outline]:
     """{(start, end): score} of the blocks that hold a term of ``query`` (themselves, in their
-    headings, or in the block before them), lifted by their section's score, and the text's outline.  ``weights``: a factor for
-    some terms' weight (worker.site.passages: how rare the term is among the pages read)."""
+    headings, or in the block before them), lifted by their section's score (_section_scores),
+    and the text's outline.  ``weights``: a factor for some terms' weight (worker.site.passages:
+    how rare the term is among the pages read)."""
     words = terms(query)
     outline = Outline(text)
     if not words or not text:
