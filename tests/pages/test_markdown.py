@@ -294,3 +294,15 @@ def test_a_link_that_shows_nothing_or_points_into_the_page_is_no_link():
     assert "[port authority](https://city.example.org/port)" in md
     assert "Read the comments" in md and "#comments" not in md and "#top" not in md
     assert "/port/map" not in md and "[ ]" not in md
+
+
+def test_a_links_tracking_parameters_are_left_out_and_the_rest_of_its_query_kept():
+    html = (
+        "<p><a href='https://shop.example.org/p?id=7&utm_source=news&utm_medium=email#specs'>the pump</a>,"
+        " <a href='https://shop.example.org/list?fbclid=IwAR0&page=2&gclid=Cj0'>more pumps</a> and"
+        " <a href='https://shop.example.org/p?id=7&utm_campaign=spring#specs'>the pump again</a></p>"
+    )
+    md = render_fragment(html)
+    assert "[the pump](https://shop.example.org/p?id=7#specs)" in md
+    assert "[more pumps](https://shop.example.org/list?page=2)" in md
+    assert md.endswith("and the pump again")  # the same address once its tags are gone

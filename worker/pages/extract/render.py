@@ -16,6 +16,7 @@ from .elements import BLOCK, HEADINGS, MAX_DEPTH, SKIP
 from .elements import tag as _tag
 from .elements import text as _text
 from .escape import escape_line_start, md_escape, md_url
+from .links import untracked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -128,7 +129,7 @@ def _walk_inline(
                 out.append(_image(n, markdown))
             continue
         if markdown:
-            href = n.get("href") if t == "a" else None
+            href = untracked(n.get("href") or "") if t == "a" else None
             if href and not href.startswith(("javascript:", "#")) and _links_anew(n, href, authored, linked):
                 out.append("[")
                 stack.append(("str", "](%s)" % md_url(href), d))
