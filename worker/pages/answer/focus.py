@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import re
 
+from .shown_links import Links, inside, link_targets
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any
@@ -43,13 +45,6 @@ _CJK_RUN = re.compile("[%s]+" % _CJK)
 _WORD = re.compile(r"[^\W_]+")
 HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
 _BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
-_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
-# A link, as focused passages show it: its text only (the address costs the budget more than its words
-# do); an inline code span is matched first so that a link inside one stays as it is.  Images stay.
-_LINK = re.compile(
-    r"(`+)[^`\n]*?\1|(?<!!)\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300}?)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)"
-)
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 _ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
 
@@ -269,69 +264,6 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _link_targets(text: str) -> list[tuple[int, int]]:
-    """The spans of markdown link addresses, ``](...)``, in order."""
-    return [(m.start(), m.end()) for m in _LINK_TARGET.finditer(text)]
-
-
-class Links:
-    """The text's links outside code, each shown as its text alone in a focused view: what a span
-    costs shown that way, and the span so shown."""
-
-    __slots__ = ("spans", "starts", "saved")
-
-    def __init__(self, text: str):
-        self.spans: list[tuple[int, int, int, int]] = []  # (start, end, text's start, text's end)
-        self.starts: list[int] = []
-        self.saved = [0]  # characters the first i links save
-        if "](" not in text:
-            return
-        fences = [m.start() for m in _FENCE_LINE.finditer(text)]
-        from bisect import bisect_right
-
-        for m in _LINK.finditer(text):
-            if m.group(2) is None or bisect_right(fences, m.start()) % 2:
-                continue  # a code span, or a link inside a code block
-            self.spans.append((m.start(), m.end(), m.start(2), m.end(2)))
-            self.starts.append(m.start())
-            self.saved.append(self.saved[-1] + (m.end() - m.start()) - (m.end(2) - m.start(2)))
-
-    def _range(self, start: int, end: int) -> tuple[int, int]:
-        """The indexes [i, j) of the links wholly inside text[start:end]."""
-        from bisect import bisect_left
-
-        i = bisect_left(self.starts, start)
-        j = bisect_left(self.starts, end, i)
-        while j > i and self.spans[j - 1][1] > end:
-            j -= 1
-        return i, j
-
-    def cost(self, start: int, end: int) -> int:
-        """The length of text[start:end] with its links shown as their text."""
-        if not self.spans:
-            return end - start
-        i, j = self._range(start, end)
-        return end - start - (self.saved[j] - self.saved[i])
-
-    def shown(self, text: str, start: int, end: int) -> str:
-        """text[start:end] with its links shown as their text."""
-        i, j = self._range(start, end) if self.spans else (0, 0)
-        out, at = [], start
-        for a, b, ta, tb in self.spans[i:j]:
-            out.append(text[at:a])
-            out.append(text[ta:tb])
-            at = b
-        out.append(text[at:end])
-        return "".join(out)
-
-
-def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
-    from bisect import bisect_right
-
-    i = bisect_right(spans, (pos, 1 << 62)) - 1
-    return i >= 0 and spans[i][0] <= pos < spans[i][1]
-
-
 class _Finder:
     """The block around a position: the paragraph (blank lines around it), a heading line, or a piece of a
     long paragraph.  Only blocks that hold a term are ever found, so a long page costs what its hits cost."""
@@ -405,10 +337,10 @@ def score(
     counts: dict[tuple[int, int], dict[int, int]] = {}
     # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
     paragraphs: dict[tuple[int, int], set[int]] = {}
-    links = _link_targets(text)
+    links = link_targets(text)
     for t, word in enumerate(words):
         for at in _hits(low, word):
-            if links and _inside(links, at):
+            if links and inside(links, at):
                 continue  # a link's address is not what the page says: docs URLs repeat every term
             k = finder.block(at)
             c = counts.setdefault(k, {})
