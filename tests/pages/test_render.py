@@ -6,9 +6,11 @@ guard is proven on a page served through a proxy as a public-looking host, whose
 script tries every way to reach a second, separately counted server on 127.0.0.1.
 """
 
+import glob
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -198,6 +200,15 @@ def _spawn(args, env):
     )
 
 
+@pytest.fixture
+def short_tmp():
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="wsw-", dir="/tmp")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _ends_clean(base, deadline=10.0):
     end = time.monotonic() + deadline
     while time.monotonic() < end and (live_browsers(base) or call_dirs(base)):
@@ -206,9 +217,12 @@ def _ends_clean(base, deadline=10.0):
 
 
 @pytest.mark.slow
-def test_200_calls_ended_at_random_moments_leave_nothing(app, tmp_path):
-    env = worker_env(tmp_path, {"WEBSEARCH_WORKER_BROWSERS": "4"})
+def test_200_calls_ended_at_random_moments_leave_nothing(app, tmp_path, short_tmp):
+    # calls' folders as short as a user's under /tmp: Chromium's singleton folder goes in them,
+    # and a browser killed while it starts leaves nothing in the system's temp folder either
+    env = worker_env(tmp_path, {"WEBSEARCH_WORKER_BROWSERS": "4", "WEBSEARCH_WORKER_TMPDIR": short_tmp})
     base = env["WEBSEARCH_WORKER_TMPDIR"]
+    singletons = set(glob.glob("/tmp/org.chromium.Chromium.*"))
     rng = random.Random(30)
     args = ["fetch", "--no-cache", PRIV, app.url("/app/forever")]
     pending = list(range(200))
@@ -231,6 +245,7 @@ def test_200_calls_ended_at_random_moments_leave_nothing(app, tmp_path):
     assert set(codes) <= {130, -signal.SIGTERM, 0, 1}, codes
     assert codes.count(130) > 150 and browsers_seen >= 50, (codes.count(130), browsers_seen)
     assert _ends_clean(base) == ([], [])
+    assert set(glob.glob("/tmp/org.chromium.Chromium.*")) <= singletons
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
@@ -436,6 +451,29 @@ def test_a_killed_browser_leaves_no_singleton_folder_in_the_temp_folder(tmp_path
     finally:
         b.kill()
     assert not os.path.exists(folder) and not (tmp_path / "profile").exists()
+
+
+def test_the_singleton_folder_is_made_in_the_calls_folder_when_its_path_is_short():
+    # then a browser killed before it links the folder from its profile (a call cancelled while
+    # its browser starts) leaves it in the call's folder, which goes with the call
+    import tempfile
+
+    parent = tempfile.mkdtemp(prefix="wsw-", dir="/tmp")  # as short as a call's folder under /tmp
+    assert browser_mod.browser_env(os.path.join(parent, "p"))["TMPDIR"] == parent
+    assert "TMPDIR" not in browser_mod.browser_env("/tmp/" + "x" * 70 + "/p")  # too long for the socket
+    try:
+        b = browser_mod.Browser(BROWSER, os.path.join(parent, "profile"), "127.0.0.1:9")
+        link = os.path.join(parent, "profile", "SingletonSocket")
+        deadline = time.monotonic() + 30
+        while not os.path.islink(link) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        try:
+            assert os.path.dirname(os.path.dirname(os.readlink(link))) == parent
+        finally:
+            b.kill()
+        assert os.listdir(parent) == []
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
 
 
 def test_a_folder_the_link_names_is_removed_only_when_it_holds_the_singleton_alone(tmp_path):

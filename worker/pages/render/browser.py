@@ -137,12 +137,23 @@ def arguments(executable: str, profile: str, gate: str, sandbox: bool = True) ->
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_PATH", "FONTCONFIG_FILE")
 
 
+# The longest temp folder Chromium can be given: the path of its singleton socket,
+# TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket, must fit a socket's address (107 bytes).
+SOCKET_TMPDIR_MAX = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+
+
 def browser_env(profile: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The browser's environment: a few locale and font settings, and a home inside its profile
-    (nothing lands in the user's ~/.config, ~/.cache or ~/.pki, crash reports included)."""
+    (nothing lands in the user's ~/.config, ~/.cache or ~/.pki, crash reports included). Its temp
+    folder is the one that holds the profile (the call's, removed when the call ends, however it
+    ends) when that path is short enough: a browser killed before it links its singleton's folder
+    from the profile leaves that folder there, not in the system's temp folder."""
     environ = os.environ if environ is None else environ
     env = {k: environ[k] for k in PASSED_ENV if k in environ}
     env.update(HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
+    folder = os.path.dirname(os.path.abspath(profile))
+    if len(os.fsencode(folder)) <= SOCKET_TMPDIR_MAX:
+        env["TMPDIR"] = folder
     return env
 
 
@@ -290,8 +301,9 @@ def _singleton_folder(profile: str) -> str | None:
     (``/tmp/org.chromium.Chromium.XXXXXX``, linked from the profile's ``SingletonSocket``), or
     None. A browser that is killed, as every call's is, leaves it behind: one a render. Only a
     folder that holds nothing but the singleton's entries is named, so that no link can point
-    the removal elsewhere. (Chromium is not given the user's TMPDIR: a long one makes the
-    socket's path longer than a socket address holds, and Chromium will not start.)"""
+    the removal elsewhere. (Chromium is given the profile's folder as its TMPDIR only when that
+    is short: a long one makes the socket's path longer than a socket address holds, and
+    Chromium will not start.)"""
     try:
         target = os.readlink(os.path.join(profile, "SingletonSocket"))
     except OSError:
