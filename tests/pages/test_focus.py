@@ -245,3 +245,14 @@ def test_a_block_in_a_section_about_the_question_outranks_a_like_block_elsewhere
     )
     view = focus.focused(text, "which ferry goes to the island in winter", 200)
     assert answer in view["content"] and "office shuts" not in view["content"]
+
+
+def test_an_entry_of_the_pages_table_of_contents_is_not_the_answer():
+    # the contents list says every section's title again: the section it names answers
+    answer = "Use a mapping of cases to functions, or a chain of if and elif tests."
+    titles = ["Why is the sky blue?", "Why is there no switch statement?", "Why are strings immutable?"]
+    contents = "\n".join("- " + t for t in titles)
+    text = page({1: contents, 30: answer}, {30: "## " + titles[1], 10: "## " + titles[0], 50: "## " + titles[2]})
+    view = focus.focused(text, "why is there no switch statement", 300)
+    assert answer in view["content"]
+    assert "- Why is the sky blue?" not in view["content"]

@@ -64,6 +64,33 @@ def test_a_heading_whose_text_links_back_to_the_contents_keeps_its_words():
     assert got["page_type"] == "documentation"  # read as its region, where the chrome is pruned
     assert "## Why is question 2 asked?" in md.split("\n")
     assert "¶" not in md
+    # the contents list is the page's own map: its entries come back as list items, as text
+    lines = md.split("\n")
+    assert "- Why is question 2 asked?" in lines
+    assert lines.index("- Why is question 2 asked?") < lines.index("## Why is question 0 asked?")
+
+
+def test_an_articles_table_of_contents_is_kept_and_a_sidebar_of_other_pages_is_not():
+    # the article path (trafilatura's choice read back from the page's markup): trafilatura
+    # drops the contents list; it stands between the lede and the first section, so it is the
+    # article's, while the sidebar's links go to other pages
+    sections = "".join(
+        '<h2 id="part-%d">Part %d of the trip</h2><p>%s %d</p><p>%s</p>' % (i, i, PROSE, i, PROSE2) for i in range(4)
+    )
+    toc = '<nav id="toc" class="toc"><p>In this article</p><ol>%s</ol></nav>' % "".join(
+        '<li><a href="#part-%d">Part %d of the trip</a></li>' % (i, i) for i in range(4)
+    )
+    aside = '<aside class="sidebar"><ul>%s</ul></aside>' % "".join(
+        '<li><a href="/blog/other-trip-%d">Another trip number %d</a></li>' % (i, i) for i in range(4)
+    )
+    body = "<main><article><h1>A long trip</h1><p>%s</p>%s%s</article>%s</main>" % (PROSE2, toc, sections, aside)
+    got = extract(page(body), "https://blog.example.org/2025/a-long-trip", "markdown")
+    lines = got["text"].split("\n")
+    assert got["extractor"] == "trafilatura"
+    assert "3. Part 2 of the trip" in lines and lines.index("1. Part 0 of the trip") < lines.index(
+        "## Part 0 of the trip"
+    )
+    assert "Another trip" not in got["text"]
 
 
 def test_a_permalink_of_a_zero_width_space_is_not_part_of_the_heading():

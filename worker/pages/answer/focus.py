@@ -320,6 +320,31 @@ class _Finder:
         return self.block(pos) if pos < len(text) else None
 
 
+_ENTRY = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+([^\n]+)")
+
+
+class _Entries:
+    """The lines of the text's table of contents: list items that say a heading of the text."""
+
+    def __init__(self, text: str, outline: Outline):
+        self.text = text
+        self.titles = {text[a:b].lstrip("#").strip() for a, b in zip(outline.starts, outline.ends)}
+        self.lines: dict[int, bool] = {}
+
+    def holds(self, pos: int) -> bool:
+        """Whether the line around pos is an entry of the table of contents."""
+        if not self.titles:
+            return False
+        text = self.text
+        start = text.rfind("\n", 0, pos) + 1
+        found = self.lines.get(start)
+        if found is None:
+            end = text.find("\n", pos)
+            m = _ENTRY.fullmatch(text, start, len(text) if end < 0 else end)
+            found = self.lines[start] = m is not None and m.group(1).strip() in self.titles
+        return found
+
+
 def score(
     text: str, query: str, weights: dict[str, float] | None = None
 ) -> tuple[dict[tuple[int, int], float], Outline]:
@@ -338,10 +363,13 @@ def score(
     # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
     paragraphs: dict[tuple[int, int], set[int]] = {}
     links = link_targets(text)
+    entries = _Entries(text, outline)
     for t, word in enumerate(words):
         for at in _hits(low, word):
             if links and inside(links, at):
                 continue  # a link's address is not what the page says: docs URLs repeat every term
+            if entries.holds(at):
+                continue  # the section the entry names answers, not its line in the page's contents
             k = finder.block(at)
             c = counts.setdefault(k, {})
             c[t] = c.get(t, 0) + 1

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from . import thresholds as th
+from .contents import heading_ids, is_contents
 from .render import BLOCK, HEADINGS, SKIP
 from .tree import names_code
 
@@ -254,6 +255,7 @@ def chosen(
     # found as its section's heading) is then not the extractor's; a unit the page says once is.
     said = Counter(s for _, _, s in items)
     anchors = None  # looked for once such an item is found further on
+    ids: set[str] | None = None  # the page's heading ids (contents.heading_ids), made when needed
     for i, (el, _, s) in enumerate(items):
         at = flat.find(s, cursor, cursor + th.T.SLACK + len(s))
         if at < 0 and len(s) >= th.T.LONG:
@@ -286,11 +288,18 @@ def chosen(
         while j < len(items) and not keep[j] and _tag(items[j][0]) in STRUCTURE:
             j += 1
         between = i > 0 and j < len(items) and keep[i - 1] and keep[j]
-        linked = between and any(_tag(items[k][0]) == "li" and site_links(items[k][0], host) for k in range(i, j))
+        entries = set()  # the units that are entries of the page's table of contents
+        if between:
+            if ids is None:
+                ids = heading_ids(items[i][0].getroottree().getroot())
+            entries = {k for k in range(i, j) if _tag(items[k][0]) == "li" and _contents_entry(items[k][0], ids)}
+        linked = between and any(
+            _tag(items[k][0]) == "li" and k not in entries and site_links(items[k][0], host) for k in range(i, j)
+        )
         if between and not linked and not _in_cell(items[i][0]):
             for k in range(i, j):
                 keep[k] = True
-                if announced is not None and _tag(items[k][0]) == "li" and not _links(items[k][0]):
+                if announced is not None and _tag(items[k][0]) == "li" and (k in entries or not _links(items[k][0])):
                     announced.add(k)
         elif j < len(items) and keep[j] and (linked or not between):
             # a section's heading right before the section's kept text (after a list of links
@@ -333,6 +342,17 @@ def chosen(
                             announced.add(m)
         i = j
     return keep
+
+
+def _contents_entry(li: HtmlElement, ids: set[str]) -> bool:
+    """Whether li is an entry of the page's table of contents: the list it stands in,
+    nested lists and all, is one (contents.is_contents)."""
+    top = li
+    for anc in li.iterancestors():
+        if anc.tag not in ("ul", "ol", "li"):
+            break
+        top = anc
+    return is_contents(top, ids)
 
 
 def _figure(el: HtmlElement) -> HtmlElement | None:

@@ -27,6 +27,7 @@ import math
 import re
 
 from . import thresholds as th
+from .contents import heading_ids, is_contents
 from .links import in_page
 from .names import HEADINGS, LANDMARK_ROLES, LANDMARKS, chrome_named, class_parts, named_for_links, sections_header
 from .tree import drop, names_code, word_count, words_over
@@ -201,6 +202,7 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
     # What is inside a doomed element goes with it: the walk skips to the node after it
     # (a nav's or a footer's menus and link bars are not looked at one by one).
     skipping, resume = False, None
+    ids = None  # heading_ids(root), made when a doomed element holds links
     for el in root.iter():
         if skipping:
             if el is not resume:
@@ -221,6 +223,10 @@ def prune_chrome(root: HtmlElement, total: int | None = None) -> None:
             ) and not _toctree(el)
         if doom and _in_heading(el, root):
             doom = False  # a heading's words are the heading: Sphinx's "toc-backref" link is its whole text
+        if doom and el.find(".//a") is not None:
+            if ids is None:
+                ids = heading_ids(root)
+            doom = not is_contents(el, ids)
         if doom:
             doomed.append(el)
             resume = _after(el, root)
