@@ -93,6 +93,29 @@ def test_an_articles_table_of_contents_is_kept_and_a_sidebar_of_other_pages_is_n
     assert "Another trip" not in got["text"]
 
 
+def test_a_table_of_contents_before_the_articles_first_words_is_kept():
+    # WordPress's "Easy Table of Contents" box opens the article, with a title of its own and
+    # a toggle link ("#"); nothing of the article's text comes before it
+    sections = "".join(
+        '<h3><span class="ez-toc-section" id="%d_Press"></span>%d. Press number %d</h3><p>%s %d</p><p>%s</p>'
+        % (i, i, i, PROSE, i, PROSE2.replace("dog", "dog %d" % i))
+        for i in range(1, 5)
+    )
+    toc = (
+        '<div id="ez-toc-container"><div class="ez-toc-title-container"><p class="ez-toc-title">Table of Contents</p>'
+        '<a href="#" class="ez-toc-toggle">Toggle</a></div><nav><ul class="ez-toc-list">%s</ul></nav></div>'
+        % "".join('<li><a href="#%d_Press">%d. Press number %d</a></li>' % (i, i, i) for i in range(1, 5))
+    )
+    body = '<div class="blog-detail"><h1>Top presses</h1>%s%s</div>' % (toc, sections)
+    got = extract(page(body), "https://www.example.com/blog/top-presses/", "markdown")
+    lines = got["text"].split("\n")
+    assert got["extractor"] == "trafilatura"
+    entry = next(line for line in lines if line.endswith("Press number 3") and not line.startswith("#"))
+    heading = next(line for line in lines if line.endswith("Press number 1") and line.startswith("### "))
+    assert entry == "- 3\\. Press number 3"  # its number is text, not a list's
+    assert lines.index(entry) < lines.index(heading)
+
+
 def test_a_permalink_of_a_zero_width_space_is_not_part_of_the_heading():
     # Docusaurus's hash link holds a zero-width space, which str.strip keeps
     body = '<article><h2 id="f">Features<a class="hash-link" href="#f">\u200b</a></h2><p>%s</p></article>' % PROSE
@@ -501,7 +524,9 @@ def test_a_table_of_contents_does_not_carry_the_reading_past_the_short_lines_aft
     root = project(body, text, "https://example.org/cache")
     assert root is not None
     items = [li.text_content() for li in root.iter("li")]
-    assert items == ["Fewer files to unpack", "One key for all jobs"], items  # and no entry of the contents
+    # the contents, right before the text, is kept as the page's map (contents.py); the reading
+    # past it is not carried to the headings its entries repeat
+    assert items == [*titles, "Fewer files to unpack", "One key for all jobs"], items
     assert "Pros:" in root.text_content() and len(root.findall(".//h2")) == 2
 
 

@@ -289,10 +289,16 @@ def chosen(
             j += 1
         between = i > 0 and j < len(items) and keep[i - 1] and keep[j]
         entries = set()  # the units that are entries of the page's table of contents
-        if between:
+        if j < len(items) and keep[j]:
             if ids is None:
                 ids = heading_ids(items[i][0].getroottree().getroot())
             entries = {k for k in range(i, j) if _tag(items[k][0]) == "li" and _contents_entry(items[k][0], ids)}
+        if entries and not between and not _in_cell(items[i][0]):
+            # the contents right before the text it maps (after its title, which is no part of the text)
+            for k in entries:
+                keep[k] = True
+                if announced is not None:
+                    announced.add(k)
         linked = between and any(
             _tag(items[k][0]) == "li" and k not in entries and site_links(items[k][0], host) for k in range(i, j)
         )
