@@ -26,6 +26,9 @@ the passages it returns.  A single page's focused content is markdown: it counts
 answer is inside the passages read as plain text (worker.site.plain: link addresses,
 backticks and emphasis marks out; the "verbatim" column matches the markdown as it is).
 Every call's wall time is checked against its --timeout.
+
+Two more sites' questions, written by a helper that saw neither the worker nor its output, are in
+bench/crawl/questions (Node.js's API docs and Valgrind's manual; its README says how to serve each).
 """
 
 import argparse
