@@ -788,3 +788,27 @@ def test_an_article_with_its_comments_is_an_article_on_a_tie_with_a_forum():
     assert kind == "article"
     # without the page's own word for it, the comments' run still names a forum
     assert page_type(parse(html), "https://example.org/best-retirement-calculators/", None)[0] == "forum"
+
+
+def test_a_long_table_of_contents_is_read_once_not_once_an_entry(monkeypatch):
+    # each entry asks whether its list is a table of contents: asked once per list, a list of
+    # thousands of entries (a pathological page) costs one pass over its links, not one per entry
+    from lxml import html as lhtml
+
+    from worker.pages.extract import project
+
+    calls = []
+    real = project.is_contents
+    monkeypatch.setattr(project, "is_contents", lambda el, ids: calls.append(el) or real(el, ids))
+    n = 300
+    toc = "<ul>%s</ul>" % "".join("<li><a href='#s%d'>Section number %d</a></li>" % (i, i) for i in range(n))
+    sections = "".join("<h2 id='s%d'>Section number %d</h2>" % (i, i) for i in range(n))
+    body = lhtml.fromstring(
+        "<html><body><article><p>%s</p>%s<p>%s</p>%s</article></body></html>"
+        % (ARTICLE_P[0], toc, ARTICLE_P[1], sections)
+    ).find("body")
+    items, _ = project.units(body)
+    keep = project.chosen(items, ARTICLE_P[0] + "\n" + ARTICLE_P[1])
+    entries = [k for (el, _, _), k in zip(items, keep) if el.tag == "li"]
+    assert len(entries) == n and all(entries)  # kept: between two kept paragraphs
+    assert len(calls) == 1

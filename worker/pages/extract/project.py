@@ -256,6 +256,7 @@ def chosen(
     said = Counter(s for _, _, s in items)
     anchors = None  # looked for once such an item is found further on
     ids: set[str] | None = None  # the page's heading ids (contents.heading_ids), made when needed
+    lists: dict[Any, bool] = {}  # whether each outermost list met is a table of contents, asked once
     for i, (el, _, s) in enumerate(items):
         at = flat.find(s, cursor, cursor + th.T.SLACK + len(s))
         if at < 0 and len(s) >= th.T.LONG:
@@ -292,7 +293,7 @@ def chosen(
         if j < len(items) and keep[j]:
             if ids is None:
                 ids = heading_ids(items[i][0].getroottree().getroot())
-            entries = {k for k in range(i, j) if _tag(items[k][0]) == "li" and _contents_entry(items[k][0], ids)}
+            entries = {k for k in range(i, j) if _tag(items[k][0]) == "li" and _contents_entry(items[k][0], ids, lists)}
         if entries and not between and not _in_cell(items[i][0]):
             # the contents right before the text it maps (after its title, which is no part of the text)
             for k in entries:
@@ -350,15 +351,19 @@ def chosen(
     return keep
 
 
-def _contents_entry(li: HtmlElement, ids: set[str]) -> bool:
+def _contents_entry(li: HtmlElement, ids: set[str], lists: dict[Any, bool]) -> bool:
     """Whether li is an entry of the page's table of contents: the list it stands in,
-    nested lists and all, is one (contents.is_contents)."""
+    nested lists and all, is one (contents.is_contents). lists: the answers so far, by
+    outermost list (a list of thousands of entries is read once, not once an entry)."""
     top = li
     for anc in li.iterancestors():
         if anc.tag not in ("ul", "ol", "li"):
             break
         top = anc
-    return is_contents(top, ids)
+    found = lists.get(top)
+    if found is None:
+        found = lists[top] = is_contents(top, ids)
+    return found
 
 
 def _figure(el: HtmlElement) -> HtmlElement | None:
