@@ -4,6 +4,7 @@
 Usage (from the repo root, with the dev venv's python):
 
     python bench/crawl/replay.py record [--modes chapter,site,single] [--out DIR] [--jobs 2]
+                                        [--questions FILE --root DIR --prefix /api/]
     python bench/crawl/replay.py score  [--out DIR] [--misses]
 
 ``record`` runs the bench's calls through the real CLI (bench/crawl/run.py's site, questions
@@ -60,7 +61,7 @@ def _call(env, args, out, timeout=60):
 
 
 def record(args, questions):
-    site = bench.SiteServer(root=bench.PYDOCS, prefix="/3.11/").start()
+    site = bench.SiteServer(root=args.root, prefix=args.prefix).start()
     env = bench.Env(warm=True)
     os.makedirs(args.out, exist_ok=True)
     try:
@@ -152,6 +153,8 @@ def main():
     ap.add_argument("--modes", default="chapter,site,single")
     ap.add_argument("--out", default="/tmp/bench-crawl-replay")
     ap.add_argument("--questions", default=bench.SHARED)
+    ap.add_argument("--root", default=bench.PYDOCS, help="the site's folder (run.py's --root)")
+    ap.add_argument("--prefix", default="/3.11/", help="the path it is served under (run.py's --prefix)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--misses", action="store_true")
     args = ap.parse_args()
