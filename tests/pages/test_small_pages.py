@@ -129,6 +129,22 @@ def test_the_switch_sends_every_page_to_the_child(web, child_reads, monkeypatch)
     assert child_reads == [web.url + "/article"]
 
 
+@pytest.mark.parametrize("recycle_mb, children", [(0, 2), (10_000, 1)], ids=["heavy", "light"])
+def test_a_child_left_holding_a_heavy_pages_memory_is_replaced_before_the_next_page(
+    web, starts, child_reads, monkeypatch, recycle_mb, children
+):
+    # the memory a page grew stays with the child: over RECYCLE_MB once a page is read, the next
+    # page gets a fresh child (its whole MEMORY_MB), else the child runs on
+    monkeypatch.setattr(spawn, "RECYCLE_MB", recycle_mb)
+    call = Call(timeout=30.0)
+    try:
+        items = pipeline.fetch_many([web.url + "/soup?1", web.url + "/soup?2"], call, concurrency=1, allow_private=True)
+    finally:
+        call.cleanup()
+    assert all(it["ok"] for it in items) and len(child_reads) == 2
+    assert starts.count(True) == children, starts  # True: a child was spawned for the page
+
+
 def test_the_bounds():
     from worker.pages.net.client import Response
 

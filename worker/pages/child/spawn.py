@@ -34,6 +34,11 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 MEMORY_MB = 280
 HEAP_LIMIT_MB = 320
 POLL_S = 0.02  # how often the child's memory is looked at while it works
+# Past this resident size once a page is read, the child is replaced before the next page: the
+# heap a heavy page grew stays with the process (freed memory is rarely given back to the
+# system), and the next page would find part of its MEMORY_MB spent (a batch's 200,000-attribute
+# page, read after a large table, was stopped as too_large).
+RECYCLE_MB = MEMORY_MB // 2
 
 # What the parent tells the child: its heap limit in bytes, the parent's pid.
 MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
@@ -205,6 +210,9 @@ class Extractor:
         if item.get("memory"):  # the child's heap limit was hit: a fresh child for the next page
             self.close()
             raise too_large(HEAP_LIMIT_MB)
+        resident = _resident_mb(self.proc.pid) if self.proc is not None else None
+        if resident is not None and resident > RECYCLE_MB:
+            self.close()  # the next page gets a fresh child, and its whole MEMORY_MB
         return item
 
     def _exchange(self, request: bytes, deadline: float | None) -> bytes:
