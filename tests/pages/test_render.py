@@ -443,7 +443,8 @@ def test_a_killed_browser_leaves_no_singleton_folder_in_the_temp_folder(tmp_path
     b = browser_mod.Browser(BROWSER, str(tmp_path / "profile"), "127.0.0.1:9")
     link = tmp_path / "profile" / "SingletonSocket"
     deadline = time.monotonic() + 30
-    while not os.path.islink(link) and time.monotonic() < deadline:
+    # the link is made before the socket is bound in the folder it names: wait for the socket
+    while not os.path.exists(link) and time.monotonic() < deadline:
         time.sleep(0.02)
     try:
         folder = os.path.dirname(os.readlink(link))
@@ -484,4 +485,17 @@ def test_a_folder_the_link_names_is_removed_only_when_it_holds_the_singleton_alo
     (profile / "SingletonSocket").symlink_to(other / "SingletonSocket")
     assert browser_mod._singleton_folder(str(profile)) == str(other)
     (other / "notes.txt").write_text("mine")  # a link made to point at a folder of the user's
+    assert browser_mod._singleton_folder(str(profile)) is None
+
+
+def test_an_empty_folder_is_removed_only_when_named_as_chromium_names_its_own(tmp_path):
+    # Chromium links the folder from the profile before it binds the socket there: a browser
+    # killed in between leaves the folder empty
+    profile, chromium, other = tmp_path / "profile", tmp_path / "org.chromium.Chromium.Ab12Cd", tmp_path / "other"
+    for folder in (profile, chromium, other):
+        folder.mkdir()
+    (profile / "SingletonSocket").symlink_to(chromium / "SingletonSocket")
+    assert browser_mod._singleton_folder(str(profile)) == str(chromium)
+    (profile / "SingletonSocket").unlink()
+    (profile / "SingletonSocket").symlink_to(other / "SingletonSocket")
     assert browser_mod._singleton_folder(str(profile)) is None

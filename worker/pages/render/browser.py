@@ -315,4 +315,8 @@ def _singleton_folder(profile: str) -> str | None:
         names = os.listdir(folder)
     except OSError:
         return None
-    return folder if names and all(name.startswith("Singleton") for name in names) else None
+    if names:
+        return folder if all(name.startswith("Singleton") for name in names) else None
+    # Chromium links the folder from the profile before it binds the socket in it: killed in
+    # between, it leaves the folder empty. Only an empty one named as Chromium names it goes.
+    return folder if os.path.basename(folder).startswith("org.chromium.Chromium.") else None
