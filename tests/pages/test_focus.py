@@ -256,3 +256,21 @@ def test_an_entry_of_the_pages_table_of_contents_is_not_the_answer():
     view = focus.focused(text, "why is there no switch statement", 300)
     assert answer in view["content"]
     assert "- Why is the sky blue?" not in view["content"]
+
+
+def test_a_question_that_asks_how_many_prefers_the_block_that_states_a_number():
+    # both blocks name the emitter's listeners, the shorter one more densely; the one that says
+    # how many answers
+    answer = "By default an emitter event takes a maximum of 10 listeners before it prints a warning."
+    other = "An emitter event calls its listeners in order."
+    for asked in ("How many listeners can an emitter event have?", "How much listeners can an emitter event have?"):
+        text = page({20: other, 40: answer})
+        view = focus.focused(text, asked, 120)
+        assert answer in view["content"] and other not in view["content"], asked
+    # a question that asks no quantity keeps the order the words give
+    blocks, _ = focus.score(page({20: other, 40: answer}), "in which order are the emitter's listeners called")
+    assert max(blocks, key=blocks.get)[0] < page({20: other, 40: answer}).find(answer)
+    # numbers written as words state a quantity too
+    words = "By default an emitter event takes a maximum of ten listeners before it prints a warning."
+    view = focus.focused(page({20: other, 40: words}), "How many listeners can an emitter event have?", 120)
+    assert words in view["content"]

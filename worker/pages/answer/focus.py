@@ -38,6 +38,7 @@ CARRY = 0.25  # a block keeps this much of the score of the block before it (an 
 PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
 SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
 SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
+QUANTITY_WEIGHT = 0.5  # a block that states a number counts this much more when the question asks how many
 K1, B = 1.2, 0.5
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -96,6 +97,13 @@ def words(text: str) -> list[str]:
     return out
 
 
+# A question that asks for a quantity ("how many listeners", "how long ... by default") is
+# answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
+_ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large|small|often|far|deep|old|fast)\b")
+_STATES_QUANTITY = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+    r"|hundred|thousand|million|billion|dozen)s?\b"
+)
 # A negated auxiliary (doesn't, isn't, can't, cannot) is the word "not": its first part is glue like "does".
 _NEGATION = re.compile(r"\b(?:[a-z]+n['\u2019]t|cannot)\b")
 # The rest of a contraction (you're, I've, we'll, it's) is glue too: "re", "ve" and "ll" are no terms.
@@ -409,6 +417,7 @@ def score(
     sections = _section_scores(text, outline, counts, len(words)) if SECTION_WEIGHT else {}
     outline.signatures = sigs = signatures(text) if SIGNATURE_WEIGHT else []
     sig_starts = [a for a, _ in sigs]
+    quantity = QUANTITY_WEIGHT if _ASKS_QUANTITY.search(query.lower()) else 0.0
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
@@ -431,6 +440,8 @@ def score(
         extra = sum(v for t, v in context.items() if t not in c)
         s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
         s += SECTION_WEIGHT * sections.get(h, 0.0)
+        if quantity and _STATES_QUANTITY.search(low, k[0], k[1]):
+            s *= 1 + quantity
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
 
