@@ -274,3 +274,19 @@ def test_a_question_that_asks_how_many_prefers_the_block_that_states_a_number():
     words = "By default an emitter event takes a maximum of ten listeners before it prints a warning."
     view = focus.focused(page({20: other, 40: words}), "How many listeners can an emitter event have?", 120)
     assert words in view["content"]
+
+
+def test_links_are_found_as_a_scan_of_the_whole_text_finds_them():
+    # shown_links tries its link pattern only where a link or a code span can start: the same
+    # matches as the pattern's own scan, on made-up texts of the characters that matter
+    import random
+
+    from worker.pages.answer import shown_links
+
+    rng = random.Random(42)
+    alphabet = ["[", "]", "(", ")", "`", "``", "!", "a", "b", " ", "\n", '"', "](x)", "[t](u)", "![i](p)"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))) for _ in range(3000)]
+    texts += ['see `[a](b)` and [c](d) and ![e](f) and [g [h] i](j "t") ``[k](l)`` [m](n)']
+    for text in texts:
+        want = [(m.start(), m.end(), m.group(2)) for m in shown_links._LINK.finditer(text)]
+        assert [(m.start(), m.end(), m.group(2)) for m in shown_links._matches(text)] == want, text
