@@ -147,6 +147,7 @@ def main(
         call.keep_temp = args.keep_temp
         call.make_tempdir()
         request = request_of(args)  # the last this process sees of the command line
+        _regex_cache(args)
     except SystemExit as exc:  # --help
         call.finish(exc.code if isinstance(exc.code, int) else 0)
     except BaseException as exc:
@@ -164,7 +165,25 @@ def main(
         status = "error"
     if status == "ok":
         call.emit(value, human=human)
+        _save_patterns()
         call.finish(protocol.EXIT_OK)
     _debug_traceback(value)
     call.emit(_human_error(value) if human else _error_block(value), human=human)
+    _save_patterns()
     call.finish(_exit_code(value))
+
+
+def _regex_cache(args: Any) -> None:
+    """Compiled patterns from the last calls (worker/regex_cache.py), in the cache directory."""
+    from . import regex_cache
+    from .state.cache import default_dir
+
+    explicit = getattr(args, "cache_dir", None)
+    regex_cache.install(os.path.abspath(os.path.expanduser(explicit)) if explicit else default_dir())
+
+
+def _save_patterns() -> None:
+    """After the answer: the patterns this call compiled that the file did not hold."""
+    regex_cache = sys.modules.get("worker.regex_cache")
+    if regex_cache is not None:
+        regex_cache.save()

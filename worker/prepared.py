@@ -97,6 +97,10 @@ def prepare() -> None:
     the built-in rehearsal page, in every format a fetch asks."""
     if os.environ.get(IMPORTS_ENV, "1") == "0":
         return
+    from . import regex_cache
+    from .state.cache import default_dir
+
+    regex_cache.install(default_dir())  # the call's --cache-dir is not known yet: the default
     from . import main, protocol  # noqa: F401
     from .cli import parse_args
     from .pages import pipeline  # noqa: F401
@@ -128,6 +132,7 @@ def prepare() -> None:
     )
     for fmt in ("markdown", "text"):
         item_of("https://prepared.invalid/a", page, Spec(fmt=fmt))
+    regex_cache.save()
     import gc
 
     gc.collect()

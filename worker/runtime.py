@@ -261,6 +261,9 @@ class Call:
         # kept to the exit: no child can start after the kill, nor between its spawn and track
         self._spawn_lock.acquire(timeout=2.0)
         self._kill_children()
+        regex_cache = sys.modules.get("worker.regex_cache")
+        if regex_cache is not None:
+            regex_cache.abandon()  # a signal that came while it wrote its file
         if self.tempdir and not self.keep_temp:
             remove_tree(self.tempdir)
         elif self.tempdir:

@@ -44,6 +44,7 @@ TRICKS = {
     "exa_import": ("worker/providers/exa_import.py", "exa-py imported without openai and its other imports"),
     "xpath_rewrite": ("worker/pages/extract/trafilatura_fast.py", "trafilatura's re:test XPaths rewritten"),
     "readability_fast": ("worker/pages/extract/readability_fast.py", "readability's clean and tostring replaced"),
+    "regex_cache": ("worker/regex_cache.py", "compiled regular expressions kept between calls, not compiled again"),
 }
 # The older switches: any value turns these tricks off.
 ALIASES = {"WEBSEARCH_WORKER_PLAIN_IMPORTS": ("standins",), "WEBSEARCH_EXA_PLAIN_IMPORT": ("exa_import",)}

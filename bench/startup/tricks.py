@@ -52,6 +52,7 @@ CALL_OF = {
     "xpath_rewrite": "fetch",
     "readability_fast": "fetch",
     "exa_import": "exa",
+    "regex_cache": "fetch",
 }
 
 

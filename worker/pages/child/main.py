@@ -65,10 +65,14 @@ def serve() -> None:
     sys.stdout = sys.stderr
     _die_with_parent()
     _limit_memory()
+    from ... import regex_cache
+
+    regex_cache.install_from_env()
     from ..extract.core import prepare
     from ..read.item import item_of
 
     prepare()
+    regex_cache.save()
     stdin = sys.stdin.buffer
     while True:
         head = _read_exact(stdin, frames.HEADER.size)
@@ -84,6 +88,7 @@ def serve() -> None:
         except MemoryError:
             item = {"url": url, "ok": False, "memory": True}
         del resp
+        regex_cache.save()  # what the reading imported (nothing, once the file holds it)
         data = frames.item(item)
         while data:
             n = os.write(out, data)

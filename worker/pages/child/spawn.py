@@ -18,6 +18,7 @@ import os
 import sys
 import time
 
+from ... import regex_cache
 from ...errors import WorkerError
 from . import frames
 
@@ -161,6 +162,7 @@ class Extractor:
         env = dict(os.environ)
         env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
         env[PARENT_ENV] = str(os.getpid())
+        regex_cache.child_env(env)
         # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
         argv = [sys.executable] + (["-I"] if sys.flags.isolated else []) + ["-m", "worker.pages.child.main"]
         if self.call is None:
