@@ -7,8 +7,8 @@ What they produce is small: the arguments ``re`` hands to the C engine (``_sre.c
 This module keeps those arguments in one file of the cache directory and hands them to the
 engine again in the next call, which then skips the parser and the compiler.
 
-- Only patterns compiled while a module is being imported are kept: the code's own
-  patterns.  A pattern built from a call's data (a ``--focus`` term, a page's words) is
+- Only patterns compiled while a module is being imported (or inside ``code_patterns()``)
+  are kept: the code's own patterns.  A pattern built from a call's data (a ``--focus`` term, a page's words) is
   compiled at run time and never written anywhere.
 - The file is named for the interpreter it was made by (its cache tag, exact version and
   the engine's code format): another interpreter never reads it.  It carries a checksum,
@@ -152,15 +152,29 @@ def _compile(p, flags=0):
                 _state["table"] = None
                 _state["fresh"] = True  # written again, from what this process compiles
                 _note("%s: a kept pattern was refused (%s): patterns compiled again" % (_state["path"], exc))
-    _Engine.asked.key = (p, flags) if isinstance(p, (str, bytes)) else None
+    # a str's subclass (lxml hands re:test its literals as such) cannot be written: not kept
+    _Engine.asked.key = (p, flags) if type(p) in (str, bytes) else None
     try:
         return _state["real"](p, flags)
     finally:
         _Engine.asked.key = None
 
 
+class code_patterns:
+    """``with code_patterns():`` the patterns compiled inside are the code's own, as at import
+    (trafilatura's XPaths, rewritten at their first use: extract/trafilatura_fast.py)."""
+
+    def __enter__(self) -> None:
+        _Engine.asked.own = getattr(_Engine.asked, "own", 0) + 1
+
+    def __exit__(self, *exc: object) -> None:
+        _Engine.asked.own -= 1
+
+
 def _importing() -> bool:
     """Whether this thread is importing a module (its code's own patterns, no call's data)."""
+    if getattr(_Engine.asked, "own", 0):
+        return True
     f: FrameType | None = sys._getframe(1)
     while f is not None:
         if f.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
@@ -216,7 +230,10 @@ def save() -> None:
         table.update(new)
         if len(table) > MAX_ENTRIES:
             return
-        body = marshal.dumps(table)
+        try:
+            body = marshal.dumps(table)
+        except ValueError:  # an entry of a type marshal refuses: the others are written
+            body = marshal.dumps({k: v for k, v in table.items() if _writable(k, v)})
         if len(body) + len(MAGIC) + 4 > MAX_BYTES:
             return
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
@@ -236,6 +253,16 @@ def save() -> None:
         if tmp is not None:
             abandon()
         _state["tmp"] = None
+
+
+def _writable(key: Any, value: Any) -> bool:
+    import marshal
+
+    try:
+        marshal.dumps((key, value))
+        return True
+    except ValueError:
+        return False
 
 
 def abandon() -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from ...regex_cache import code_patterns
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -209,7 +211,8 @@ class Lazy:
 
     def compiled(self) -> Any:
         if self._compiled is None:
-            self._compiled = _rewritten(self.original) if _lxml_checked() else self.original
+            with code_patterns():  # trafilatura's literals: kept for the next call (worker/regex_cache.py)
+                self._compiled = _rewritten(self.original) if _lxml_checked() else self.original
         return self._compiled
 
     @property
