@@ -97,3 +97,18 @@ def test_the_check_sees_a_lower_case_set_as_data_not_a_function():
     # the case the check exists for
     assert _kind_real(frozenset()) == "data" and _kind_guessed("stop_words") == "function"
     assert _kind_real(len) == "function" and _kind_real(dict) == "class"
+
+
+def test_trafilatura_reads_its_own_version_without_importlib_metadata():
+    # trafilatura.xml asks importlib.metadata for its version at import; the stand-in answers it
+    # with the version versions.py found installed (the only one the stand-ins are used on)
+    if not versions.tested("trafilatura"):
+        pytest.skip("trafilatura is not the tested version: the stand-ins stay out (versions.py)")
+    code = (
+        "import sys\nfrom worker.pages.extract import imports\nimports.core()\nimport trafilatura.xml as x\n"
+        "print(x.PKG_VERSION, 'importlib.metadata' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    import importlib.metadata
+
+    assert out.split() == [importlib.metadata.version("trafilatura"), "False"]

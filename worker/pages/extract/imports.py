@@ -45,6 +45,9 @@ TRAFILATURA_DEFERRED = (
     "justext.utils",
     "urllib3",
     "urllib3.response",
+    # trafilatura.xml asks for its own version at import (its XML output's metadata):
+    # importlib.metadata with email, zipfile and the lookup cost ~12 ms (see _version)
+    "importlib.metadata",
 )
 # readability-lxml: chardet only decodes bytes input (we pass a parsed tree);
 # urllib.request only serves its command-line main().
@@ -124,6 +127,20 @@ def _standin(modname: str) -> types.ModuleType:
     return mod
 
 
+def _version(dist: str) -> str:
+    """importlib.metadata.version for the stand-in: trafilatura's own is the version core()
+    found installed (stand-ins are used only when it is versions.TESTED's); any other, the real."""
+    from .versions import TESTED
+
+    if dist == "trafilatura":
+        return TESTED["trafilatura"]
+    return _real("importlib.metadata").version(dist)
+
+
+# Stand-ins' names that are answered here, not by the real module
+_ANSWERED: dict[str, dict[str, Any]] = {"importlib.metadata": {"version": _version}}
+
+
 def _lazy_package(spec: ModuleSpec) -> types.ModuleType:
     """The trafilatura package object without running its __init__ until needed."""
     origin, locations = spec.origin, spec.submodule_search_locations
@@ -157,6 +174,7 @@ def _with_standins(names: Iterable[str], load: Callable[[], T]) -> T:
         for name in names:
             if name not in sys.modules:
                 standin = sys.modules[name] = _standin(name)
+                standin.__dict__.update(_ANSWERED.get(name, {}))
                 parent, _, child = name.rpartition(".")
                 parent_mod = sys.modules.get(parent) if parent else None
                 previous = getattr(parent_mod, child, _MISSING) if parent_mod is not None else _MISSING
