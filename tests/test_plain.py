@@ -91,6 +91,26 @@ def test_on_reads_the_environment_once(monkeypatch):
         startup.forget()
 
 
+_ENTRY_GC = """
+import gc, runpy, sys
+sys.argv = ["worker", "--version"]
+try:
+    runpy.run_module("worker", run_name="__main__")
+except SystemExit:
+    pass
+print(gc.get_threshold()[0])
+"""
+
+
+@pytest.mark.parametrize("plain, young", [("", startup.GC_FIRST), ("gc_threshold", 700)])
+def test_the_worker_entry_sets_the_young_generation_threshold(plain, young):
+    env = dict(os.environ, WEBSEARCH_WORKER_PLAIN=plain)
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", _ENTRY_GC], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split()[-1] == str(young)
+
+
 # -- the CLI both ways ----------------------------------------------------------
 
 

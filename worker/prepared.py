@@ -215,6 +215,9 @@ def _as_fresh_worker(argv: list[str]) -> None:
 
 
 def serve() -> None:
+    from .startup import tune_gc
+
+    tune_gc()
     prepare()
     sources = _sources()
     line = _read_line()

@@ -53,6 +53,7 @@ CALL_OF = {
     "readability_fast": "fetch",
     "exa_import": "exa",
     "regex_cache": "fetch",
+    "gc_threshold": "fetch",
 }
 
 

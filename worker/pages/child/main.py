@@ -66,7 +66,9 @@ def serve() -> None:
     _die_with_parent()
     _limit_memory()
     from ... import regex_cache
+    from ...startup import tune_gc
 
+    tune_gc()
     regex_cache.install_from_env()
     from ..extract.core import prepare
     from ..read.item import item_of
