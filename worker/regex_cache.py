@@ -160,6 +160,9 @@ def _compile(p, flags=0):
         _Engine.asked.key = None
 
 
+_BOOTSTRAP = (os.path.join("importlib", "_bootstrap.py"), os.path.join("importlib", "_bootstrap_external.py"))
+
+
 class code_patterns:
     """``with code_patterns():`` the patterns compiled inside are the code's own, as at import
     (trafilatura's XPaths, rewritten at their first use: extract/trafilatura_fast.py)."""
@@ -177,7 +180,8 @@ def _importing() -> bool:
         return True
     f: FrameType | None = sys._getframe(1)
     while f is not None:
-        if f.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+        name = f.f_code.co_filename  # "<frozen importlib._bootstrap>", or its file where not frozen
+        if name.startswith("<frozen importlib._bootstrap") or name.endswith(_BOOTSTRAP):
             return True
         f = f.f_back
     return False
