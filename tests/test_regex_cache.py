@@ -132,6 +132,7 @@ def test_a_damaged_file_is_said_and_written_again(tmp_path):
         f.write(bytes([byte[0] ^ 0xFF]))
     out, err = _probe(tmp_path)
     assert "regex cache" in err and "checksum" in err and out["hits"] == 0 and out["kept"] == "abc"
+    assert err.count("regex cache") == 1  # said once, not again when the file is written
     assert regex_cache._load(path)  # written again, whole
     out, err = _probe(tmp_path)
     assert out["hits"] > 100 and "regex cache" not in err

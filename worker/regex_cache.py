@@ -8,8 +8,8 @@ This module keeps those arguments in one file of the cache directory and hands t
 engine again in the next call, which then skips the parser and the compiler.
 
 - Only patterns compiled while a module is being imported (or inside ``code_patterns()``)
-  are kept: the code's own patterns.  A pattern built from a call's data (a ``--focus`` term, a page's words) is
-  compiled at run time and never written anywhere.
+  are kept: the code's own patterns.  A pattern built from a call's data (a ``--focus``
+  term, a page's words) is compiled at run time and never written anywhere.
 - The file is named for the interpreter it was made by (its cache tag, exact version and
   the engine's code format): another interpreter never reads it.  It carries a checksum,
   and the engine checks the code it is given; a file that fails either is not used
@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from types import FrameType
     from typing import Any
 
-NAME = "regex_cache"
 ENV = "WEBSEARCH_WORKER_REGEX_CACHE"  # the file, for the reading child (child/spawn.py)
 MAGIC = b"websearch-worker regex cache 1\n"
 MAX_BYTES = 4 << 20  # a fetch's patterns take about 100 KB
@@ -120,6 +119,7 @@ def _load(path: str) -> dict:
         return table
     except Exception as exc:
         _note("%s unreadable (%s): patterns compiled again" % (path, exc))
+        _state["fresh"] = True  # written again from what this process compiles, not merged
         return {}
 
 
