@@ -78,7 +78,10 @@ _PROBE = textwrap.dedent(
     with open(os.path.join(src, "probe_patterns.py"), "w") as f:
         f.write("import re\\nKEPT = re.compile(r'kept-(?P<word>[a-z]+)-zz', re.I)\\n"
                 "class Text(str):\\n    pass\\n"  # as lxml hands re:test its literals: marshal refuses it
-                "OTHER = re.compile(Text('subclass-[0-9]+'))\\n")
+                "OTHER = re.compile(Text('subclass-[0-9]+'))\\n"
+                "def build(text):\\n    return re.compile(text)\\n"  # a function: it could be handed data
+                "BUILT = build('function-built-[0-9]+')\\n"
+                "class Body:\\n    IN_CLASS = re.compile('class-body-[0-9]+')\\n")
     sys.path.insert(0, src)
     import probe_patterns
     # a pattern built at run time from a call's data: never kept
@@ -118,6 +121,7 @@ def test_the_next_process_takes_its_patterns_from_the_file_and_no_call_data_is_w
     assert b"kept-(?P<word>" in data  # compiled while its module was imported
     assert b"zqx-call-data" not in data  # compiled from the call's data
     assert b"subclass-" not in data  # a str's subclass is not kept, and the rest is still written
+    assert b"class-body-" in data and b"function-built-" not in data
     second, _ = _probe(tmp_path)
     assert second["hits"] > 100 and second["kept"] == "abc" and second["found"]
 

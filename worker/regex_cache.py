@@ -7,9 +7,10 @@ What they produce is small: the arguments ``re`` hands to the C engine (``_sre.c
 This module keeps those arguments in one file of the cache directory and hands them to the
 engine again in the next call, which then skips the parser and the compiler.
 
-- Only patterns compiled while a module is being imported (or inside ``code_patterns()``)
-  are kept: the code's own patterns.  A pattern built from a call's data (a ``--focus``
-  term, a page's words) is compiled at run time and never written anywhere.
+- Only the code's own patterns are kept: those a module's or a class's body compiles as the
+  module is imported (or code inside ``code_patterns()``).  A pattern built from a call's data
+  (a ``--focus`` term, a page's words) is compiled by a function at run time and never
+  written anywhere.
 - The file is named for the interpreter it was made by (its cache tag, exact version and
   the engine's code format): another interpreter never reads it.  It carries a checksum,
   and the engine checks the code it is given; a file that fails either is not used
@@ -174,17 +175,36 @@ class code_patterns:
         _Engine.asked.own -= 1
 
 
-def _importing() -> bool:
-    """Whether this thread is importing a module (its code's own patterns, no call's data)."""
+_RE_MODULES = frozenset(("re", "re._compiler", "re._parser", "re._casefix", "re._constants", __name__))
+_COMPREHENSIONS = frozenset(("<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>"))
+_CO_OPTIMIZED = 0x1  # a function's code; a module's and a class body's have it not
+
+
+def _code_own() -> bool:
+    """Whether the pattern being compiled is the code's own: compiled by a module's or a class's
+    body (or a comprehension in one, or a C module's start) while the module is imported, or
+    inside code_patterns().  A function that runs during an import is not trusted with this:
+    it could be handed data."""
     if getattr(_Engine.asked, "own", 0):
         return True
     f: FrameType | None = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__") in _RE_MODULES:
+        f = f.f_back
+    while f is not None and f.f_code.co_name in _COMPREHENSIONS:
+        f = f.f_back
+    if f is None or (f.f_code.co_flags & _CO_OPTIMIZED and not _bootstrap(f)):
+        return False
     while f is not None:
-        name = f.f_code.co_filename  # "<frozen importlib._bootstrap>", or its file where not frozen
-        if name.startswith("<frozen importlib._bootstrap") or name.endswith(_BOOTSTRAP):
+        if _bootstrap(f):
             return True
         f = f.f_back
     return False
+
+
+def _bootstrap(f: FrameType) -> bool:
+    """Whether ``f`` is the import system's ("<frozen importlib._bootstrap>", or its file where not frozen)."""
+    name = f.f_code.co_filename
+    return name.startswith("<frozen importlib._bootstrap") or name.endswith(_BOOTSTRAP)
 
 
 class _Engine:
@@ -201,7 +221,7 @@ class _Engine:
     def compile(self, pattern, flags, code, groups, groupindex, indexgroup):
         out = self._engine.compile(pattern, flags, code, groups, groupindex, indexgroup)
         key = getattr(_Engine.asked, "key", None)
-        if key is not None and key[0] is pattern and len(_state["new"]) < MAX_ENTRIES and _importing():
+        if key is not None and key[0] is pattern and len(_state["new"]) < MAX_ENTRIES and _code_own():
             try:
                 import array
 
