@@ -11,7 +11,9 @@ empty (``boolean()`` of it), as long as P cannot match "": an element without ``
 union (``@id|@class``), re:test reads the first node of the set, in document order,
 which is what ``(@id|@class)[1]`` selects. So each such test is rewritten; a test
 whose pattern can match "", or whose first argument is not attributes, is kept as
-it is. The rewritten expressions select the same elements (tests/pages/
+it is. Two more rewrites find the same elements sooner: an opening step by element
+names (by_names), and ``[@*]`` before a predicate that no element without attributes
+passes (attributes_first). The rewritten expressions select the same elements (tests/pages/
 test_trafilatura_fast.py holds them to the originals on generated and real pages).
 """
 
@@ -143,13 +145,129 @@ def by_names(path: str) -> tuple[str, int]:
 
 def rewrite(path: str) -> tuple[str, int]:
     """``path`` with every rewritable ``re:test(@a, ...)`` as ``boolean(@a[re:test(., ...)])``
-    (a union as ``(@a|@b)[1][...]``), and its opening step by element names (by_names);
+    (a union as ``(@a|@b)[1][...]``), its opening step by element names (by_names), and
+    elements without attributes left out first where none could pass (attributes_first);
     how many were rewritten."""
     if any(prefix != "re" for prefix in _PREFIX.findall(_LITERALS.sub("", path))):
         return path, 0
     path, named = by_names(path)
     tested, count = _tests(path)
-    return tested, count + named
+    tested, filtered = attributes_first(tested)
+    return tested, count + named + filtered
+
+
+# the opening step, before its predicates: ".//*" or "(.//a|.//b)" (by_names), in a group or not
+_OPENING = re.compile(r"\s*(?:\(\s*)?(?:\(\.?//[\w-]+(?:\|\.?//[\w-]+)*\)|\.?//\*)(?=\[)")
+_LIT = r"(?:'[^']*'|\"[^\"]*\")"
+_FULL_LIT = r"(?:'[^']+'|\"[^\"]+\")"  # not empty: contains(x, '') holds of "" too
+_ATTRS = r"@[\w.-]+(?:\s*\|\s*@[\w.-]+)*"
+# a test that no element without attributes passes: an attribute named, compared, or searched
+# for a non-empty string (translated first or not)
+_NEEDS_ATTRIBUTE = re.compile(
+    r"@[\w.-]+"
+    r"|@[\w.-]+\s*=\s*"
+    + _LIT
+    + r"|(?:contains|starts-with)\(\s*(?:"
+    + _ATTRS
+    + r"|translate\(\s*@[\w.-]+\s*,\s*"
+    + _LIT
+    + r"\s*,\s*"
+    + _LIT
+    + r"\s*\))\s*,\s*"
+    + _FULL_LIT
+    + r"\s*\)"
+)
+_BOOLEAN_OF_ATTRIBUTES = re.compile(r"boolean\(\s*(?:@[\w.-]+|\(\s*" + _ATTRS + r"\s*\))(?=[\[\s)])")
+
+
+def _attribute_test(operand: str) -> bool:
+    """Whether operand is a test _NEEDS_ATTRIBUTE knows, or ``boolean()`` of attributes
+    with predicates only (as _tests writes re:test): empty where there are none."""
+    if _NEEDS_ATTRIBUTE.fullmatch(operand):
+        return True
+    m = _BOOLEAN_OF_ATTRIBUTES.match(operand)
+    if m is None:
+        return False
+    i = m.end()
+    while i < len(operand) and operand[i] == "[":
+        end = _closing(operand, i)
+        if end is None:
+            return False
+        i = end + 1
+    return operand[i:].strip() == ")"
+
+
+def _split(expression: str, word: str) -> list[str]:
+    """expression's operands of ``word`` ("or", "and") at its top level, outside its literals,
+    parentheses and brackets (one operand when it has none)."""
+    parts, depth, begin = [], 0, 0
+    for i, c in _unquoted(expression, 0):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth == 0 and c.isspace() and expression.startswith(word, i + 1):
+            after = i + 1 + len(word)
+            if after < len(expression) and expression[after].isspace():
+                parts.append(expression[begin:i])
+                begin = after
+    parts.append(expression[begin:])
+    return parts
+
+
+def _bracketed(term: str) -> bool:
+    """Whether term is one group in parentheses, "(...)", whole."""
+    if not term.startswith("("):
+        return False
+    depth = 0
+    for i, c in _unquoted(term, 0):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                return i == len(term) - 1
+    return False
+
+
+def needs_attribute(predicate: str) -> bool:
+    """Whether no element without attributes can pass predicate: each of its "or" operands
+    has an "and" operand that is a test _attribute_test knows (what it does not know counts
+    as passing)."""
+    for term in _split(predicate.strip(), "or"):
+        term = term.strip()
+        while _bracketed(term):
+            term = term[1:-1].strip()
+        operands = _split(term, "and")
+        if len(operands) == 1 and len(_split(term, "or")) > 1:
+            if not needs_attribute(term):
+                return False
+        elif not any(
+            _attribute_test(o.strip()) or (_bracketed(o.strip()) and needs_attribute(o.strip()[1:-1])) for o in operands
+        ):
+            return False
+    return True
+
+
+def attributes_first(path: str) -> tuple[str, int]:
+    """``path`` with ``[@*]`` before the first of its opening step's predicates that no
+    element without attributes passes (needs_attribute) and that reads no position, and 1:
+    that predicate and those after it see the same elements in the same order, and libxml2
+    skips an element without attributes at once instead of evaluating each of the
+    predicate's tests on it (most of a page's elements have none). Else ``path`` and 0."""
+    m = _OPENING.match(path)
+    if m is None:
+        return path, 0
+    i = m.end()
+    while i < len(path) and path[i] == "[":
+        end = _closing(path, i)
+        if end is None:
+            return path, 0
+        predicate = path[i + 1 : end]
+        if "position()" not in predicate and "last()" not in predicate and needs_attribute(predicate):
+            return path[:i] + "[@*]" + path[i:], 1
+        i = end + 1
+    return path, 0
 
 
 def _tests(path: str) -> tuple[str, int]:
@@ -226,6 +344,13 @@ class Lazy:
         return compiled(*args, **kwargs)
 
 
+def placed_for(path: str) -> bool:
+    """Whether install puts a Lazy in place of the expression: one with a regex test, or
+    whose opening step by_names rewrites (those where the time goes; attributes_first alone
+    would add trafilatura's metadata's, not asked, at the cost of reading each at every start)."""
+    return _CALL in path or bool(by_names(path)[1])
+
+
 def install(modules: Iterable[ModuleType]) -> int:
     """Put a ``Lazy`` in place of each of ``modules``' (trafilatura's) XPaths that holds a
     regex test or opens with a step by_names rewrites: in its lists of XPaths, which its other modules hold as the same list
@@ -239,7 +364,7 @@ def install(modules: Iterable[ModuleType]) -> int:
     memo: dict[int, Lazy] = {}
 
     def lazy(expression: Any) -> Lazy | None:
-        if _CALL not in expression.path and not by_names(expression.path)[1]:
+        if not placed_for(expression.path):
             return None
         if id(expression) not in memo:
             memo[id(expression)] = Lazy(expression)  # it keeps the original alive: its id stays its own
