@@ -1856,3 +1856,47 @@ def test_readability_reads_the_same_article_with_the_faster_div_test(monkeypatch
         monkeypatch.setattr(rd, "tostring", RF.block_start)
         fast = S.readability_root(tree, "https://example.com/a")
         assert (None if plain is None else etree.tostring(plain)) == (None if fast is None else etree.tostring(fast))
+
+
+@pytest.mark.tricks("readability_fast")
+def test_readability_reads_the_same_article_with_its_quiet_steps(monkeypatch, caplog):
+    import logging
+
+    from lxml import etree
+
+    from worker.pages.extract import readability_fast as RF
+    from worker.pages.extract.imports import readability
+
+    rd = readability()
+    S.readability_root(P.parse("<html><body><p>Puts the steps in place.</p></body></html>"), None)
+    fast_pass, describe = rd.Document.remove_unlikely_candidates, rd.describe
+    assert RF.install_quiet_steps(rd) and rd.Document.remove_unlikely_candidates is fast_pass  # once
+    pages = list(_markup_pages())
+    pages.append(
+        "<html><body><div class='sidebar'>Links, links.</div><div id='comments' class=''><p>A reply.</p></div>"
+        "<div class='sidebar'><pre class='comment'>kept: code</pre></div><div class='comment'><article><p>"
+        "An article inside a comment box, long enough to count, with commas, and more words.</p></article>"
+        "</div><div class=''>Nothing to read.</div></body></html>"
+    )
+    removed = 0
+    for html in pages:
+        tree = P.parse(html)
+        monkeypatch.setattr(rd.Document, "remove_unlikely_candidates", fast_pass.__wrapped__)
+        monkeypatch.setattr(rd, "describe", describe.__wrapped__)
+        plain = S.readability_root(tree, "https://example.com/a")
+        monkeypatch.undo()
+        fast = S.readability_root(tree, "https://example.com/a")
+        assert (None if plain is None else etree.tostring(plain)) == (None if fast is None else etree.tostring(fast))
+        doc = rd.Document(etree.tostring(tree))
+        doc.html = doc._html(True)
+        before = len(doc.html.xpath("//*"))
+        doc.remove_unlikely_candidates()
+        removed += before - len(doc.html.xpath("//*"))
+    assert removed > 0  # the pages do hold unlikely candidates
+    # with debug messages on, each element is described as the library does
+    with caplog.at_level(logging.DEBUG, logger="readability.readability"):
+        doc = rd.Document(pages[-1])
+        doc.html = doc._html(True)
+        doc.remove_unlikely_candidates()
+    assert "Removing unlikely candidate - body>.sidebar" in caplog.text
+    assert rd.describe(etree.fromstring("<div id='x'/>")) == ""  # debug off: nothing written

@@ -82,6 +82,7 @@ print(json.dumps({
     "texts": texts, "extractors": extractors,
     "imports": imports.mode(), "xpaths": trafilatura_fast._ONCE, "lazies": lazies,
     "clean": rd.clean is readability_fast.clean, "tostring": rd.tostring is not lxml.etree.tostring,
+    "quiet": hasattr(rd.describe, "__wrapped__") and hasattr(rd.Document.remove_unlikely_candidates, "__wrapped__"),
 }))
 """
 
@@ -108,7 +109,7 @@ def test_on_the_tested_versions_every_rewrite_is_in_place(tested_run):
     out, err = tested_run
     assert "warning" not in err, err
     assert out["imports"] == "deferred" and out["xpaths"][0] > 0 and out["lazies"] > 0, out
-    assert out["clean"] is True and out["tostring"] is True, out
+    assert out["clean"] is True and out["tostring"] is True and out["quiet"] is True, out
     assert out["extractors"] == ["trafilatura", "readability"] and min(map(len, out["texts"])) > 200, out
 
 
@@ -116,7 +117,7 @@ def test_on_the_tested_versions_every_rewrite_is_in_place(tested_run):
 def test_on_another_version_every_rewrite_is_off_with_one_warning_and_the_page_reads_the_same(tested_run, fake):
     out, err = probe(fake)
     assert out["imports"] == "plain" and out["xpaths"] == [0] and out["lazies"] == 0, out
-    assert out["clean"] is False and out["tostring"] is False, out
+    assert out["clean"] is False and out["tostring"] is False and out["quiet"] is False, out
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 2, err  # one a dist, not one a page
     assert any(

@@ -30,6 +30,15 @@ of the first block tag in it, found by walking it (text and attribute values are
 escaped when written out, so only tags put "<" before a letter; comments are written as
 they are). Installed only where the regex, and the module's use of ``tostring``, are
 the ones this was checked against.
+
+Its pass over unlikely candidates, and its debug messages
+---------------------------------------------------------
+``remove_unlikely_candidates`` reads every element's class and id in Python to test
+them; ``install_quiet_steps`` puts ``unlikely_candidates_removed`` in its place, which
+reads only the elements that have one (libxml2 finds them, in the same order), and has
+the module's ``describe``, which writes an element's path for a debug message, called
+only when debug messages are written: every candidate scored wrote one, whether the
+message went anywhere or not.
 """
 
 from __future__ import annotations
@@ -157,3 +166,62 @@ def install(module: Any) -> bool:
         return False
     module.clean = clean
     return True
+
+
+def install_quiet_steps(module: Any) -> bool:
+    """Put ``unlikely_candidates_removed`` in place of the module's (readability.readability)
+    ``Document.remove_unlikely_candidates``, and a ``describe`` that writes an element's path
+    only when the module's logger writes debug messages; whether they are in place."""
+    import logging
+
+    from ...startup import on
+    from .versions import tested
+
+    if not tested("readability-lxml") or not on("readability_fast"):
+        return False
+    document, original = getattr(module, "Document", None), getattr(module, "describe", None)
+    if document is None or original is None or not hasattr(document, "remove_unlikely_candidates"):
+        return False
+    if getattr(original, "__wrapped__", None) is None:
+        log = module.log
+
+        def describe(node: Any, depth: int = 1) -> str:
+            return original(node, depth) if log.isEnabledFor(logging.DEBUG) else ""
+
+        describe.__wrapped__ = original  # type: ignore[attr-defined]
+        module.describe = describe
+    if getattr(document.remove_unlikely_candidates, "__wrapped__", None) is None:
+        fast = unlikely_candidates_removed(module)
+        fast.__wrapped__ = document.remove_unlikely_candidates
+        document.remove_unlikely_candidates = fast
+    return True
+
+
+def unlikely_candidates_removed(module: Any) -> Any:
+    """readability's Document.remove_unlikely_candidates, the same elements dropped in the
+    same order: an element with neither a class nor an id gives it a "class id" string
+    shorter than 2, which it skips, so only those with one are read."""
+    from lxml.etree import XPath
+
+    unlikely = module.REGEXES["unlikelyCandidatesRe"]
+    maybe = module.REGEXES["okMaybeItsACandidateRe"]
+    # compiled once, not at each element's call
+    in_code = XPath("ancestor-or-self::pre | ancestor-or-self::code")
+    holds_main = XPath("descendant-or-self::main | descendant-or-self::article | descendant-or-self::math")
+
+    def remove_unlikely_candidates(self: Any) -> None:
+        for elem in self.html.xpath(".//*[@class or @id]"):
+            s = "{} {}".format(elem.get("class", ""), elem.get("id", ""))
+            if len(s) < 2:
+                continue
+            if (
+                unlikely.search(s)
+                and (not maybe.search(s))
+                and elem.tag not in ["html", "body"]
+                and not in_code(elem)
+                and not holds_main(elem)
+            ):
+                module.log.debug("Removing unlikely candidate - %s" % module.describe(elem))
+                elem.drop_tree()
+
+    return remove_unlikely_candidates

@@ -161,11 +161,12 @@ def readability_root(tree: HtmlElement, url: str | None) -> HtmlElement | None:
     from lxml import etree
 
     from .imports import readability
-    from .readability_fast import install, install_block_test
+    from .readability_fast import install, install_block_test, install_quiet_steps
 
     rd = readability()
     install(rd)  # its text cleaning, the same strings in less time (readability_fast.py)
     install_block_test(rd)  # its test of a <div> for blocks, the same answers in less time
+    install_quiet_steps(rd)  # its pass over unlikely candidates and its debug messages, in less time
     base: Any = rd.Document  # a class of a module loaded at run time: no static type
 
     class _Doc(base):
