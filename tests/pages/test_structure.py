@@ -812,3 +812,40 @@ def test_a_long_table_of_contents_is_read_once_not_once_an_entry(monkeypatch):
     entries = [k for (el, _, _), k in zip(items, keep) if el.tag == "li"]
     assert len(entries) == n and all(entries)  # kept: between two kept paragraphs
     assert len(calls) == 1
+
+
+def test_a_line_is_found_in_the_text_node_the_xpath_of_contains_finds():
+    # project.span finds the extractor's first and last lines in the page's text nodes,
+    # read once and searched by str.find: the same element as libxml2's contains() on each
+    # node, also where a line is in a tail, in several nodes, or across two
+    import random
+
+    from lxml import html as lh
+
+    from worker.pages.extract import project
+
+    def reference(body, probe):
+        hits = body.xpath("descendant::text()[contains(., $p)]", p=probe)
+        return hits[0].getparent() if len(hits) == 1 else None
+
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "é", "日本", "x"]
+    checked = found = 0
+    for _ in range(60):
+        parts = []
+        for _ in range(rng.randint(3, 12)):
+            tag = rng.choice(["p", "b", "span", "li", "div"])
+            inner = " ".join(rng.choice(words) for _ in range(rng.randint(0, 5)))
+            tail = " ".join(rng.choice(words) for _ in range(rng.randint(0, 3)))
+            parts.append("<%s>%s</%s>%s" % (tag, inner, tag, tail))
+        body = lh.fromstring("<html><body><div>%s</div></body></html>" % "".join(parts)).find(".//body")
+        nodes = project._TextNodes(body)
+        texts = body.xpath("descendant::text()")
+        probes = {t[i : i + n] for t in texts for i in range(0, len(t), 3) for n in (1, 5, 11)}
+        probes |= {a[-4:] + b[:4] for a, b in zip(texts, texts[1:])}  # across two nodes: in neither
+        for probe in sorted(probes):
+            want = reference(body, probe)
+            assert nodes.only(probe) is want, probe
+            checked += 1
+            found += want is not None
+    assert checked > 1000 and found > 200

@@ -475,12 +475,55 @@ def _holds_heading(el: HtmlElement) -> bool:
     return next(el.iterdescendants(*HEADINGS), None) is not None
 
 
-def _found(body: HtmlElement, lines: list[str]) -> Any:
+class _TextNodes:
+    """body's text nodes (texts and tails, in document order), read once for all the lines
+    looked for: each line is found by str.find in the nodes joined by a character no node
+    holds, where an XPath of contains() read every node again for each line."""
+
+    SEP = "\x00"  # libxml2 keeps no NUL in a text node
+
+    def __init__(self, body: HtmlElement):
+        from lxml.etree import XPath
+
+        self.body = body
+        self.joined = self.SEP.join(XPath("descendant::text()", smart_strings=False)(body))
+
+    def only(self, probe: str) -> Any:
+        """The element whose text or tail is the one text node that holds probe; None when
+        none or several do."""
+        if not probe or self.SEP in probe:
+            hits = self.body.xpath("descendant::text()[contains(., $p)]", p=probe)
+            return hits[0].getparent() if len(hits) == 1 else None
+        joined = self.joined
+        at = joined.find(probe)
+        if at < 0:
+            return None
+        end = joined.find(self.SEP, at)  # the node's end: a probe never spans SEP
+        if end >= 0 and joined.find(probe, end) >= 0:
+            return None  # a later node holds it too
+        n = joined.count(self.SEP, 0, at)  # the nodes before it
+        return self.body.xpath("(descendant::text())[$n]", n=n + 1)[0].getparent()
+
+
+def _long_lines(raw: list[str]) -> list[str]:
+    """The first PROBES of raw's lines that are long enough to look for, white space folded
+    (only those are looked for: a long text's other lines are not folded)."""
+    out = []
+    for x in raw:
+        line = " ".join(x.split())
+        if len(line) >= th.T.PROBE_LINE:
+            out.append(line)
+            if len(out) == th.T.PROBES:
+                break
+    return out
+
+
+def _found(nodes: _TextNodes, lines: list[str]) -> Any:
     """The element whose own text holds the first of lines that one text node holds."""
     for line in lines[: th.T.PROBES]:
-        hits = body.xpath("descendant::text()[contains(., $p)]", p=line[: th.T.PROBE])
-        if len(hits) == 1:
-            return hits[0].getparent()
+        el = nodes.only(line[: th.T.PROBE])
+        if el is not None:
+            return el
     return None
 
 
@@ -488,10 +531,13 @@ def span(body: HtmlElement, text: str) -> HtmlElement:
     """The element of body that holds all of the extractor's text: the deepest that holds
     both its first and its last long line (found by libxml2 in the text nodes), or body.
     Everything the extractor kept lies between the two, so the units outside are not read."""
-    lines = [" ".join(x.split()) for x in text.split("\n")]
-    lines = [x for x in lines if len(x) >= th.T.PROBE_LINE]
-    first = _found(body, lines)
-    last = _found(body, lines[::-1]) if first is not None else None
+    raw = text.split("\n")
+    firsts = _long_lines(raw)
+    if not firsts:
+        return body
+    nodes = _TextNodes(body)
+    first = _found(nodes, firsts)
+    last = _found(nodes, _long_lines(raw[::-1])) if first is not None else None
     if first is None or last is None:
         return body
     above = {id(a) for a in first.iterancestors()}
