@@ -180,9 +180,31 @@ _NEEDS_ATTRIBUTE = re.compile(
 _BOOLEAN_OF_ATTRIBUTES = re.compile(r"boolean\(\s*(?:@[\w.-]+|\(\s*" + _ATTRS + r"\s*\))(?=[\[\s)])")
 
 
+_BRACKETS = re.compile(r"[()\[\]]")
+_STRUCTURE = re.compile(r"[()\[\]]|\s(?:or|and)(?=\s)")
+
+
+def _masked(path: str) -> str:
+    """path with each string literal's characters (not its quotes) as "_": the same length
+    and offsets, and no bracket, parenthesis or operator of a literal's left to read. The
+    functions below read masked text, token by token (a few hundred an expression: a walk of
+    each character cost 10 ms a process, paid by every fetch)."""
+    return _LITERALS.sub(lambda m: m.group()[0] + "_" * (len(m.group()) - 2) + m.group()[-1], path)
+
+
+def _close(masked: str, start: int) -> int | None:
+    """The index of what closes the bracket or parenthesis at ``start``; None when nothing does."""
+    depth = 0
+    for m in _BRACKETS.finditer(masked, start):
+        depth += 1 if m.group() in "([" else -1
+        if depth == 0:
+            return m.start()
+    return None
+
+
 def _attribute_test(operand: str) -> bool:
-    """Whether operand is a test _NEEDS_ATTRIBUTE knows, or ``boolean()`` of attributes
-    with predicates only (as _tests writes re:test): empty where there are none."""
+    """Whether operand (masked) is a test _NEEDS_ATTRIBUTE knows, or ``boolean()`` of
+    attributes with predicates only (as _tests writes re:test): empty where there are none."""
     if _NEEDS_ATTRIBUTE.fullmatch(operand):
         return True
     m = _BOOLEAN_OF_ATTRIBUTES.match(operand)
@@ -190,61 +212,52 @@ def _attribute_test(operand: str) -> bool:
         return False
     i = m.end()
     while i < len(operand) and operand[i] == "[":
-        end = _closing(operand, i)
-        if end is None:
+        end = _close(operand, i)
+        if end is None or operand[end] != "]":
             return False
         i = end + 1
     return operand[i:].strip() == ")"
 
 
 def _split(expression: str, word: str) -> list[str]:
-    """expression's operands of ``word`` ("or", "and") at its top level, outside its literals,
+    """expression's (masked) operands of ``word`` ("or", "and") at its top level, outside its
     parentheses and brackets (one operand when it has none)."""
     parts, depth, begin = [], 0, 0
-    for i, c in _unquoted(expression, 0):
-        if c in "([":
+    for m in _STRUCTURE.finditer(expression):
+        token = m.group()
+        if token in "([":
             depth += 1
-        elif c in ")]":
+        elif token in ")]":
             depth -= 1
-        elif depth == 0 and c.isspace() and expression.startswith(word, i + 1):
-            after = i + 1 + len(word)
-            if after < len(expression) and expression[after].isspace():
-                parts.append(expression[begin:i])
-                begin = after
+        elif depth == 0 and token[1:] == word:
+            parts.append(expression[begin : m.start()])
+            begin = m.end()
     parts.append(expression[begin:])
     return parts
 
 
 def _bracketed(term: str) -> bool:
-    """Whether term is one group in parentheses, "(...)", whole."""
-    if not term.startswith("("):
-        return False
-    depth = 0
-    for i, c in _unquoted(term, 0):
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth == 0:
-                return i == len(term) - 1
-    return False
+    """Whether term (masked) is one group in parentheses, "(...)", whole."""
+    return term.startswith("(") and _close(term, 0) == len(term) - 1
 
 
 def needs_attribute(predicate: str) -> bool:
     """Whether no element without attributes can pass predicate: each of its "or" operands
     has an "and" operand that is a test _attribute_test knows (what it does not know counts
     as passing)."""
-    for term in _split(predicate.strip(), "or"):
+    return _needs_attribute(_masked(predicate))
+
+
+def _needs_attribute(masked: str) -> bool:
+    for term in _split(masked.strip(), "or"):
         term = term.strip()
         while _bracketed(term):
             term = term[1:-1].strip()
-        operands = _split(term, "and")
+        operands = [o.strip() for o in _split(term, "and")]
         if len(operands) == 1 and len(_split(term, "or")) > 1:
-            if not needs_attribute(term):
+            if not _needs_attribute(term):
                 return False
-        elif not any(
-            _attribute_test(o.strip()) or (_bracketed(o.strip()) and needs_attribute(o.strip()[1:-1])) for o in operands
-        ):
+        elif not any(_attribute_test(o) or (_bracketed(o) and _needs_attribute(o[1:-1])) for o in operands):
             return False
     return True
 
@@ -255,16 +268,17 @@ def attributes_first(path: str) -> tuple[str, int]:
     that predicate and those after it see the same elements in the same order, and libxml2
     skips an element without attributes at once instead of evaluating each of the
     predicate's tests on it (most of a page's elements have none). Else ``path`` and 0."""
-    m = _OPENING.match(path)
+    masked = _masked(path)
+    m = _OPENING.match(masked)
     if m is None:
         return path, 0
     i = m.end()
-    while i < len(path) and path[i] == "[":
-        end = _closing(path, i)
-        if end is None:
+    while i < len(masked) and masked[i] == "[":
+        end = _close(masked, i)
+        if end is None or masked[end] != "]":
             return path, 0
-        predicate = path[i + 1 : end]
-        if "position()" not in predicate and "last()" not in predicate and needs_attribute(predicate):
+        predicate = masked[i + 1 : end]
+        if "position()" not in predicate and "last()" not in predicate and _needs_attribute(predicate):
             return path[:i] + "[@*]" + path[i:], 1
         i = end + 1
     return path, 0
