@@ -158,7 +158,7 @@ def rewrite(path: str) -> tuple[str, int]:
 
 # the opening step, before its predicates: ".//*" or "(.//a|.//b)" (by_names), in a group or not
 _OPENING = re.compile(r"\s*(?:\(\s*)?(?:\(\.?//[\w-]+(?:\|\.?//[\w-]+)*\)|\.?//\*)(?=\[)")
-_LIT = r"(?:'[^']*'|\"[^\"]*\")"
+_LIT = "(?:%s)" % _LITERALS.pattern
 _FULL_LIT = r"(?:'[^']+'|\"[^\"]+\")"  # not empty: contains(x, '') holds of "" too
 _ATTRS = r"@[\w.-]+(?:\s*\|\s*@[\w.-]+)*"
 # a test that no element without attributes passes: an attribute named, compared, or searched
@@ -188,7 +188,7 @@ def _masked(path: str) -> str:
     """path with each string literal's characters (not its quotes) as "_": the same length
     and offsets, and no bracket, parenthesis or operator of a literal's left to read. The
     functions below read masked text, token by token (a few hundred an expression: a walk of
-    each character cost 10 ms a process, paid by every fetch)."""
+    each character cost several milliseconds a process, paid by every fetch)."""
     return _LITERALS.sub(lambda m: m.group()[0] + "_" * (len(m.group()) - 2) + m.group()[-1], path)
 
 
