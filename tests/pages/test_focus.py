@@ -276,6 +276,32 @@ def test_a_question_that_asks_how_many_prefers_the_block_that_states_a_number():
     assert words in view["content"]
 
 
+def test_the_answer_after_a_question_the_page_asks_reads_under_it_as_under_a_heading():
+    # a FAQ's question in a bold line or a table row, not a heading: the answer after it says
+    # none of the question's words, and outranks the same line after a statement of them
+    answer = "Only on weekdays, from the old pier by the market."
+
+    def after(lead):
+        text = page({40: lead, 41: answer})
+        blocks, _ = focus.score(text, "does the island ferry run in winter")
+        at = text.find(answer)
+        return blocks[(at, at + len(answer))]
+
+    for form in ("**%s**", "| **4.2.** | **%s** |", "%s"):
+        asked, said = (
+            after(form % "Does the island ferry run in winter?"),
+            after(form % "The island ferry runs in winter."),
+        )
+        assert asked > 2 * said, form
+    # a question mark that closes no sentence asks nothing: a ternary, a URL's query
+    assert after("`island ? ferry : winter`") == after("`island + ferry : winter`")
+    assert after("See http://island.example/ferry?winter=1 for more.") == after(
+        "See http://island.example/ferry/winter=1 for more."
+    )
+    view = focus.focused(page({40: "**Does the island ferry run in winter?**", 41: answer}), "island ferry winter", 160)
+    assert answer in view["content"]
+
+
 def test_links_are_found_as_a_scan_of_the_whole_text_finds_them():
     # shown_links tries its link pattern only where a link or a code span can start: the same
     # matches as the pattern's own scan, on made-up texts of the characters that matter

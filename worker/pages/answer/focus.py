@@ -35,6 +35,9 @@ MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too lo
 MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
 CARRY = 0.25  # a block keeps this much of the score of the block before it (an answer follows its lead-in)
+# ... and as much as a heading gives when that block asks a question (_ASKS): a FAQ's question,
+# in a table row or a bold line rather than a heading, is the heading of the answer after it
+QUESTION_CARRY = HEADING_WEIGHT
 PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
 SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
 SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
@@ -353,6 +356,11 @@ class _Entries:
         return found
 
 
+# A question the text asks: a question mark after a word, closing a sentence (not a ternary's
+# "a ? b : c", nor a URL's query string)
+_ASKS = re.compile(r"(?<=[^\s?])\?(?=[\s*|_)]|$)")
+
+
 def score(
     text: str, query: str, weights: dict[str, float] | None = None
 ) -> tuple[dict[tuple[int, int], float], Outline]:
@@ -409,11 +417,11 @@ def score(
             candidates.setdefault(nxt)
     empty: dict[int, int] = {}
     scores: dict[tuple[int, int], float] = {}
-    previous: dict[tuple[int, int], float] = {}
+    carried: dict[tuple[int, int], float] = {}  # what a block keeps of the block before it
     for k in counts:
         nxt = finder.after(k[1])
         if nxt is not None:
-            previous[nxt] = own[k]
+            carried[nxt] = (QUESTION_CARRY if _ASKS.search(text, k[0], k[1]) else CARRY) * own[k]
     sections = _section_scores(text, outline, counts, len(words)) if SECTION_WEIGHT else {}
     outline.signatures = sigs = signatures(text) if SIGNATURE_WEIGHT else []
     sig_starts = [a for a, _ in sigs]
@@ -438,7 +446,7 @@ def score(
         # Distinct terms weigh most: a block that names every part of the question beats one that repeats a word.
         coverage = sum(idf[t] for t in c)
         extra = sum(v for t, v in context.items() if t not in c)
-        s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + CARRY * previous.get(k, 0.0)
+        s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + carried.get(k, 0.0)
         s += SECTION_WEIGHT * sections.get(h, 0.0)
         if quantity and _STATES_QUANTITY.search(low, k[0], k[1]):
             s *= 1 + quantity
