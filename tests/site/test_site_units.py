@@ -171,6 +171,26 @@ def test_a_crawls_passage_comes_under_its_api_signature():
     assert sum(1 for p in got if "pumps.Pool" in p["text"]) == 1  # the signature is shown once
 
 
+def test_a_sites_single_page_edition_does_not_lift_its_passages_over_the_pages_it_holds():
+    answer = "The pool keeps at most four idle connections open between two requests and closes the rest."
+    pools = [answer] + [
+        "Pools paragraph %d says something else about workers, queues and their own timers." % i for i in range(4)
+    ]
+    logs = ["Logging paragraph %d writes its lines to standard error with the time of day first." % i for i in range(4)]
+    texts = [
+        "# Pools\n\n" + "\n\n".join(pools),
+        "# Logging\n\n" + "\n\n".join(logs),
+        # every page in one, flat (its links' addresses gone), with a line that says the question's words
+        "\n\n".join(pools + logs + ["Open idle pool connections: keep the pool open, see pools and connections."]),
+        "# Logging\n\n" + "\n\n".join(logs) + "\n\nSee [the pools](pools.html) too.",  # the same page again
+    ]
+    assert passages.compilations(texts) == {2}
+    assert passages.compilations(texts[:2] + texts[3:]) == set()  # two copies of a page are no edition
+    got = passages.rank(texts, "how many idle connections does the pool keep open", 110, [2.0, 1.0, 5.0, 1.0])
+    assert [p["text"] for p in got] == [answer]
+    assert got[0]["page"] == 0  # the page it stands on, not the edition that says it again
+
+
 def test_a_term_on_every_page_read_weighs_less_across_pages():
     texts = ["Pumps are blue. The valve is red.", "Pumps are green.", "Pumps are amber."]
     weights = passages.term_weights(texts, "pump valve")

@@ -4,13 +4,16 @@ Pure functions.  Each page's blocks are scored by worker.pages.answer.focus (the
 in the block, in the headings above it, in the block before it), each term weighing less the
 more of the pages hold it (``term_weights``); a block then counts
 more the better its page ranked for the question (worker.site.rank): a page that ranks
-near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``.  The best
+near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``, unless it is a
+site's single-page edition of other pages read (``compilations``).  The best
 blocks are taken until the budget is spent, each given as plain text (worker.site.plain),
 a description with the API signature right above it, with its page, the section it sits
 in and its offset in the page's markdown, so ``fetch URL --start-index OFFSET`` reads on from it.
 """
 
 from __future__ import annotations
+
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -67,6 +70,46 @@ def term_weights(texts: Sequence[str], query: str) -> dict[str, float]:
     return out
 
 
+# A page that holds most of the paragraphs of COMPILES or more other pages read is a site's
+# single-page edition (Node's all.html, Sphinx's singlehtml, mdBook's print.html)
+COMPILES = 2
+HOLDS = 0.5  # the share of another page's paragraphs it must hold
+KEY_WORDS = 12  # a paragraph is known by its first words (one with fewer is not counted)
+_KEY_LINK = re.compile(r"\]\([^)\s]*\)")  # a link's address: its page's markdown has it, a flat text not
+_KEY_WORD = re.compile(r"[^\W_]+")
+
+
+def _paragraph_keys(text: str) -> set[str]:
+    """The first KEY_WORDS words of each of the text's paragraphs, lower case, without link addresses."""
+    out = set()
+    for para in text.split("\n\n"):
+        if len(para) < 4 * KEY_WORDS:
+            continue
+        words = _KEY_WORD.findall(_KEY_LINK.sub("]", para[: 30 * KEY_WORDS].lower()))
+        if len(words) >= KEY_WORDS:
+            out.add(" ".join(words[:KEY_WORDS]))
+    return out
+
+
+def compilations(texts: Sequence[str]) -> set[int]:
+    """The indexes of the pages that are a single-page edition of others read with them: their
+    passages are those pages' too, and their rank (they say every question's words) is no sign
+    that a passage of theirs answers."""
+    keys = [_paragraph_keys(t) for t in texts]
+    out = set()
+    for i, mine in enumerate(keys):
+        held = 0
+        for j, theirs in enumerate(keys):
+            if j == i or not theirs:
+                continue
+            both = len(theirs & mine)
+            if both >= HOLDS * len(theirs) and both < HOLDS * len(mine):
+                held += 1  # not a copy of the same page (the one holds most of the other, and not the reverse)
+        if held >= COMPILES:
+            out.add(i)
+    return out
+
+
 def rank(
     texts: Sequence[str],
     query: str,
@@ -81,6 +124,8 @@ def rank(
     from .plain import in_code_at, plain
 
     scores = list(page_scores) if page_scores is not None else [0.0] * len(texts)
+    for i in compilations(texts) if len(texts) > COMPILES else ():
+        scores[i] = 0.0  # its blocks compete on their own words, unlifted
     top = max(scores) if scores else 0.0
     candidates: list[tuple[float, int, int, int]] = []
     outlines = []
