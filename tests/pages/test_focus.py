@@ -302,6 +302,27 @@ def test_the_answer_after_a_question_the_page_asks_reads_under_it_as_under_a_hea
     assert answer in view["content"]
 
 
+def test_a_question_in_words_prefers_the_sentence_to_the_code_that_names_its_terms(monkeypatch):
+    # both blocks name the emitter, its error event and a listener; the code block is the shorter
+    answer = "An emitter with no listener for the error event throws the error and the process exits."
+    code = "```js\nemitter.emit('error', err); // no listener\n```"
+    text = page({20: code, 40: answer})
+    a, c = text.find(answer), text.find(code)
+    a, c = (a, a + len(answer)), (c, c + len(code))
+    asked = "what happens when an emitter emits an error event with no listener"
+    how = "how do I make an emitter emit an error event to a listener"
+
+    def scores(query):
+        return focus.score(text, query)[0]
+
+    words, doing = scores(asked), scores(how)
+    assert words[a] > words[c]
+    monkeypatch.setattr(focus, "CODE_WEIGHT", 1.0)
+    assert scores(asked)[c] > scores(asked)[a]  # without the rule the code would come first
+    assert words[c] == scores(asked)[c] * 0.8
+    assert doing[c] == scores(how)[c]  # asked how to do something, code keeps its whole score
+
+
 def test_links_are_found_as_a_scan_of_the_whole_text_finds_them():
     # shown_links tries its link pattern only where a link or a code span can start: the same
     # matches as the pattern's own scan, on made-up texts of the characters that matter

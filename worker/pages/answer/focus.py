@@ -41,6 +41,7 @@ QUESTION_CARRY = HEADING_WEIGHT
 PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
 SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
 SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
+CODE_WEIGHT = 0.8  # a code block counts this much of its score, unless the question asks how to do something
 QUANTITY_WEIGHT = 0.5  # a block that states a number counts this much more when the question asks how many
 K1, B = 1.2, 0.5
 
@@ -102,6 +103,11 @@ def words(text: str) -> list[str]:
 
 # A question that asks for a quantity ("how many listeners", "how long ... by default") is
 # answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
+# A question that asks how to do something may be answered by code; one that asks what, why,
+# whether or how many is answered in words, and a code block that names its terms (an example's
+# identifiers) crowds the sentence that says it out
+_ASKS_HOW = re.compile(r"\bhow (?:do|does|can|to|should|would|could)\b|\bexamples?\b")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # a fenced code block's opening or closing line
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large|small|often|far|deep|old|fast)\b")
 _STATES_QUANTITY = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -426,6 +432,10 @@ def score(
     outline.signatures = sigs = signatures(text) if SIGNATURE_WEIGHT else []
     sig_starts = [a for a, _ in sigs]
     quantity = QUANTITY_WEIGHT if _ASKS_QUANTITY.search(query.lower()) else 0.0
+    code = 1.0 if _ASKS_HOW.search(query.lower()) else CODE_WEIGHT
+    from bisect import bisect_right
+
+    fences = [m.start() for m in _FENCE.finditer(text)] if code != 1.0 else []
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
@@ -450,6 +460,8 @@ def score(
         s += SECTION_WEIGHT * sections.get(h, 0.0)
         if quantity and _STATES_QUANTITY.search(low, k[0], k[1]):
             s *= 1 + quantity
+        if fences and bisect_right(fences, k[0]) % 2:
+            s *= code  # the block is inside a fenced code block (or opens one)
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
 
