@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 
 from .shown_links import Links, inside, link_targets
 
@@ -101,13 +102,12 @@ def words(text: str) -> list[str]:
     return out
 
 
-# A question that asks for a quantity ("how many listeners", "how long ... by default") is
-# answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
-# A question that asks how to do something may be answered by code; one that asks what, why,
-# whether or how many is answered in words, and a code block that names its terms (an example's
-# identifiers) crowds the sentence that says it out
+# A question that asks how to do something may be answered by code; one that asks what, why or
+# whether, in words, which an example naming the question's identifiers would crowd out
 _ASKS_HOW = re.compile(r"\bhow (?:do|does|can|to|should|would|could)\b|\bexamples?\b")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # a fenced code block's opening or closing line
+# A question that asks for a quantity ("how many listeners", "how long ... by default") is
+# answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large|small|often|far|deep|old|fast)\b")
 _STATES_QUANTITY = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -230,8 +230,6 @@ class Outline:
 
     def at(self, pos: int) -> int:
         """The index of the heading whose section holds ``pos``, or -1."""
-        from bisect import bisect_right
-
         return bisect_right(self.starts, pos) - 1
 
 
@@ -294,8 +292,6 @@ class _Finder:
         self.break_ends = [e for _, e in breaks]
 
     def block(self, pos: int) -> tuple[int, int]:
-        from bisect import bisect_right
-
         text = self.text
         i = bisect_right(self.break_starts, pos) - 1
         start = self.break_ends[i] if i >= 0 else 0
@@ -321,8 +317,6 @@ class _Finder:
 
     def paragraph(self, pos: int) -> tuple[int, int]:
         """The run of text between blank lines around ``pos`` (a long one holds several blocks)."""
-        from bisect import bisect_right
-
         i = bisect_right(self.break_starts, pos) - 1
         start = self.break_ends[i] if i >= 0 else 0
         end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(self.text)
@@ -433,8 +427,6 @@ def score(
     sig_starts = [a for a, _ in sigs]
     quantity = QUANTITY_WEIGHT if _ASKS_QUANTITY.search(query.lower()) else 0.0
     code = 1.0 if _ASKS_HOW.search(query.lower()) else CODE_WEIGHT
-    from bisect import bisect_right
-
     fences = [m.start() for m in _FENCE.finditer(text)] if code != 1.0 else []
     for k in candidates:
         h = outline.at(k[0])
@@ -510,8 +502,6 @@ def signature_above(text: str, outline: Outline, start: int, end: int) -> tuple[
 def _under(sig_starts: list[int], outline: Outline, pos: int) -> int:
     """The index of the signature line whose entry holds ``pos`` (the last one above it, below the
     section's heading), or -1."""
-    from bisect import bisect_right
-
     g = bisect_right(sig_starts, pos) - 1
     if g < 0:
         return -1
