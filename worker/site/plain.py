@@ -77,9 +77,8 @@ def plain(markdown: str, in_code: bool = False) -> str:
 def in_code_at(markdown: str, pos: int) -> bool:
     """Whether ``pos`` of ``markdown`` is inside a fenced code block."""
     inside = False
-    for _ in _FENCE_LINE.finditer(markdown, 0, pos):
+    from ..pages.answer.focus import FENCE
+
+    for _ in FENCE.finditer(markdown, 0, pos):
         inside = not inside
     return inside
-
-
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)

@@ -105,7 +105,8 @@ def words(text: str) -> list[str]:
 # A question that asks how to do something may be answered by code; one that asks what, why or
 # whether, in words, which an example naming the question's identifiers would crowd out
 _ASKS_HOW = re.compile(r"\bhow (?:do|does|can|to|should|would|could)\b|\bexamples?\b")
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # a fenced code block's opening or closing line
+# a fenced code block's opening or closing line (site/plain.py reads it too)
+FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 # A question that asks for a quantity ("how many listeners", "how long ... by default") is
 # answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large|small|often|far|deep|old|fast)\b")
@@ -427,7 +428,7 @@ def score(
     sig_starts = [a for a, _ in sigs]
     quantity = QUANTITY_WEIGHT if _ASKS_QUANTITY.search(query.lower()) else 0.0
     code = 1.0 if _ASKS_HOW.search(query.lower()) else CODE_WEIGHT
-    fences = [m.start() for m in _FENCE.finditer(text)] if code != 1.0 else []
+    fences = [m.start() for m in FENCE.finditer(text)] if code != 1.0 else []
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
