@@ -48,6 +48,11 @@ TRAFILATURA_DEFERRED = (
     # trafilatura.xml asks for its own version at import (its XML output's metadata):
     # importlib.metadata with email, zipfile and the lookup cost ~12 ms (see _version)
     "importlib.metadata",
+    # lxml.etree, first imported by trafilatura.core, takes inspect's getfullargspec (a
+    # parser target's arity: we use none) and gzip's GzipFile (file input: we hand it
+    # strings); inspect brings ast, dis and tokenize, ~7 ms of a fresh call
+    "inspect",
+    "gzip",
 )
 # readability-lxml: chardet only decodes bytes input (we pass a parsed tree);
 # urllib.request only serves its command-line main().
