@@ -22,6 +22,7 @@ import math
 import re
 from bisect import bisect_right
 
+from .blocks import HEADING, PIECE, Finder, Outline
 from .shown_links import Links, inside, link_targets
 
 TYPE_CHECKING = False
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 GAP = "\n\n[...]\n\n"  # the visible marker between passages, in a focused page's content
 PREFIX = 6  # letters of a word that make its term
 TITLE_MAX = 120
-PIECE = 250  # a block longer than this is scored in pieces of about this size
 MAX_TRIED = 300  # blocks tried for the budget: past these the rest score too low to matter
 MIN_BLOCK = 20  # a block after a match shorter than this ("---", "30") is no answer
 HEADING_WEIGHT = 0.6  # a term in the section's headings counts this much of one in the block
@@ -49,10 +49,6 @@ K1, B = 1.2, 0.5
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_RUN = re.compile("[%s]+" % _CJK)
 _WORD = re.compile(r"[^\W_]+")
-HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
-_BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
-_ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
-_LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
 
 # Question words and glue that say nothing about where an answer is (the page's own
 # statistics weigh the rest: a word on every paragraph scores next to nothing).
@@ -204,36 +200,6 @@ def _negations(low: str) -> list[int]:
     return out
 
 
-class Outline:
-    """The text's markdown headings, each with the chain of headings it sits under."""
-
-    __slots__ = ("starts", "ends", "chains", "signatures")
-
-    def __init__(self, text: str):
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.chains: list[tuple[int, ...]] = []  # indexes of the headings above it and itself, outermost first
-        self.signatures: list[tuple[int, int]] = []  # API entries' signature lines (see signatures), when read
-        stack: list[tuple[int, int]] = []
-        find, match = text.find, HEADING.match
-        at = 0 if text.startswith("#") else find("\n#")
-        while at >= 0:
-            m = match(text, at + (text[at] == "\n"))
-            if m:
-                level = len(m.group(1))
-                while stack and stack[-1][0] >= level:
-                    stack.pop()
-                stack.append((level, len(self.starts)))
-                self.starts.append(m.start())
-                self.ends.append(m.end())
-                self.chains.append(tuple(i for _, i in stack))
-            at = find("\n#", at + 1)
-
-    def at(self, pos: int) -> int:
-        """The index of the heading whose section holds ``pos``, or -1."""
-        return bisect_right(self.starts, pos) - 1
-
-
 # An API entry's signature, alone on its line between blank lines: what a reference page's
 # description paragraphs are about (Sphinx, Javadoc and rustdoc flatten their entries to such lines):
 # ``*class *pkg.Name(*a*, *b=1*)``, ``@functools.lru_cache(*maxsize=128*)``, ``void Py_DECREF(PyObject \*o)``,
@@ -257,79 +223,6 @@ def signatures(text: str) -> list[tuple[int, int]]:
                 start += 1
             out.append((start, end))
     return out
-
-
-def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A long block as spans of about PIECE characters, cut after a line or a sentence."""
-    spans = []
-    while end - start > PIECE * 3 // 2:
-        cut = None
-        m = _ITEM.search(text, start + PIECE // 3, start + PIECE * 3 // 2)
-        if m:
-            cut = m.start()  # a list's items are pieces of their own where they can be
-        for m in () if cut else _LINE_OR_SENTENCE.finditer(text, start + PIECE // 2, start + PIECE):
-            cut = m.end()
-        if cut is None:
-            space = text.rfind(" ", start + PIECE // 2, start + PIECE)
-            cut = space if space > start else start + PIECE
-        spans.append((start, cut))
-        while cut < end and text[cut].isspace():
-            cut += 1
-        start = cut
-    spans.append((start, end))
-    return spans
-
-
-class _Finder:
-    """The block around a position: the paragraph (blank lines around it), a heading line, or a piece of a
-    long paragraph.  Only blocks that hold a term are ever found, so a long page costs what its hits cost."""
-
-    def __init__(self, text: str, outline: Outline):
-        self.text = text
-        self.outline = outline
-        self.cache: dict[int, list[tuple[int, int]]] = {}
-        breaks = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
-        self.break_starts = [s for s, _ in breaks]
-        self.break_ends = [e for _, e in breaks]
-
-    def block(self, pos: int) -> tuple[int, int]:
-        text = self.text
-        i = bisect_right(self.break_starts, pos) - 1
-        start = self.break_ends[i] if i >= 0 else 0
-        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(text)
-        if end - start <= PIECE * 3 // 2 and text[start] != "#" and text.find("\n#", start, end) < 0:
-            return start, end  # a plain paragraph: most blocks, and no heading to look up
-        h = self.outline.at(pos)
-        if h >= 0 and pos < self.outline.ends[h]:
-            return self.outline.starts[h], self.outline.ends[h]
-        if h >= 0 and start <= self.outline.ends[h]:
-            start = self.outline.ends[h] + 1  # text right under the heading, without a blank line
-        while start < end and text[start].isspace():
-            start += 1
-        if end - start <= PIECE * 3 // 2:
-            return start, end
-        spans = self.cache.get(start)
-        if spans is None:
-            spans = self.cache[start] = _pieces(text, start, end)
-        for a, b in spans:
-            if pos < b:
-                return a, b
-        return spans[-1]
-
-    def paragraph(self, pos: int) -> tuple[int, int]:
-        """The run of text between blank lines around ``pos`` (a long one holds several blocks)."""
-        i = bisect_right(self.break_starts, pos) - 1
-        start = self.break_ends[i] if i >= 0 else 0
-        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(self.text)
-        return start, end
-
-    def after(self, end: int) -> tuple[int, int] | None:
-        """The block right after one that ends at ``end``."""
-        text = self.text
-        pos = end
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        return self.block(pos) if pos < len(text) else None
 
 
 _ENTRY = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+([^\n]+)")
@@ -375,7 +268,7 @@ def score(
         return {}, outline
     # U+0130 is the one character that lower-cases to two: offsets must stay the text's.
     low = text.replace("\u0130", "i").lower()
-    finder = _Finder(text, outline)
+    finder = Finder(text, outline)
     counts: dict[tuple[int, int], dict[int, int]] = {}
     # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
     paragraphs: dict[tuple[int, int], set[int]] = {}

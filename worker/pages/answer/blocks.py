@@ -1,0 +1,120 @@
+"""A page's markdown cut into the blocks focus scores: paragraphs between blank lines, heading
+lines, and pieces of a sentence or two of a long paragraph; and its outline of headings.
+
+No I/O: the blocks are found with a few C-level passes (blank lines, heading lines), so a
+long page costs what the blocks asked for cost.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+PIECE = 250  # a block longer than this is scored in pieces of about this size
+HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
+_BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
+_ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
+_LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
+
+
+class Outline:
+    """The text's markdown headings, each with the chain of headings it sits under."""
+
+    __slots__ = ("starts", "ends", "chains", "signatures")
+
+    def __init__(self, text: str):
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.chains: list[tuple[int, ...]] = []  # indexes of the headings above it and itself, outermost first
+        self.signatures: list[tuple[int, int]] = []  # API entries' signature lines (see signatures), when read
+        stack: list[tuple[int, int]] = []
+        find, match = text.find, HEADING.match
+        at = 0 if text.startswith("#") else find("\n#")
+        while at >= 0:
+            m = match(text, at + (text[at] == "\n"))
+            if m:
+                level = len(m.group(1))
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, len(self.starts)))
+                self.starts.append(m.start())
+                self.ends.append(m.end())
+                self.chains.append(tuple(i for _, i in stack))
+            at = find("\n#", at + 1)
+
+    def at(self, pos: int) -> int:
+        """The index of the heading whose section holds ``pos``, or -1."""
+        return bisect_right(self.starts, pos) - 1
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A long block as spans of about PIECE characters, cut after a line or a sentence."""
+    spans = []
+    while end - start > PIECE * 3 // 2:
+        cut = None
+        m = _ITEM.search(text, start + PIECE // 3, start + PIECE * 3 // 2)
+        if m:
+            cut = m.start()  # a list's items are pieces of their own where they can be
+        for m in () if cut else _LINE_OR_SENTENCE.finditer(text, start + PIECE // 2, start + PIECE):
+            cut = m.end()
+        if cut is None:
+            space = text.rfind(" ", start + PIECE // 2, start + PIECE)
+            cut = space if space > start else start + PIECE
+        spans.append((start, cut))
+        while cut < end and text[cut].isspace():
+            cut += 1
+        start = cut
+    spans.append((start, end))
+    return spans
+
+
+class Finder:
+    """The block around a position: the paragraph (blank lines around it), a heading line, or a piece of a
+    long paragraph.  Only blocks that hold a term are ever found, so a long page costs what its hits cost."""
+
+    def __init__(self, text: str, outline: Outline):
+        self.text = text
+        self.outline = outline
+        self.cache: dict[int, list[tuple[int, int]]] = {}
+        breaks = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
+        self.break_starts = [s for s, _ in breaks]
+        self.break_ends = [e for _, e in breaks]
+
+    def block(self, pos: int) -> tuple[int, int]:
+        text = self.text
+        i = bisect_right(self.break_starts, pos) - 1
+        start = self.break_ends[i] if i >= 0 else 0
+        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(text)
+        if end - start <= PIECE * 3 // 2 and text[start] != "#" and text.find("\n#", start, end) < 0:
+            return start, end  # a plain paragraph: most blocks, and no heading to look up
+        h = self.outline.at(pos)
+        if h >= 0 and pos < self.outline.ends[h]:
+            return self.outline.starts[h], self.outline.ends[h]
+        if h >= 0 and start <= self.outline.ends[h]:
+            start = self.outline.ends[h] + 1  # text right under the heading, without a blank line
+        while start < end and text[start].isspace():
+            start += 1
+        if end - start <= PIECE * 3 // 2:
+            return start, end
+        spans = self.cache.get(start)
+        if spans is None:
+            spans = self.cache[start] = _pieces(text, start, end)
+        for a, b in spans:
+            if pos < b:
+                return a, b
+        return spans[-1]
+
+    def paragraph(self, pos: int) -> tuple[int, int]:
+        """The run of text between blank lines around ``pos`` (a long one holds several blocks)."""
+        i = bisect_right(self.break_starts, pos) - 1
+        start = self.break_ends[i] if i >= 0 else 0
+        end = self.break_starts[i + 1] if i + 1 < len(self.break_starts) else len(self.text)
+        return start, end
+
+    def after(self, end: int) -> tuple[int, int] | None:
+        """The block right after one that ends at ``end``."""
+        text = self.text
+        pos = end
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        return self.block(pos) if pos < len(text) else None
