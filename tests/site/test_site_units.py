@@ -4,6 +4,7 @@ import gzip
 
 import pytest
 
+from worker.pages.answer import focus
 from worker.site import links, passages, plain, rank, scope, sitemaps
 
 PAGE = """<!DOCTYPE html><html><head><title>Installing — Widget 2 docs</title>
@@ -196,3 +197,21 @@ def test_a_term_on_every_page_read_weighs_less_across_pages():
     weights = passages.term_weights(texts, "pump valve")
     assert weights["valve"] == 1.0 and passages.SITE_FLOOR <= weights["pump"] < 0.6
     assert passages.term_weights(texts[:1], "pump valve") == {}
+
+
+def test_a_term_weighs_by_its_rarity_among_all_the_blocks_read_not_within_one_page():
+    # The manual talks of errors and reports in every paragraph; the changelog says "errors" and
+    # "reports" once among its many lines. Within its own page that line's words are rare and weigh
+    # most; over the blocks of both pages they weigh the same in each, and the answer wins.
+    answer = "Reporting stops after 1000 different errors: the tool then reports no more errors."
+    manual = ["Errors paragraph %d: the tool reports errors of kind %d with their stack." % (i, i) for i in range(12)]
+    changelog = ["Release 1.%d: faster start-up and a new option for the log file." % i for i in range(40)]
+    changelog[20] = "Release 1.20: the tool reports errors once only, and stops the run when asked."
+    texts = ["# Errors\n\n" + "\n\n".join(manual[:6] + [answer] + manual[6:]), "# News\n\n" + "\n\n".join(changelog)]
+    question = "why does the tool stop reporting errors"
+    got = passages.rank(texts, question, 90, [1.0, 1.0])
+    assert [p["text"] for p in got] == [answer]
+    # each page's own idf (as before) puts the changelog's line far above the answer
+    weights = passages.term_weights(texts, question)
+    alone = [max(focus.score(t, question, weights)[0].values()) for t in texts]
+    assert alone[1] > 2 * alone[0]

@@ -2,7 +2,8 @@
 
 Pure functions.  Each page's blocks are scored by worker.pages.answer.focus (the question's terms
 in the block, in the headings above it, in the block before it), each term weighing less the
-more of the pages hold it (``term_weights``); a block then counts
+more of the blocks of all the pages read hold it, and the more of the pages (``term_weights``);
+a block then counts
 more the better its page ranked for the question (worker.site.rank): a page that ranks
 near the best one multiplies its blocks' scores by up to ``1 + PAGE_BOOST``, unless it is a
 site's single-page edition of other pages read (``compilations``).  The best
@@ -131,8 +132,12 @@ def rank(
     outlines = []
     sigs: list[set[tuple[int, int]]] = []
     weights = term_weights(texts, query)
+    found = [focus.Hits(text, query) for text in texts]
+    # One idf over the blocks of all the pages read: a page's own would weigh a term most where
+    # it is rare, in the pages least about it (a changelog's one line on the question's topic)
+    shared = focus.idf([sum(col) for col in zip(*(h.df for h in found))], sum(h.n for h in found))
     for i, text in enumerate(texts):
-        blocks, outline = focus.score(text, query, weights)
+        blocks, outline = focus.score(text, query, weights, found[i], shared)
         outlines.append(outline)
         sigs.append(set(outline.signatures))
         rel = (max(0.0, scores[i]) / top) ** PAGE_POWER if top > 0 else 0.0

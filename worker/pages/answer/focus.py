@@ -255,54 +255,75 @@ class _Entries:
 _ASKS = re.compile(r"(?<=[^\s?])\?(?=[\s*|_)]|$)")
 
 
+class Hits:
+    """Where a question's terms occur in one text: the blocks that hold each term, and how many
+    blocks the text has (score's first step; worker.site.passages reads every page's before it
+    scores any, for one idf over the pages read)."""
+
+    __slots__ = ("words", "outline", "low", "finder", "counts", "paragraphs", "df", "n")
+
+    def __init__(self, text: str, query: str):
+        self.words = words = terms(query)
+        self.outline = outline = Outline(text)
+        # U+0130 is the one character that lower-cases to two: offsets must stay the text's.
+        self.low = low = text.replace("\u0130", "i").lower() if words else ""
+        self.finder = finder = Finder(text, outline)
+        self.counts: dict[tuple[int, int], dict[int, int]] = {}
+        # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
+        self.paragraphs: dict[tuple[int, int], set[int]] = {}
+        links = link_targets(text) if words else None
+        entries = _Entries(text, outline)
+        for t, word in enumerate(words if text else ()):
+            for at in _hits(low, word):
+                if links and inside(links, at):
+                    continue  # a link's address is not what the page says: docs URLs repeat every term
+                if entries.holds(at):
+                    continue  # the section the entry names answers, not its line in the page's contents
+                k = finder.block(at)
+                c = self.counts.setdefault(k, {})
+                c[t] = c.get(t, 0) + 1
+                if k[1] - k[0] <= PIECE * 3 // 2:
+                    para = finder.paragraph(at)
+                    if para != k and para[1] - para[0] > PIECE * 3 // 2:
+                        self.paragraphs.setdefault(para, set()).add(t)
+        self.df = df = [0] * len(words)
+        for c in self.counts.values():
+            for t in c:
+                df[t] += 1
+        # The number of blocks, near enough for idf and the average length, without reading them all.
+        self.n = max(len(finder.break_starts) + 1, len(text) // PIECE, max(df, default=0) + 1)
+
+
+def idf(df: list[int], n: int) -> list[float]:
+    """Each term's weight by how few of ``n`` blocks hold it (BM25's idf)."""
+    return [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
+
+
 def score(
-    text: str, query: str, weights: dict[str, float] | None = None
+    text: str,
+    query: str,
+    weights: dict[str, float] | None = None,
+    found: Hits | None = None,
+    shared: list[float] | None = None,
 ) -> tuple[dict[tuple[int, int], float], Outline]:
     """{(start, end): score} of the blocks that hold a term of ``query`` (themselves, in their
     headings, or in the block before them), lifted by their section's score (_section_scores),
     and the text's outline.  ``weights``: a factor for some terms' weight (worker.site.passages:
-    how rare the term is among the pages read)."""
-    words = terms(query)
-    outline = Outline(text)
-    if not words or not text:
-        return {}, outline
-    # U+0130 is the one character that lower-cases to two: offsets must stay the text's.
-    low = text.replace("\u0130", "i").lower()
-    finder = Finder(text, outline)
-    counts: dict[tuple[int, int], dict[int, int]] = {}
-    # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
-    paragraphs: dict[tuple[int, int], set[int]] = {}
-    links = link_targets(text)
-    entries = _Entries(text, outline)
-    for t, word in enumerate(words):
-        for at in _hits(low, word):
-            if links and inside(links, at):
-                continue  # a link's address is not what the page says: docs URLs repeat every term
-            if entries.holds(at):
-                continue  # the section the entry names answers, not its line in the page's contents
-            k = finder.block(at)
-            c = counts.setdefault(k, {})
-            c[t] = c.get(t, 0) + 1
-            if k[1] - k[0] <= PIECE * 3 // 2:
-                para = finder.paragraph(at)
-                if para != k and para[1] - para[0] > PIECE * 3 // 2:
-                    paragraphs.setdefault(para, set()).add(t)
+    how rare the term is among the pages read); ``found``: the text's Hits when read already;
+    ``shared``: the terms' idf over the blocks of all the pages read, instead of this text's own."""
+    found = found or Hits(text, query)
+    words, outline, low, finder = found.words, found.outline, found.low, found.finder
+    counts, paragraphs, n = found.counts, found.paragraphs, found.n
     if not counts:
         return {}, outline
-    df = [0] * len(words)
-    for c in counts.values():
-        for t in c:
-            df[t] += 1
-    # The number of blocks, near enough for idf and the average length, without reading them all.
-    n = max(len(finder.break_starts) + 1, len(text) // PIECE, max(df) + 1)
-    idf = [math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in df]
+    idf_ = shared if shared is not None else idf(found.df, n)
     if weights:
-        idf = [v * weights.get(w, 1.0) for v, w in zip(idf, words)]
+        idf_ = [v * weights.get(w, 1.0) for v, w in zip(idf_, words)]
     avg = len(text) / n
     own: dict[tuple[int, int], float] = {}
     for k, c in counts.items():
         norm = K1 * (1 - B + B * (k[1] - k[0]) / avg)
-        own[k] = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in c.items())
+        own[k] = sum(idf_[t] * f * (K1 + 1) / (f + norm) for t, f in c.items())
     heading_blocks = set(zip(outline.starts, outline.ends))
     candidates = dict.fromkeys(counts)
     for k in list(counts):
@@ -329,18 +350,18 @@ def score(
             if outline.starts[i] == k[0]:
                 continue
             for t in counts.get((outline.starts[i], outline.ends[i]), empty):
-                context[t] = idf[t]
+                context[t] = idf_[t]
         g = _under(sig_starts, outline, k[0])
         if g >= 0 and sigs[g] != k:
             for t in counts.get(sigs[g], empty):
-                context.setdefault(t, SIGNATURE_WEIGHT / HEADING_WEIGHT * idf[t])
+                context.setdefault(t, SIGNATURE_WEIGHT / HEADING_WEIGHT * idf_[t])
         if paragraphs:
             for t in paragraphs.get(finder.paragraph(k[0]), ()):
                 if t not in context:
-                    context[t] = PARAGRAPH_WEIGHT / HEADING_WEIGHT * idf[t]
+                    context[t] = PARAGRAPH_WEIGHT / HEADING_WEIGHT * idf_[t]
         c = counts.get(k, empty)
         # Distinct terms weigh most: a block that names every part of the question beats one that repeats a word.
-        coverage = sum(idf[t] for t in c)
+        coverage = sum(idf_[t] for t in c)
         extra = sum(v for t, v in context.items() if t not in c)
         s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + carried.get(k, 0.0)
         s += SECTION_WEIGHT * sections.get(h, 0.0)
