@@ -46,6 +46,7 @@ TRICKS = {
     "readability_fast": ("worker/pages/extract/readability_fast.py", "readability's clean and tostring replaced"),
     "regex_cache": ("worker/regex_cache.py", "compiled regular expressions kept between calls, not compiled again"),
     "gc_threshold": ("worker/startup.py", "the young generation collected every 50,000 allocations, not 700"),
+    "import_ahead": ("worker/pages/extract/ahead.py", "extraction's imports on a thread while the page downloads"),
 }
 # The older switches: any value turns these tricks off.
 ALIASES = {"WEBSEARCH_WORKER_PLAIN_IMPORTS": ("standins",), "WEBSEARCH_EXA_PLAIN_IMPORT": ("exa_import",)}

@@ -14,6 +14,10 @@ interleaved, the order of the ways rotated each round; medians, and ratios again
     fetch         python -I -m worker fetch URL --allow-private --no-cache      a fresh process
     fetch_child   the same with WEBSEARCH_WORKER_READ_CHILD=always: the page in the reading
                   child, as before issue 45
+    fetch_no_ahead  fetch with WEBSEARCH_WORKER_PLAIN=import_ahead: extraction's imports after
+                  the download, not on a thread during it (worker/pages/extract/ahead.py)
+    slow          fetch of the same page behind 100 ms of the server's latency (/slow?ms=100),
+                  as a page on the network answers; slow_no_ahead: the same without the thread
     prepared      a prepared worker (hosts/mcp/prepared.py) driven from Python, no MCP: from
                   writing the argv to its exit, block read
     mcp_warm      a web_fetch round trip through a running MCP server (python -I -m hosts.mcp
@@ -215,6 +219,9 @@ class PiHost(Server):
         return time.perf_counter() - t, answer
 
 
+SLOW = "/slow?ms=100&"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=21)
@@ -224,14 +231,13 @@ def main():
     warm, cold = Server(env), Server(env, prepared=False)
     n = [0]
 
-    def url():
+    def url(page="/article?"):
         n[0] += 1
-        return web.url("/article?r=%d" % n[0])
+        return web.url("%sr=%d" % (page, n[0]))
 
-    def fresh(extra=None):
+    def fresh(extra=None, way="fetch", page="/article?"):
         e = dict(env, **(extra or {}))
-        way = "fetch_child" if extra else "fetch"
-        wall, proc = timed([PY, "-I", "-m", "worker", "fetch", url(), "--allow-private", "--no-cache"], e, way)
+        wall, proc = timed([PY, "-I", "-m", "worker", "fetch", url(page), "--allow-private", "--no-cache"], e, way)
         payload = protocol.parse(proc.stdout)
         assert payload["ok"] and payload["results"][0]["ok"], payload
         return wall
@@ -276,7 +282,10 @@ def main():
     ways = {
         "version": version,
         "fetch": fresh,
-        "fetch_child": lambda: fresh({"WEBSEARCH_WORKER_READ_CHILD": "always"}),
+        "fetch_child": lambda: fresh({"WEBSEARCH_WORKER_READ_CHILD": "always"}, "fetch_child"),
+        "fetch_no_ahead": lambda: fresh({"WEBSEARCH_WORKER_PLAIN": "import_ahead"}, "fetch_no_ahead"),
+        "slow": lambda: fresh(None, "slow", SLOW),
+        "slow_no_ahead": lambda: fresh({"WEBSEARCH_WORKER_PLAIN": "import_ahead"}, "slow_no_ahead", SLOW),
         "prepared": prepared,
         "mcp_warm": lambda: mcp(warm),
         "mcp_cold": lambda: mcp(cold),

@@ -54,6 +54,7 @@ CALL_OF = {
     "exa_import": "exa",
     "regex_cache": "fetch",
     "gc_threshold": "fetch",
+    "import_ahead": "fetch",
 }
 
 

@@ -106,6 +106,8 @@ def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> 
             def on_head(ctype: str, length: float | None) -> None:
                 if small.may_need_child(ctype, length):
                     reader.start()
+
+            small.import_ahead()
         else:
             reader.start()  # its imports overlap the download
     try:
@@ -115,7 +117,7 @@ def fetch_one(url: str, call: Call | None, spec: Spec, reserve: float = 0.0) -> 
             return error_item(url, exc)
         cutoff = _cutoff(call, reserve)
         if _heavy(resp, spec) and small.readable_here(resp, cutoff):
-            return small.read(url, resp, spec)
+            return small.read(url, resp, spec, cutoff)
         return _read(reader, url, resp, spec, cutoff)
     finally:
         reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted

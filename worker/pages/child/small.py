@@ -78,12 +78,31 @@ def readable_here(resp: Response | Doc, deadline: float | None) -> bool:
     return kind == "html" and body.count(b"<") <= MAX_MARKUP
 
 
-def read(url: str, resp: Response | Doc, spec: Spec) -> dict[str, Any]:
+def import_ahead() -> None:
+    """Extraction's imports on a thread while the page downloads (worker/pages/extract/ahead.py),
+    the download's own imported first: none of theirs may run beside the thread's."""
+    import copy  # noqa: F401  (the download's lazy imports, made now)
+
+    from ..checks import walls  # noqa: F401
+    from ..extract import ahead
+    from ..fetch import get, negotiate, robots_rules  # noqa: F401
+    from ..net import client, guard  # noqa: F401
+    from ..read import content  # noqa: F401
+
+    ahead.start()
+
+
+def read(url: str, resp: Response | Doc, spec: Spec, deadline: float | None = None) -> dict[str, Any]:
     """The page's item, read here; an unexpected error is this page's item, as a crash of the
     child would be."""
+    from ..extract import ahead
     from ..read.item import error_item, item_of
 
+    late = ahead.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
     try:
-        return item_of(url, resp, spec)
+        item = item_of(url, resp, spec)
     except Exception as exc:
-        return error_item(url, exc)
+        item = error_item(url, exc)
+    if late:
+        item.setdefault("warnings", []).append(late)
+    return item

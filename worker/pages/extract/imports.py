@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
 import types
 
 from ...startup import on
@@ -59,6 +60,16 @@ TRAFILATURA_DEFERRED = (
 READABILITY_DEFERRED = ("chardet", "urllib.request")
 
 _state: dict[str, str | None] = {"mode": None}
+# The thread that imports ahead of a download (ahead.py), while it is known
+AHEAD: dict[str, threading.Thread] = {}
+
+
+def settled() -> None:
+    """Return once the imports made ahead are done, unless called on their own thread: no other
+    thread may import while the stand-ins are in sys.modules (extract/ahead.py)."""
+    thread = AHEAD.get("thread")
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
 
 
 def mode() -> str | None:
@@ -205,6 +216,7 @@ _MISSING = object()
 
 def core() -> types.ModuleType:
     """The trafilatura.core module, imported as cheaply as is safe."""
+    settled()
     if "trafilatura.core" in sys.modules:
         if _state["mode"] is None:
             _state["mode"] = "plain"
@@ -244,6 +256,7 @@ def core() -> types.ModuleType:
 
 def readability() -> types.ModuleType:
     """The readability.readability module (readability-lxml), imported as cheaply as is safe."""
+    settled()
     import logging
 
     # readability logs a traceback at ERROR on pages it cannot parse; we fall back
