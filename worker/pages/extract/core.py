@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from . import comment_section, links, stages
 from . import thresholds as th
+from .budget_text import shaped_text
 from .decide import (
     COMMENTS_MARK,
     REGION_KINDS,
@@ -82,7 +83,7 @@ from .decide import (
     tables_over_paragraphs,
     words,
 )
-from .parse import cheap_text, markup_over_budget, over_budget, parse, plain_fallback_text, strip_attributes
+from .parse import markup_over_budget, over_budget, parse, plain_fallback_text, strip_attributes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
@@ -227,7 +228,7 @@ def _prepare(html, url, fmt, result):
             "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over
         )
         result["page_type"] = "unknown"
-        text = _stage(result, "budget", "plain-text fallback", cheap_text, tree, fmt) or ""
+        text = _stage(result, "budget", "plain-text fallback", shaped_text, tree, fmt) or ""
         if text:
             result.update(text=text, extractor="budget")
         return None

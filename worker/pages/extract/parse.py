@@ -2,7 +2,7 @@
 
 ``parse`` copes with what real and hostile pages send: encoding declarations, broken
 markup, end tags after the document's end, start tags of hundreds of thousands of
-attributes. A page over the budget (``over_budget``) is read by ``cheap_text``, whose
+attributes. A page over the budget (``over_budget``) is read by budget_text.shaped_text, whose
 cost grows only linearly; a page that gives no tree at all by ``plain_fallback_text``.
 """
 
@@ -51,41 +51,6 @@ def over_budget(tree: HtmlElement, source_chars: int | None = None) -> str | Non
     if text > MAX_TEXT_CHARS:
         return "over %d characters of text" % MAX_TEXT_CHARS
     return None
-
-
-def cheap_text(tree: HtmlElement, fmt: str) -> str:
-    """The page's text in paragraphs, at C speed: for pages over the work budget.
-
-    Drops what is never text and the navigation landmarks, marks block boundaries,
-    and lets lxml serialise the text. No structure beyond paragraphs: tables, lists
-    and code read as paragraphs.
-    """
-    import re
-
-    from lxml import etree
-
-    from .escape import escape_line_start, md_escape
-    from .names import LANDMARKS
-    from .region import NEVER_TEXT
-    from .render import BLOCK
-
-    body = tree.find(".//body")
-    if body is None:
-        body = tree
-    etree.strip_elements(body, *(NEVER_TEXT + LANDMARKS), etree.Comment, etree.ProcessingInstruction, with_tail=False)
-    for el in body.iter(*BLOCK, "br"):
-        el.tail = "\n\n" + (el.tail or "")
-        el.text = "\n\n" + (el.text or "")
-    text = etree.tostring(body, method="text", encoding="unicode")
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    paragraphs = [p for p in paragraphs if p]
-    if fmt == "markdown":
-        paragraphs = [escape_line_start(md_escape(p)) for p in paragraphs]
-    elif fmt == "html":
-        from html import escape
-
-        paragraphs = ["<p>%s</p>" % escape(p) for p in paragraphs]
-    return "\n\n".join(paragraphs)
 
 
 def markup_over_budget(html: str) -> str | None:
