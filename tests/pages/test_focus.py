@@ -337,3 +337,16 @@ def test_links_are_found_as_a_scan_of_the_whole_text_finds_them():
     for text in texts:
         want = [(m.start(), m.end(), m.group(2)) for m in shown_links._LINK.finditer(text)]
         assert [(m.start(), m.end(), m.group(2)) for m in shown_links._matches(text)] == want, text
+
+
+def test_an_operator_or_printed_token_the_question_names_is_a_term_matched_whole():
+    assert focus.symbols("Why not just ===? And is ... or -- or ?? one?") == ["==="]
+    assert focus.symbols('What does ":=" do, and (->)?') == [":=", "->"]
+    assert focus.terms("cg_annotate shows ???:??? for each function")[-1] == "???:???"
+    assert focus._hits("a === b", "==") == [] and focus._hits("a == b", "==") == [2]
+    assert focus._hits("f(\\*\\*kw), 2**3, a***b", "**") == [2, 12]  # escaped in markdown, or in code
+    # the one paragraph that prints the token answers, though it shares no word with the question
+    answer = "If most entries have the form ???:??? the program was probably not compiled with -g."
+    text = page({41: answer, 12: "The report shows the totals for each function.", 30: "Every function is listed."})
+    view = focus.focused(text, "Why does the report show ???:??? for every function?", 400)
+    assert view is not None and answer in view["content"]

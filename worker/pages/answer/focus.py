@@ -151,8 +151,28 @@ def _stem(word: str) -> str:
 
 
 def terms(query: str) -> list[str]:
-    """The distinct search terms of ``query`` (see ``words``)."""
-    return list(dict.fromkeys(words(query)))
+    """The distinct search terms of ``query`` (see ``words``), and the operators it names."""
+    return list(dict.fromkeys(words(query) + symbols(query)))
+
+
+# An operator or a printed token the question names (==, ===, :=, ->, ???:???), written apart:
+# a term of its own, matched whole. Not a dash, an ellipsis or a run of question marks.
+_SYMBOLS = re.compile(r"[^\w\s]{2,12}")
+_NOT_SYMBOLS = frozenset(".?!-~_,;")
+_AROUND = "\"'`\u2018\u2019\u201c\u201d()[]{}"  # quotes and brackets around a token
+
+
+def symbols(query: str) -> list[str]:
+    """The operators of ``query``: a token between spaces (quotes and brackets around it off) made
+    of symbols only; a sentence's closing mark after it is not part of it ("===?")."""
+    out = []
+    for token in query.split():
+        token = token.strip(_AROUND)
+        if len(token) > 2 and token[-1] in ".,;:!?" and token[-2] != token[-1]:
+            token = token[:-1].strip(_AROUND)
+        if _SYMBOLS.fullmatch(token) and not set(token) <= _NOT_SYMBOLS:
+            out.append(token)
+    return out
 
 
 _ENDINGS = ("s", "es", "d", "ed")  # a short term's word: the term itself or with one of these (catch/catches)
@@ -169,6 +189,11 @@ def _hits(low: str, word: str) -> list[int]:
     short = not whole and len(word) < PREFIX and word.isalnum()
     if word[0] == "-":
         return [m.start() for m in re.finditer(r"(?<![\w-])%s(?![\w-])" % re.escape(word), low)]
+    if not word[0].isalnum() and word[0] != "_" and not whole:
+        # an operator, written apart: not part of a longer one ("==" is not in "==="); markdown
+        # may escape its characters ("\\*\\*")
+        pattern = "".join(r"\\?" + re.escape(c) for c in word)
+        return [m.start() for m in re.finditer(r"(?<![^\w\s\"'`(\[])%s(?![^\w\s\"'`)\],.;:?!])" % pattern, low)]
     n = len(word)
     while at >= 0:
         if whole or at == 0 or not (low[at - 1].isalnum()):
