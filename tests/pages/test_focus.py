@@ -350,3 +350,13 @@ def test_an_operator_or_printed_token_the_question_names_is_a_term_matched_whole
     text = page({41: answer, 12: "The report shows the totals for each function.", 30: "Every function is listed."})
     view = focus.focused(text, "Why does the report show ???:??? for every function?", 400)
     assert view is not None and answer in view["content"]
+
+
+def test_a_link_address_is_no_number_the_text_states():
+    """A question that asks how many lifts the blocks that state a number; digits in a link's
+    address (a local site's http://127.0.0.1:8080/...) are not one."""
+    linked = "The pool keeps its connections open: see [pool connections](http://127.0.0.1:8080/pool/2) for the pool."
+    answer = "The pool keeps 10 connections."
+    text = page({20: linked, 40: answer})
+    view = focus.focused(text, "How many connections does the pool keep?", 60)
+    assert view is not None and answer in view["content"], view

@@ -285,7 +285,7 @@ class Hits:
     blocks the text has (score's first step; worker.site.passages reads every page's before it
     scores any, for one idf over the pages read)."""
 
-    __slots__ = ("words", "outline", "low", "finder", "counts", "paragraphs", "df", "n")
+    __slots__ = ("words", "outline", "low", "finder", "counts", "paragraphs", "df", "n", "links")
 
     def __init__(self, text: str, query: str):
         self.words = words = terms(query)
@@ -296,7 +296,7 @@ class Hits:
         self.counts: dict[tuple[int, int], dict[int, int]] = {}
         # The terms of each long paragraph that is scored in pieces: a piece reads in its paragraph's context.
         self.paragraphs: dict[tuple[int, int], set[int]] = {}
-        links = link_targets(text) if words else None
+        self.links = links = link_targets(text) if words else []
         entries = _Entries(text, outline)
         for t, word in enumerate(words if text else ()):
             for at in _hits(low, word):
@@ -390,12 +390,21 @@ def score(
         extra = sum(v for t, v in context.items() if t not in c)
         s = own.get(k, 0.0) + coverage + HEADING_WEIGHT * extra + carried.get(k, 0.0)
         s += SECTION_WEIGHT * sections.get(h, 0.0)
-        if quantity and _STATES_QUANTITY.search(low, k[0], k[1]):
+        if quantity and _states_quantity(low, k, found.links):
             s *= 1 + quantity
         if fences and bisect_right(fences, k[0]) % 2:
             s *= code  # the block is inside a fenced code block (or opens one)
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
+
+
+def _states_quantity(low: str, block: tuple[int, int], links: list[tuple[int, int]]) -> bool:
+    """Whether the block states a number (_STATES_QUANTITY) in what it says: a link's address
+    ("127.0.0.1:8080", "/v2/") is no number the text states."""
+    for m in _STATES_QUANTITY.finditer(low, block[0], block[1]):
+        if not links or not inside(links, m.start()):
+            return True
+    return False
 
 
 def _section_scores(
