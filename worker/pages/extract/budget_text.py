@@ -101,8 +101,6 @@ def _shaped_blocks(body: HtmlElement, etree: Any) -> list[tuple[HtmlElement, lis
     out: list[tuple[HtmlElement, list[list[str]] | None]] = []
     taken = None  # the last data table: the code blocks inside it are read with its cells
     for el in body.iter("table", "pre"):
-        if taken is not None and any(a is taken for a in el.iterancestors("table")):
-            continue
         rows = None
         if el.tag == "table":
             if next(el.iterdescendants("table"), None) is not None:
@@ -113,6 +111,8 @@ def _shaped_blocks(body: HtmlElement, etree: Any) -> list[tuple[HtmlElement, lis
             taken = el
         elif next(el.iterancestors("pre"), None) is not None:
             continue
+        elif taken is not None and next(el.iterancestors("table"), None) is taken:
+            continue  # a data table holds no table: the nearest table around the code block is it
         out.append((el, rows))
         if len(out) >= MAX_SHAPED:
             break
