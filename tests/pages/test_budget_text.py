@@ -59,7 +59,7 @@ def test_text_and_html_formats_keep_the_same_shape():
     html = extract(manual(), "http://docs.example/manual.html", fmt="html")["text"]
     assert "<h2>Install</h2>" in html
     assert "<pre><code>def f(x):\n    return x  # kept indented</code></pre>" in html
-    assert "<li>apple</li><li>pear</li>" in html
+    assert "<ol><li>third</li><li>fourth</li></ol>" in html and "<ul><li>apple</li><li>pear</li></ul>" in html
     assert "<tr><td>timeout</td><td>30 | s</td></tr>" in html
 
 

@@ -155,10 +155,11 @@ def _written(paragraphs: list[str], shaped: list[str], fmt: str) -> str:
     out: list[str] = []
     item_run: list[str] = []  # the list items in a row: one block, one item a line
     item = ""  # an item's mark whose text is in the next paragraph (<li><p>...)
+    run_tag = "ul"  # in html, the list the items in a row make: "ol" for numbered ones
 
     def flush() -> None:
         if item_run:
-            out.append("\n".join(item_run) if fmt != "html" else "<ul>%s</ul>" % "".join(item_run))
+            out.append("\n".join(item_run) if fmt != "html" else "<%s>%s</%s>" % (run_tag, "".join(item_run), run_tag))
             item_run.clear()
 
     for raw in paragraphs:
@@ -191,6 +192,10 @@ def _written(paragraphs: list[str], shaped: list[str], fmt: str) -> str:
                     )
                 continue
         if item:
+            tag = "ul" if item == "-" else "ol"
+            if tag != run_tag:
+                flush()
+                run_tag = tag
             item_run.append(
                 "%s %s" % (item, escape_line_start(md_escape(p)))
                 if md
