@@ -59,7 +59,6 @@ from __future__ import annotations
 
 from . import comment_section, links, stages
 from . import thresholds as th
-from .budget_text import shaped_text
 from .decide import (
     COMMENTS_MARK,
     REGION_KINDS,
@@ -228,6 +227,8 @@ def _prepare(html, url, fmt, result):
             "the page is too large to analyse (%s); its text is given as is, without navigation and scripts" % over
         )
         result["page_type"] = "unknown"
+        from .budget_text import shaped_text  # a page over the budget is rare: its module is not paid by the others
+
         text = _stage(result, "budget", "plain-text fallback", shaped_text, tree, fmt) or ""
         if text:
             result.update(text=text, extractor="budget")
