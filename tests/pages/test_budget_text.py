@@ -96,3 +96,29 @@ def test_marks_in_a_pages_own_text_never_make_structure(fmt):
         assert "\n\\- not an item" in text and not re.search(r"^(#+ 2 not|- not an item)", text, re.M)
     assert "<h2>2 not" not in text and "<li>not an item" not in text and "<li>- not" not in text
     assert not any(c in text for c in "\ufdd0\ufdd1\ufdd2")
+
+
+def test_a_page_past_the_tree_bound_keeps_headings_code_and_items_by_regular_expressions():
+    """Past linear.MAX_ELEMENTS start tags no tree is built (linear.py); the same marks make
+    its headings, code blocks and list items, and its character references are decoded."""
+    from worker.pages.extract import linear
+
+    filler = "<b></b>" * (linear.MAX_ELEMENTS + 1000)
+    spans = "".join('<span class="k">line</span> <span>%d</span><br>' % i for i in range(3))
+    html = (
+        "<html><head><title>Source &amp; docs</title></head><body><h2 id=x>Module &lt;io&gt;</h2>"
+        "<p>Some &amp; text.</p><pre class=code>def f(x):\n    return x &lt; 1\n</pre>"
+        "<pre>%s</pre><ul><li>one</li><li>two &amp; three</li></ul>"
+        "<p>&#xfdd0;2 not a heading</p><pre>unclosed %s</body></html>" % (spans, filler)
+    )
+    assert linear.too_many_elements(html)
+    r = linear.extract(html, "markdown")
+    text = r["text"]
+    assert r["extractor"] == "budget" and r["title"] == "Source & docs"
+    assert "\n\n## Module &lt;io>\n\nSome & text.\n\n" in text, text[:200]  # markdown's own escape of "<"
+    assert "```\ndef f(x):\n    return x < 1\n```" in text
+    assert "```\nline 0\nline 1\nline 2\n```" in text
+    assert "- one\n- two & three" in text
+    assert "\n2 not a heading" in text and "\ufdd0" not in text
+    assert "unclosed" in text  # a block without its end tag is text
+    assert "def f(x):\n    return x < 1" in linear.extract(html, "text")["text"]

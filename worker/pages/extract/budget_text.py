@@ -20,10 +20,10 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
     from lxml.html import HtmlElement  # no stubs: Any to the checker
 
-_HEAD = "\ufdd0"  # + the heading's level, at its paragraph's start
-_ITEM = "\ufdd1"  # + "-" or the item's number and ".", then _ITEM, at its paragraph's start
-_SHAPED = "\ufdd2"  # + the index of a code block or table, + _SHAPED: its placeholder paragraph
-_MARKS = re.compile("[\ufdd0-\ufdd2]")
+HEAD = "\ufdd0"  # + the heading's level, at its paragraph's start
+ITEM = "\ufdd1"  # + "-" or the item's number and ".", then ITEM, at its paragraph's start
+SHAPED = "\ufdd2"  # + the index of a code block or table, + SHAPED: its placeholder paragraph
+MARKS = re.compile("[\ufdd0-\ufdd2]")
 _ITEM_MARK = re.compile("\ufdd1(-|[0-9]{1,9}\\.)\ufdd1")
 _PLACEHOLDER = re.compile("\ufdd2([0-9]+)\ufdd2")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -60,9 +60,9 @@ def shaped_text(tree: HtmlElement, fmt: str) -> str:
     for found in body.xpath(_OWN_MARKS):
         holder = found.getparent()
         if found.is_tail:
-            holder.tail = _MARKS.sub("", holder.tail)
+            holder.tail = MARKS.sub("", holder.tail)
         else:
-            holder.text = _MARKS.sub("", holder.text)
+            holder.text = MARKS.sub("", holder.text)
     # a heading's link to its own anchor that shows only a mark ("Buffer#", "Usage¶")
     for a in body.xpath(_HEADING_LINKS):
         href = a.get("href")
@@ -78,7 +78,7 @@ def shaped_text(tree: HtmlElement, fmt: str) -> str:
         tag = el.tag
         mark = ""
         if tag in _HEADINGS:
-            mark = _HEAD + tag[1]
+            mark = HEAD + tag[1]
         elif tag == "li":
             parent = el.getparent()
             if parent is not None and parent.tag == "ol":
@@ -86,13 +86,13 @@ def shaped_text(tree: HtmlElement, fmt: str) -> str:
                     start = (parent.get("start") or "").strip()
                     numbers[parent] = int(start) - 1 if start.isdigit() and len(start) < 9 else 0
                 numbers[parent] += 1
-                mark = "%s%d.%s" % (_ITEM, numbers[parent], _ITEM)
+                mark = "%s%d.%s" % (ITEM, numbers[parent], ITEM)
             else:
-                mark = _ITEM + "-" + _ITEM
+                mark = ITEM + "-" + ITEM
         el.tail = "\n\n" + (el.tail or "")
         el.text = "\n\n" + mark + (el.text or "")
     text = etree.tostring(body, method="text", encoding="unicode")
-    return _written(_PARAGRAPH_BREAK.split(text), shaped, fmt)
+    return written(_PARAGRAPH_BREAK.split(text), shaped, fmt)
 
 
 def _shaped_blocks(body: HtmlElement, etree: Any) -> list[tuple[HtmlElement, list[list[str]] | None]]:
@@ -122,7 +122,7 @@ def _shaped_blocks(body: HtmlElement, etree: Any) -> list[tuple[HtmlElement, lis
 def _stand_in(el: HtmlElement, block: str, shaped: list[str]) -> None:
     """Put a placeholder paragraph in ``el``'s place (its tail kept) and ``block`` in ``shaped``."""
     el.clear(keep_tail=True)
-    el.text = "\n\n%s%d%s\n\n" % (_SHAPED, len(shaped), _SHAPED)
+    el.text = "\n\n%s%d%s\n\n" % (SHAPED, len(shaped), SHAPED)
     shaped.append(block)
 
 
@@ -145,11 +145,15 @@ def _rows(table: HtmlElement, etree: Any) -> list[list[str]] | None:
     return rows
 
 
-def _written(paragraphs: list[str], shaped: list[str], fmt: str) -> str:
-    """The paragraphs of the serialised tree, their marks read and written in ``fmt``."""
-    from html import escape
+def written(paragraphs: list[str], shaped: list[str], fmt: str, entities: bool = False) -> str:
+    """The paragraphs of the marked text, their marks read and written in ``fmt``; with
+    ``entities``, their character references decoded (text cut from markup, linear.py)."""
+    from html import escape, unescape
 
     from .escape import escape_line_start, md_escape
+
+    def decoded(t: str) -> str:  # a reference may spell a mark's character: dropped like the page's own
+        return " ".join(MARKS.sub("", unescape(t)).split()) if "&" in t else t.strip()
 
     md = fmt == "markdown"
     out: list[str] = []
@@ -180,8 +184,8 @@ def _written(paragraphs: list[str], shaped: list[str], fmt: str) -> str:
                 item, p = m.group(1), p[m.end() :].strip()
                 if not p:
                     continue  # the item's text is in the next paragraph
-            if p[0] == _HEAD and p[1:2] in ("1", "2", "3", "4", "5", "6"):
-                level, p = int(p[1]), p[2:].strip()
+            if p[0] == HEAD and p[1:2] in ("1", "2", "3", "4", "5", "6"):
+                level, p = int(p[1]), decoded(p[2:]) if entities else p[2:].strip()
                 item = ""
                 flush()
                 if p:
@@ -190,6 +194,10 @@ def _written(paragraphs: list[str], shaped: list[str], fmt: str) -> str:
                         if md
                         else ("<h%d>%s</h%d>" % (level, escape(p), level) if fmt == "html" else p)
                     )
+                continue
+        if entities:
+            p = decoded(p)
+            if not p:
                 continue
         if item:
             tag = "ul" if item == "-" else "ol"
@@ -214,30 +222,40 @@ def _code(pre: HtmlElement, fmt: str, etree: Any) -> str:
     (code_block.pre: its lines as a browser lays them out, one block per flavour); read
     directly when it is plain text (``<pre>`` or ``<pre><code>``), and by lxml (C speed)
     when it has more than MAX_CODE_ELEMENTS elements."""
-    from .code_block import fence
-
     inner = pre[0] if len(pre) == 1 else pre
     if len(inner) == 0 and (inner is pre or (pre[0].tag == "code" and not (pre.text or "").strip())):
-        lines = (inner.text or "").split("\n")
-        while lines and not lines[-1].strip():
-            lines.pop()
-        code = "\n".join(lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)) :])
-        if code.strip() and fmt == "markdown":
-            m = _LANG.search("%s %s" % (pre.get("class") or "", inner.get("class") or ""))
-            code = fence(code, m.group(1) if m else "")
-    elif pre.xpath("count(.//*)") <= MAX_CODE_ELEMENTS:
-        from .code_block import pre as written
+        m = _LANG.search("%s %s" % (pre.get("class") or "", inner.get("class") or ""))
+        return code_text(inner.text or "", fmt, m.group(1) if m else "")
+    if pre.xpath("count(.//*)") > MAX_CODE_ELEMENTS:
+        return code_text(etree.tostring(pre, method="text", encoding="unicode", with_tail=False), fmt)
+    from .code_block import pre as written
 
-        code = written(pre, fmt == "markdown")
-    else:
-        code = etree.tostring(pre, method="text", encoding="unicode", with_tail=False).strip("\n").rstrip()
-        if code.strip() and fmt == "markdown":
-            code = fence(code)
+    code = written(pre, fmt == "markdown")
     if fmt == "html" and code.strip():
         from html import escape
 
         return "<pre><code>%s</code></pre>" % escape(code)
     return code if code.strip() else ""
+
+
+def code_text(code: str, fmt: str, lang: str = "") -> str:
+    """A code block's text (blank lines at either end are the markup's layout) in ``fmt``:
+    fenced in markdown, ``<pre><code>`` in html; "" when it holds nothing."""
+    lines = code.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    code = "\n".join(lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)) :])
+    if not code.strip():
+        return ""
+    if fmt == "markdown":
+        from .code_block import fence
+
+        return fence(code, lang)
+    if fmt == "html":
+        from html import escape
+
+        return "<pre><code>%s</code></pre>" % escape(code)
+    return code
 
 
 def _table(rows: list[list[str]], fmt: str) -> str:
