@@ -27,7 +27,6 @@ MARKS = re.compile("[\ufdd0-\ufdd2]")
 _ITEM_MARK = re.compile("\ufdd1(-|[0-9]{1,9}\\.)\ufdd1")
 _PLACEHOLDER = re.compile("\ufdd2([0-9]+)\ufdd2")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 # A table is data, rendered as one, when each of its rows is a short line: a layout's table,
 # whose cells hold paragraphs, stays paragraphs.
 MAX_CELL_CHARS = 400
@@ -47,7 +46,7 @@ def shaped_text(tree: HtmlElement, fmt: str) -> str:
     from lxml import etree
 
     from .chrome import PERMALINK_MARKS
-    from .elements import BLOCK
+    from .elements import BLOCK, HEADINGS
     from .names import LANDMARKS
     from .region import NEVER_TEXT
     from .tree import drop
@@ -77,8 +76,8 @@ def shaped_text(tree: HtmlElement, fmt: str) -> str:
     for el in body.iter(*BLOCK, "br"):
         tag = el.tag
         mark = ""
-        if tag in _HEADINGS:
-            mark = HEAD + tag[1]
+        if tag in HEADINGS:
+            mark = HEAD + str(HEADINGS[tag])
         elif tag == "li":
             parent = el.getparent()
             if parent is not None and parent.tag == "ol":
@@ -239,19 +238,11 @@ def _code(pre: HtmlElement, fmt: str, etree: Any) -> str:
 
 
 def code_text(code: str, fmt: str, lang: str = "") -> str:
-    """A code block's text (blank lines at either end are the markup's layout) in ``fmt``:
-    fenced in markdown, ``<pre><code>`` in html; "" when it holds nothing."""
-    lines = code.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    code = "\n".join(lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)) :])
-    if not code.strip():
-        return ""
-    if fmt == "markdown":
-        from .code_block import fence
+    """A code block's text in ``fmt`` as code_block.block writes it, ``<pre><code>`` in html."""
+    from .code_block import block
 
-        return fence(code, lang)
-    if fmt == "html":
+    code = block(code, fmt == "markdown", lang)
+    if fmt == "html" and code:
         from html import escape
 
         return "<pre><code>%s</code></pre>" % escape(code)

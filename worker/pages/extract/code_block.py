@@ -93,24 +93,28 @@ def pre(el: HtmlElement, markdown: bool) -> str:
 
 
 def _pre_block(el: HtmlElement, markdown: bool) -> str:
-    lines = _pre_text(el).split("\n")
-    # blank lines at either end are the markup's layout (indented tags), not code
+    lang = ""
+    if markdown:
+        for c in [el] + list(el.iterchildren()):
+            cls = (c.get("class") or "") + " " + (c.get("data-lang") or "")
+            m = re.search(r"(?:language|lang)-([A-Za-z0-9_+#.-]+)", cls)
+            if m:
+                lang = m.group(1)
+                break
+    return block(_pre_text(el), markdown, lang)
+
+
+def block(code: str, markdown: bool, lang: str = "") -> str:
+    """A code block's text, fenced in markdown (naming ``lang`` when given); "" when it holds
+    nothing. Blank lines at either end are the markup's layout (indented tags), not code."""
+    lines = code.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     code = "\n".join(lines[start:])
     if not code.strip():
         return ""
-    if not markdown:
-        return code
-    lang = ""
-    for c in [el] + list(el.iterchildren()):
-        cls = (c.get("class") or "") + " " + (c.get("data-lang") or "")
-        m = re.search(r"(?:language|lang)-([A-Za-z0-9_+#.-]+)", cls)
-        if m:
-            lang = m.group(1)
-            break
-    return fence(code, lang)
+    return fence(code, lang) if markdown else code
 
 
 def fence(code: str, lang: str | None = None) -> str:
