@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 # cache never pays for them.
 
 DEFAULT_CONCURRENCY = 8
+TWO_READERS_FROM = 4  # pages in a batch from which two children read them (a second child's start is paid back)
+JOIN_S = 0.25  # past the cutoff, how long a second reader is waited for (its child sees the deadline in 20 ms)
 
 
 def get(url: str, call: Call | None, spec: Spec, reserve: float, on_head: Head | None = None) -> Response | Doc:
@@ -195,14 +197,16 @@ def fetch_all(
 ) -> list[dict[str, Any]]:
     """Items for ``urls`` in input order, at most ``concurrency`` downloads at a time.
 
-    Only downloads run on the pool's threads. Pages are read one after another, as
-    their downloads finish: HTML, PDF and large text in the call's reading child
-    (worker.pages.child.spawn), which is stopped at the page's deadline; the rest
-    here, on the calling thread. lxml and trafilatura keep module-level parsers that
-    are not safe to use from several threads at once, so when this process extracts
-    (a site adapter's HTML, or no child) the libraries are imported before any pool
-    thread exists and their import-time stand-ins (extract/imports.py) are never
-    visible to another thread. A batch therefore returns, item for item, what
+    Pages are read as their downloads finish: HTML, PDF and large text in the call's
+    reading child (worker.pages.child.spawn), which is stopped at the page's deadline; the
+    rest here. A batch of TWO_READERS_FROM pages or more, on a machine with two cores or
+    more, has two children reading at once (each on a thread of its own, with the smaller
+    memory bound); otherwise one child reads the pages one after another. lxml and
+    trafilatura keep module-level parsers that are not safe to use from several threads at
+    once, so when this process extracts (a site adapter's HTML, or no child) the libraries
+    are imported before any pool thread exists and their import-time stand-ins
+    (extract/imports.py) are never visible to another thread, and what is read here is
+    read by one thread at a time. A batch therefore returns, item for item, what
     one-at-a-time calls return.
 
     A page read while others wait gets its share of the time left (_page_deadline).
@@ -218,8 +222,14 @@ def fetch_all(
     reserve = _reserve(call)
     if len(urls) == 1:  # no pool: everything runs on this thread
         return [fetch_one(urls[0], call, spec, reserve)]
-    reader = Extractor(call)
-    isolated = spec.fmt in EXTRACTOR_FORMATS and reader.start()  # its imports overlap the downloads
+    # Two children read at once where the machine has the cores and the batch the pages: a crawl's
+    # 30 pages were read one after another while a core stood idle. Each then has the smaller bound.
+    shared = spec.fmt in EXTRACTOR_FORMATS and len(urls) >= TWO_READERS_FROM and _cores() >= 2
+    readers = [Extractor(call, shared)]
+    isolated = spec.fmt in EXTRACTOR_FORMATS and readers[0].start()  # its imports overlap the downloads
+    if isolated and shared:
+        readers.append(Extractor(call, shared))
+        readers[1].start()
     if _adapter_may_render(urls, spec) or (spec.fmt in EXTRACTOR_FORMATS and not isolated):
         from .extract.core import prepare
 
@@ -246,31 +256,72 @@ def fetch_all(
     for t in threads:
         t.start()
     cutoff = _cutoff(call, reserve)
-    put_off: list[tuple[int, Response | Doc, float]] = []  # pages stopped at their share: (index, page, share)
-    try:
-        for _ in range(len(urls)):
+    put_off: list[tuple[int, Response | Doc, float | None]] = []  # pages stopped at their share: (index, page, share)
+    taken = [0]  # downloads taken from ``done`` by the readers
+    here = threading.Lock()
+
+    def reading(reader: Extractor) -> None:
+        while True:
             wait = None if cutoff is None else cutoff - time.monotonic()
             if wait is not None and wait <= 0:
-                break
+                return
+            with lock:
+                if taken[0] >= len(urls):
+                    return
+                taken[0] += 1
             try:
                 i, resp, exc = done.get(timeout=wait)
             except queue.Empty:
-                break
+                return
             if exc is not None or resp is None:
                 items[i] = error_item(urls[i], exc or WorkerError("network", "no response"))
                 continue
-            pending = sum(1 for it in items if it is None) - len(put_off)
+            with lock:
+                pending = sum(1 for it in items if it is None) - len(put_off)
             begun = time.monotonic()
-            deadline, shared = _page_deadline(cutoff, pending)
-            item = items[i] = _read(reader, urls[i], resp, spec, deadline, shared)
-            if shared and deadline is not None and not item["ok"] and item["error"]["code"] == "timeout":
-                put_off.append((i, resp, deadline - begun))
-        # Pages stopped at their share get what the others left, when that is more.
+            deadline, share = _page_deadline(cutoff, pending)
+            if _heavy(resp, spec) and reader.start():
+                item = _read(reader, urls[i], resp, spec, deadline, share)
+            else:
+                with here:  # read in this process: one thread at a time (see above)
+                    item = _read(reader, urls[i], resp, spec, deadline, share)
+            code = None if item["ok"] else item["error"]["code"]
+            with lock:
+                items[i] = item
+                if share and deadline is not None and code == "timeout":
+                    put_off.append((i, resp, deadline - begun))
+                elif reader.shared and code == "too_large":
+                    put_off.append((i, resp, None))  # stopped at the smaller bound: alone, it has the whole
+
+    def helping(reader: Extractor) -> None:
+        try:
+            reading(reader)
+        except Exception:  # its page's item stays a timeout: never a traceback from a thread
+            pass
+
+    try:
+        helpers = [
+            threading.Thread(target=helping, args=(r,), name="read-%d" % n, daemon=True)
+            for n, r in enumerate(readers[1:])
+        ]
+        for t in helpers:
+            t.start()
+        reading(readers[0])
+        for t in helpers:
+            t.join(None if cutoff is None else max(0.0, cutoff - time.monotonic()) + JOIN_S)
+        # Pages stopped at their share get what the others left, when that is more; one stopped at
+        # the smaller bound of two children gets a child alone when time is left.
+        if put_off and shared:
+            for r in readers:
+                r.close(within=REAP_S)
+            readers = [Extractor(call)]
         for i, resp, had in put_off:
-            if cutoff is not None and cutoff - time.monotonic() > SHARE_RETRY * had:
-                items[i] = _read(reader, urls[i], resp, spec, cutoff)
+            left = None if cutoff is None else cutoff - time.monotonic()
+            if left is None or left > (MIN_SHARE_S if had is None else SHARE_RETRY * had):
+                items[i] = _read(readers[0], urls[i], resp, spec, cutoff)
     finally:
-        reader.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
+        for r in readers:
+            r.close(within=REAP_S)  # an idle child: gone in milliseconds, its CPU counted
     return [it if it is not None else _timeout_item(url) for url, it in zip(urls, items)]
 
 
@@ -294,6 +345,16 @@ def _page_deadline(cutoff: float | None, pending: int) -> tuple[float | None, bo
     if now + share >= cutoff:
         return cutoff, False
     return now + share, True
+
+
+def _cores() -> int:
+    """The CPUs this process may run on."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _adapter_may_render(urls: list[str], spec: Spec) -> bool:

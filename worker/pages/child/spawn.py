@@ -40,6 +40,11 @@ POLL_S = 0.02  # how often the child's memory is looked at while it works
 # system), and the next page would find part of its MEMORY_MB spent (a batch's 200,000-attribute
 # page, read after a large table, was stopped as too_large).
 RECYCLE_MB = MEMORY_MB // 2
+# Two children reading a batch at once (pipeline.fetch_all) each get this bound instead, so the call
+# stays under the 500 MB of a batch (docs/limits.md); a page stopped at it is read again alone, with
+# the whole MEMORY_MB, when time is left.
+SHARED_MEMORY_MB = 180
+SHARED_HEAP_LIMIT_MB = 210
 
 # What the parent tells the child: its heap limit in bytes, the parent's pid.
 MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
@@ -147,8 +152,9 @@ def _spawn(argv: list[str], env: dict[str, str]) -> _Child:
 class Extractor:
     """The call's extraction child: ``item(url, resp, spec, deadline)`` -> the item dict."""
 
-    def __init__(self, call: Call | None):
+    def __init__(self, call: Call | None, shared: bool = False):
         self.call = call
+        self.shared = shared  # one of two children reading at once: the smaller memory bound
         self.proc: _Child | None = None
         self.inprocess = bool(os.environ.get(INPROCESS_ENV))
         self.broken: str | None = None  # why the child cannot be started, once it could not
@@ -160,7 +166,7 @@ class Extractor:
         if self.inprocess or self.broken:
             return False
         env = dict(os.environ)
-        env[MEMORY_ENV] = str(HEAP_LIMIT_MB << 20)
+        env[MEMORY_ENV] = str((SHARED_HEAP_LIMIT_MB if self.shared else HEAP_LIMIT_MB) << 20)
         env[PARENT_ENV] = str(os.getpid())
         regex_cache.child_env(env)
         # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
@@ -211,18 +217,19 @@ class Extractor:
         item = frames.read_item(answer)
         if item.get("memory"):  # the child's heap limit was hit: a fresh child for the next page
             self.close()
-            raise too_large(HEAP_LIMIT_MB)
+            raise too_large(SHARED_HEAP_LIMIT_MB if self.shared else HEAP_LIMIT_MB)
         resident = _resident_mb(self.proc.pid) if self.proc is not None else None
-        if resident is not None and resident > RECYCLE_MB:
+        if resident is not None and resident > (SHARED_MEMORY_MB // 2 if self.shared else RECYCLE_MB):
             self.close()  # the next page gets a fresh child, and its whole MEMORY_MB
         return item
 
     def _exchange(self, request: bytes, deadline: float | None) -> bytes:
-        """Write one frame, read one back: until ``deadline``, while the child stays under MEMORY_MB."""
+        """Write one frame, read one back: until ``deadline``, while the child stays under its bound."""
         import select
 
         proc = self.proc
         assert proc is not None
+        bound = SHARED_MEMORY_MB if self.shared else MEMORY_MB
         wfd, rfd = proc.stdin, proc.stdout
         os.set_blocking(wfd, False)
         view, got, need = memoryview(request), bytearray(), None
@@ -248,8 +255,8 @@ class Extractor:
                 if need is not None and len(got) >= need:
                     return bytes(got[frames.HEADER.size : need])
             resident = _resident_mb(proc.pid)
-            if resident is not None and resident > MEMORY_MB:
-                raise too_large()
+            if resident is not None and resident > bound:
+                raise too_large(bound)
 
     def _died(self) -> WorkerError:
         proc = self.proc
