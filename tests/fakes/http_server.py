@@ -243,6 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         with web.lock:
             web.active += 1
+            self._active = True
             web.max_active = max(web.max_active, web.active)
             web.log.append((path, dict(self.headers), self.path))
             web.counts[path] = web.counts.get(path, 0) + 1
@@ -252,11 +253,21 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, OSError):
             pass
         finally:
-            with web.lock:
+            self._inactive()
+
+    def _inactive(self):
+        # A request stops counting as active when its answer starts: the client cannot ask again
+        # before it has the answer, and this thread may run its finally only after the client's
+        # next request has come in (a busy machine counted four at --concurrency 3).
+        web = self.server.web
+        with web.lock:
+            if getattr(self, "_active", False):
+                self._active = False
                 web.active -= 1
 
     # helpers used by routes
     def send(self, status=200, body=b"", ctype="text/html; charset=utf-8", headers=None):
+        self._inactive()
         if isinstance(body, str):
             body = body.encode("utf-8")
         self.send_response(status)
