@@ -238,3 +238,57 @@ def test_cleanup_waits_for_a_child_between_spawn_and_track(tmp_path):
     time.sleep(0.4)
     assert late == [False]
     call.cleanup()  # a signal during finish() re-enters on the same thread, at once
+
+
+# A signal that comes while the main thread is importing worker.jsonio for the first time (a
+# module the cancelled block's encoder lives in): the handler runs inside that import, and the
+# half-made module has none of its names yet. The full suite once saw SIGHUP answered with an
+# `internal` ImportError block and exit 1 (tests/test_hostile.py, test_sighup_cancels_like_sigterm).
+SIGNAL_IN_IMPORT = """
+import importlib.abc, os, signal, sys
+
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "worker.jsonio":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        real = spec.loader.exec_module
+
+        def exec_module(module):
+            os.kill(os.getpid(), signal.SIG%s)  # the handler runs here, the module still empty
+            real(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+import importlib.util
+sys.meta_path.insert(0, Hook())
+from worker import main
+main.main(["fetch", "http://127.0.0.1:9/x", "--allow-private"])
+"""
+
+
+@pytest.mark.parametrize("name", ["TERM", "HUP"])
+def test_a_signal_during_a_first_import_still_answers_cancelled(tmp_path, name):
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", SIGNAL_IN_IMPORT % name],
+        cwd=ROOT,
+        env=worker_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == protocol.EXIT_CANCELLED, (proc.stdout, proc.stderr[-2000:])
+    assert proc.stdout.count(protocol.DONE) == 1 and proc.stdout.startswith(protocol.ERROR), proc.stdout
+    payload = protocol.parse(proc.stdout)
+    assert payload["error"] == {"code": "cancelled", "message": "cancelled by SIG" + name, "retryable": False}
+
+
+def test_the_cancelled_block_is_the_one_render_error_writes():
+    from worker.runtime import HANDLED_SIGNALS, SIGNAL_NAMES
+
+    for sig in HANDLED_SIGNALS:
+        name = SIGNAL_NAMES[sig]
+        assert protocol.render_cancelled(name) == protocol.render_error("cancelled", "cancelled by " + name)
+    assert protocol.render_cancelled("signal 10") == protocol.render_error("cancelled", "cancelled by signal 10")

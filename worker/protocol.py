@@ -62,6 +62,22 @@ def render_error(code: str, message: str, hint: str | None = None, retryable: bo
     return "%s\n%s\n%s\n" % (ERROR, encode_payload({"ok": False, "v": VERSION, "error": error}), DONE)
 
 
+def render_cancelled(signal_name: str) -> str:
+    """The block of a call cancelled by a signal, written without importing anything: the signal
+    may come while the main thread is importing a module render_error needs (worker.jsonio),
+    and that half-made module has none of its names yet."""
+    name = "".join(c for c in signal_name if c.isascii() and (c.isalnum() or c == " "))  # SIGTERM, "signal 10"
+    return (
+        '%s\n{"ok":false,"v":%d,"error":{"code":"cancelled","message":"cancelled by %s","retryable":false}}\n%s\n'
+        % (
+            ERROR,
+            VERSION,
+            name,
+            DONE,
+        )
+    )
+
+
 class ProtocolError(ValueError):
     """The worker's output holds no well-formed block."""
 

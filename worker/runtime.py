@@ -286,7 +286,7 @@ class Call:
         name = SIGNAL_NAMES.get(signum, "signal %d" % signum)
         # emit() never waits: if the main thread was interrupted inside its own
         # emit (a large block in a full pipe), this one is dropped and we exit.
-        self.emit(protocol.render_error("cancelled", "cancelled by %s" % name, retryable=False))
+        self.emit(protocol.render_cancelled(name))
         self.finish(protocol.EXIT_CANCELLED)
 
     def install_signal_handlers(self, early: Sequence[int] = ()) -> None:
