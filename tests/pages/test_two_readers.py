@@ -14,6 +14,7 @@ import time
 import pytest
 from fakes.stall_server import StallServer
 
+from worker.errors import WorkerError
 from worker.pages import pipeline
 from worker.pages.child import small, spawn
 from worker.runtime import Call
@@ -111,3 +112,31 @@ def test_with_no_time_left_the_page_stays_too_large_with_the_bound_it_had(web, r
     assert {it["error"]["code"] for it in items} == {"too_large"}
     assert all("more than 1 MB" in it["error"]["message"] for it in items)
     assert all(shared for _, shared, _, _, _ in reads)
+
+
+def test_pages_stopped_at_the_smaller_bound_are_read_again_before_a_slow_one(web, reads, monkeypatch):
+    # CI: a slow page stopped at its share was read again first, with all the time left, and a
+    # page stopped at the smaller bound behind it stayed too_large; page 0 here is one that never
+    # finishes, stopped first
+    monkeypatch.setattr(pipeline, "_cores", lambda: 2)
+    monkeypatch.setattr(spawn, "SHARED_MEMORY_MB", 1)
+    real = spawn.Extractor.item
+
+    def item(self, url, resp, spec, deadline, shared=False):
+        if not url.endswith("/soup/0"):
+            return real(self, url, resp, spec, deadline, shared)
+        if not self.shared:
+            time.sleep(max(0.0, deadline - time.monotonic()))
+        raise WorkerError("timeout", "reading this page took over its share")
+
+    download = pipeline.get
+
+    def get(url, *args, **kwargs):
+        time.sleep(0 if url.endswith("/soup/0") else 0.5)  # page 0 is read, and stopped, first
+        return download(url, *args, **kwargs)
+
+    monkeypatch.setattr(spawn.Extractor, "item", item)
+    monkeypatch.setattr(pipeline, "get", get)
+    items = fetch(web, 4, timeout=8.0)
+    assert items[0]["error"]["code"] == "timeout"
+    assert [it["ok"] for it in items[1:]] == [True] * 3, [it.get("error") for it in items[1:]]

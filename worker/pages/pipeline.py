@@ -315,7 +315,9 @@ def fetch_all(
             for r in readers:
                 r.close(within=REAP_S)
             readers = [Extractor(call)]
-        for i, resp, had in put_off:
+        # those stopped at the smaller bound first: a page stopped at its share, read again with all
+        # that is left, would leave them nothing (CI: a page of 200,000 attributes kept too_large)
+        for i, resp, had in sorted(put_off, key=lambda p: p[2] is not None):
             left = None if cutoff is None else cutoff - time.monotonic()
             if left is None or left > (MIN_SHARE_S if had is None else SHARE_RETRY * had):
                 items[i] = _read(readers[0], urls[i], resp, spec, cutoff)

@@ -72,15 +72,47 @@ _ATTRIBUTE_PATTERN = r"""\s[^\s"'<>/=]+\s*=\s*(?:"|'|[^\s"'<>=`]+)"""
 
 
 def strip_attributes(html: str) -> str:
-    """Every start tag reduced to its name, attribute values quoting '>' included (a regex
-    of the start tag's grammar, linear): the markup of a page over the attribute budget."""
+    """Every start tag reduced to its name, attribute values quoting '>' included (read by
+    its grammar, linear): the markup of a page over the attribute budget."""
     import re
 
-    return re.sub(
-        r"""<([A-Za-z][A-Za-z0-9:-]{0,30})(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>""",
-        r"<\1>",
-        html,
+    out, pos = [], 0
+    for m in re.finditer(r"<[A-Za-z]", html):
+        if m.start() < pos:
+            continue
+        tag = start_tag(html, m.start())
+        if tag is not None:
+            out.append(html[pos : m.start()])
+            out.append("<%s>" % tag[0])
+            pos = tag[1]
+    out.append(html[pos:])
+    return "".join(out)
+
+
+def start_tag(html: str, pos: int) -> tuple[str, int] | None:
+    """(name, end) of the start tag at ``pos`` read by its grammar, attribute values quoting
+    '>' included, or None where the markup there is no start tag.
+
+    Its attributes are matched ATTRIBUTES_AT_ONCE at a time: re keeps a frame for each
+    repetition of a group it may give back, so one match of a tag's 200,000 attributes took
+    130 MB, over a reading child's share of memory (the grammar never needs to give one back,
+    so reading in chunks finds the same end)."""
+    import re
+
+    head = re.compile(r"<([A-Za-z][A-Za-z0-9:-]{0,30})").match(html, pos)
+    if head is None:
+        return None
+    attributes = re.compile(
+        r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?){1,%d}""" % ATTRIBUTES_AT_ONCE
     )
+    end = head.end()
+    while (more := attributes.match(html, end)) is not None:
+        end = more.end()
+    close = re.compile(r"\s*/?>").match(html, end)
+    return (head.group(1), close.end()) if close is not None else None
+
+
+ATTRIBUTES_AT_ONCE = 64
 
 
 def parse(html: str) -> HtmlElement | None:
@@ -247,18 +279,15 @@ def cut_long_tags(html: str) -> str:
     if not re.search(r"<[A-Za-z][^<]{%d}" % MAX_TAG_CHARS, html):
         return html
     html = re.sub(r"<([A-Za-z][A-Za-z0-9:-]{0,30})\b[^<>]{%d,}>" % MAX_TAG_CHARS, r"<\1>", html)
-    tag = re.compile(
-        r"""<([A-Za-z][A-Za-z0-9:-]{0,30})(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>"""
-    )
     out, pos = [], 0
     for m in re.finditer(r"<[A-Za-z](?=[^<]{%d})" % MAX_TAG_CHARS, html):
         if m.start() < pos:
             continue
-        t = tag.match(html, m.start())
-        if t is not None and t.end() - t.start() > MAX_TAG_CHARS:
-            out.append(html[pos : t.start()])
-            out.append("<%s>" % t.group(1))
-            pos = t.end()
+        tag = start_tag(html, m.start())
+        if tag is not None and tag[1] - m.start() > MAX_TAG_CHARS:
+            out.append(html[pos : m.start()])
+            out.append("<%s>" % tag[0])
+            pos = tag[1]
     out.append(html[pos:])
     return "".join(out)
 
