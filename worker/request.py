@@ -271,6 +271,8 @@ class FetchRequest(Request):
     user_agent: "str | None" = None  # the config's "userAgent"
     # Set by the fetch cache for the provider, never in the cache key: {url: stored validators}.
     revalidate: "dict[str, Any] | None" = None
+    # Set by a crawl for the provider, never in the cache key: {url: the page its map downloaded}.
+    prefetched: "dict[str, Any] | None" = None
     browser: "str | None" = None  # the config's "browser": the Chrome/Chromium that renders pages
 
 

@@ -5,12 +5,15 @@ Usage (from the repo root, with the dev venv's python):
 
     python bench/crawl/run.py [--modes chapter,site,map,single] [--limit N] [--timeout S]
                               [--questions FILE] [--root DIR] [--prefix /3.11/] [--warm]
+                              [--latency MS]
 
 The site (default: the Python 3.11 documentation of Debian's python3-doc, 498 pages in
 /usr/share/doc/python3.11/html) is served from 127.0.0.1 under --prefix, as the real site
 lives; the questions (default: ../shared/data/docs-qa-dev/questions.jsonl) each have an
 ``answer`` on ``page`` and a contents page ``chapter_root`` that links to it.  Every call
-is a fresh worker process with a cache of its own (``--warm``: one cache for all calls).
+is a fresh worker process with a cache of its own (``--warm``: one cache for all calls);
+``--latency MS`` delays every answer of the site, as a site across a network does, and each
+crawl call's row counts the requests it made to the site.
 
 Modes:
 
@@ -144,7 +147,9 @@ def crawl_mode(site, env, questions, mode, timeout):
         n = 30 if mode == "chapter" else 60
         args = ["fetch", site.url(start), "--crawl", str(n), "--focus", q["question"]]
         args += ["--max-total-chars", "4000", "--timeout", str(timeout)]
+        asked = len(site.requests)
         payload, took = cli(env, args, timeout)
+        asked = len(site.requests) - asked
         passages = payload.get("passages") or []
         text = " ".join(p.get("text") or "" for p in passages)
         hit = fold(q["answer"]) in fold(text)
@@ -158,6 +163,7 @@ def crawl_mode(site, env, questions, mode, timeout):
                 "within": took <= timeout + 1.0,
                 "read": crawl.get("read", 0),
                 "mapped": crawl.get("mapped", 0),
+                "requests": asked,
                 "answer_page_read": any(p.get("url", "").endswith("/" + q["page"]) for p in passages)
                 or any((r.get("url") or "").endswith("/" + q["page"]) for r in payload.get("results") or ()),
                 "chars": sum(len(p.get("text") or "") for p in passages),
@@ -165,7 +171,10 @@ def crawl_mode(site, env, questions, mode, timeout):
             }
         )
         mark = "hit " if hit else "miss"
-        print("  %s %-5s %5.1fs read %2d  %s" % (mode, mark, took, crawl.get("read", 0), q["page"]), flush=True)
+        print(
+            "  %s %-5s %5.1fs read %2d asked %3d  %s" % (mode, mark, took, crawl.get("read", 0), asked, q["page"]),
+            flush=True,
+        )
     return rows
 
 
@@ -183,6 +192,7 @@ def summary(rows):
         "seconds_max": round(max(secs), 2) if secs else None,
         "pages_read_median": statistics.median([r["read"] for r in rows]) if rows else None,
         "pages_mapped_median": statistics.median([r["mapped"] for r in rows]) if rows else None,
+        "requests_median": statistics.median([r.get("requests", 0) for r in rows]) if rows else None,
         "max_chars": max((r.get("chars", 0) for r in rows), default=0),
     }
 
@@ -269,6 +279,7 @@ def main():
     ap.add_argument("--prefix", default="/3.11/")
     ap.add_argument("--warm", action="store_true", help="one cache for every call")
     ap.add_argument("--json", default=None, help="write every row here")
+    ap.add_argument("--latency", type=float, default=0.0, help="ms before the site answers each request")
     args = ap.parse_args()
     if not os.path.isdir(args.root):
         raise SystemExit("%s is missing: apt-get install python3-doc" % args.root)
@@ -276,7 +287,7 @@ def main():
         questions = [json.loads(line) for line in f if line.strip()]
     if args.limit:
         questions = questions[: args.limit]
-    site = SiteServer(root=args.root, prefix=args.prefix).start()
+    site = SiteServer(root=args.root, prefix=args.prefix, delay=args.latency / 1000).start()
     env = Env(args.warm)
     modes = args.modes.split(",")
     report = {"questions": len(questions), "timeout": args.timeout, "warm": args.warm}

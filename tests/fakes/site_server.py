@@ -5,6 +5,7 @@ docs), and/or pages given in memory, with the misbehaviours a site map meets.
     site.url("library/index.html")        -> "http://127.0.0.1:PORT/3.11/library/index.html"
     site = SiteServer(pages={"/docs/": "<html>...", "/sitemap.xml": (200, "application/xml", b"...")}).start()
     site.hits("/docs/a.html")              -> how many times it was asked for
+    SiteServer(..., delay=0.1)             -> every answer 100 ms late, as across a network
     site.stop()
 
 A page given in memory is ``body`` (str: text/html), ``(status, content type, body)``, or
@@ -17,6 +18,7 @@ import mimetypes
 import os
 import posixpath
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
@@ -32,6 +34,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         with site.lock:
             site.requests.append(path)
+        if site.delay:
+            time.sleep(site.delay)  # a site across a network: every answer starts this much later
         page = site.pages.get(path)
         if page is None and path.endswith("/"):
             page = site.pages.get(path + "index.html")
@@ -67,12 +71,13 @@ class _Server(ThreadingHTTPServer):
 
 
 class SiteServer:
-    def __init__(self, root=None, prefix="/", pages=None, host="127.0.0.1"):
+    def __init__(self, root=None, prefix="/", pages=None, host="127.0.0.1", delay=0.0):
         self.root = os.path.realpath(root) if root else None
         self.prefix = prefix if prefix.endswith("/") else prefix + "/"
         self.pages = dict(pages or {})
         self.host = host
         self.requests = []
+        self.delay = delay
         self.lock = threading.Lock()
         self.httpd = None
 

@@ -54,7 +54,9 @@ def get(url: str, call: Call | None, spec: Spec, reserve: float, on_head: Head |
                 spec.robots.check(url, opts)
             return sites.fetch(name, url, call, opts, spec)
     opts = _options(call, spec, reserve, on_head)
-    if spec.revalidate:
+    if spec.prefetched and url in spec.prefetched:
+        opts.prefetched = spec.prefetched.pop(url)  # a fresh page: no revalidation; held no longer than its reading
+    elif spec.revalidate:
         from .net import freshness
 
         opts.conditional = freshness.conditional(spec.revalidate.get(url))
@@ -88,6 +90,7 @@ def _options(call: Call | None, spec: Spec, reserve: float, on_head: Head | None
     opts.llms_txt = getattr(spec, "llms_txt", False)
     opts.robots = getattr(spec, "robots", None)
     opts.conditional = None
+    opts.prefetched = None
     return opts
 
 

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
     from typing import Any, Protocol
 
-    from .net.client import Options
+    from .net.client import Options, Response
 
     class RobotsCheck(Protocol):  # worker.pages.fetch.robots.RobotsCheck, named here so spec imports no stage
         fetched: int
@@ -42,6 +42,7 @@ class Spec:
         revalidate: dict[str, dict[str, Any]] | None = None,
         robots: RobotsCheck | None = None,
         user_agent: str | None = None,
+        prefetched: dict[str, Response] | None = None,
     ) -> None:
         self.llms_txt = llms_txt
         self.fmt = fmt
@@ -57,3 +58,6 @@ class Spec:
         self.revalidate = revalidate
         self.robots = robots  # worker.pages.fetch.robots.RobotsCheck when robots.txt is respected
         self.user_agent = user_agent
+        # Pages this call already downloaded, by URL (a crawl's map: worker.site.mapper.keep_body),
+        # read as they are instead of asked again (worker.pages.fetch.get)
+        self.prefetched = prefetched

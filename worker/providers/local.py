@@ -30,6 +30,7 @@ class LocalFetchProvider(Provider):
             revalidate=request.revalidate,
             robots=_robots(request, self.call),
             user_agent=request.user_agent,
+            prefetched=dict(request.prefetched) if request.prefetched else None,
         )
         concurrency = request.concurrency or pipeline.DEFAULT_CONCURRENCY
         items = pipeline.fetch_all(urls, self.call, spec, concurrency)

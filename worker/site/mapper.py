@@ -10,7 +10,9 @@ Every request is the fetch tool's (worker.pages.fetch.get.fetch): the address gu
 every redirect hop, robots.txt when asked, the host's slot across processes; a wall
 is a warning, and so is any page's failure: the others are kept.  A page's record
 (title, links, headings, ids, the count of its words) is kept in the call's cache,
-so a second map or crawl of the section costs no download.  Memory stays bounded:
+so a second map or crawl of the section costs no download.  A crawl's map also keeps the
+pages it downloaded (``keep_bodies``, at most KEEP_BYTES), so the crawl reads them without a
+second request (worker.pages.fetch.negotiate.reusable says which).  Memory stays bounded:
 every list read from a page is capped (worker.site.links), a sitemap holds at most
 50,000 URLs and inflates to at most 50 MB, and the map stops growing at its size.
 """
@@ -39,6 +41,7 @@ MAX_TEXTS = 24  # link texts kept for one page
 MAX_KNOWN = 100_000  # URLs remembered as seen (listed or not)
 BAG_MAX = 4000  # distinct words counted for one page
 THREADS = 4
+KEEP_BYTES = 32 * 1024 * 1024  # of downloaded pages a crawl's map keeps for the reading
 
 
 class Entry:
@@ -74,12 +77,15 @@ class Result:
         warnings: list[str],
         stats: dict[str, Any],
         start_error: WorkerError | None = None,
+        bodies: dict[str, Response] | None = None,
     ):
         self.scope = scope
         self.entries = entries  # in map order: the start, navigation's order, then the other sources'
         self.warnings = warnings
         self.stats = stats
         self.start_error = start_error  # why the start page could not be read, when it could not
+        # the pages downloaded and kept (keep_bodies), by the URL asked and the URL answered
+        self.bodies = bodies if bodies is not None else {}
 
     def pages(self) -> list[Entry]:
         """The entries that are pages: not those whose link led to an error page or out of the scope."""
@@ -116,6 +122,7 @@ class Mapper:
         user_agent: str | None = None,
         max_bytes: int | None = None,
         fetch_limit: int | None = None,
+        keep_bodies: bool = False,
     ) -> None:
         from ..pages.net import DEFAULT_MAX_BYTES
 
@@ -144,6 +151,9 @@ class Mapper:
         self.warnings: list[str] = []
         self.sources: dict[str, int] = {}
         self.start_error: WorkerError | None = None
+        self.keep_bodies = keep_bodies
+        self.bodies: dict[str, Response] = {}
+        self.kept_bytes = 0
 
     # -- time ---------------------------------------------------------------
     def left(self) -> float | None:
@@ -268,7 +278,7 @@ class Mapper:
             "read": sum(1 for e in entries if e.fetched),
             "ms": int((time.monotonic() - started) * 1000),
         }
-        return Result(self.scope, entries, self.warnings, stats, self.start_error)
+        return Result(self.scope, entries, self.warnings, stats, self.start_error, self.bodies)
 
     def ordered(self) -> list[Entry]:
         """The start page, the pages in the order navigation found them, then those only other sources named."""
@@ -314,7 +324,24 @@ class Mapper:
             raise
         record = self.read_page(resp)
         self.keep("page", url, record)
+        self.keep_body(url, resp)
         return record
+
+    def keep_body(self, url: str, resp: Response) -> None:
+        """Keep a downloaded page for the crawl's reading, when its answer is the one the reading
+        would get and the map's kept pages stay within KEEP_BYTES."""
+        if not self.keep_bodies:
+            return
+        from ..pages.fetch import negotiate
+
+        if not negotiate.reusable(resp):
+            return
+        with self.lock:
+            if self.kept_bytes + len(resp.body) > KEEP_BYTES:
+                return
+            self.kept_bytes += len(resp.body)
+            self.bodies[url] = resp
+            self.bodies.setdefault(resp.final_url, resp)
 
     def read_page(self, resp: Response) -> dict[str, Any]:
         from ..pages.checks import walls

@@ -55,6 +55,7 @@ NOT_IN_KEY = frozenset(
         "concurrency",
         "source_timeout",
         "revalidate",  # the fetch cache's own hand-over to the provider
+        "prefetched",  # a crawl's map's pages, handed to the provider
     }
 )
 

@@ -74,6 +74,7 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
         mode=request.scope or "section",
         max_pages=MAP_PAGES,
         deadline=map_deadline,
+        keep_bodies=True,
     )
     map_ms = int((time.monotonic() - started) * 1000)
     entries = result.pages()
@@ -92,7 +93,12 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
         order = list(range(len(entries)))
     chosen = [entries[i] for i in order[:want]]
     by_url: dict[str, float] = {e.url: scores[i] for i, e in enumerate(entries)}
-    items = _read([e.url for e in chosen], request, call, cfg, spec)
+    # the chosen pages the map downloaded are read as it got them: no second request to the site
+    prefetched = {e.url: result.bodies[e.url] for e in chosen if e.url in result.bodies}
+    result.bodies.clear()  # the others' bodies go now, before the reading's memory
+    items = _read([e.url for e in chosen], request, call, cfg, spec, prefetched)
+    meta_reused = len(prefetched)
+    del prefetched
     warnings = list(result.warnings)
     followed = 0
     thin = len(entries) < want or any(not e.fetched for e in chosen)
@@ -124,7 +130,7 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
     }
     titles = {e.url: e.title for e in entries}
     suffix = rank.site_suffix(titles.values())
-    meta: dict[str, Any] = {"map": result.stats, "map_ms": map_ms, "read_ms": read_ms}
+    meta: dict[str, Any] = {"map": result.stats, "map_ms": map_ms, "read_ms": read_ms, "reused": meta_reused}
     payload: dict[str, Any] = {"tool": "fetch", "provider": spec.name, "provider_type": spec.type, "crawl": crawl}
     if request.focus:
         from ..site import passages
@@ -187,8 +193,11 @@ def _brief(item: dict[str, Any], passages: int) -> dict[str, Any]:
     return out
 
 
-def _read(urls: list[str], request: FetchRequest, call: Call, cfg: Any, spec: Any) -> list[dict[str, Any]]:
-    """The pages' whole texts through the fetch pipeline (the cache, the guard, the reading child)."""
+def _read(
+    urls: list[str], request: FetchRequest, call: Call, cfg: Any, spec: Any, prefetched: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The pages' whole texts through the fetch pipeline (the cache, the guard, the reading child);
+    ``prefetched``: pages the map downloaded, by URL, read as they are."""
     from . import fit
     from .fetch_cache import cached_fetch
 
@@ -204,6 +213,7 @@ def _read(urls: list[str], request: FetchRequest, call: Call, cfg: Any, spec: An
         fetch_format=fmt,
         max_chars=fit.FULL_CHARS,
         max_chars_given=True,
+        prefetched=prefetched or None,
     )
     within: Any = _Within(call, RANK_RESERVE_S)  # a Call in all but its deadline
     answer = cached_fetch(urls, whole, within, cfg, spec)

@@ -61,6 +61,7 @@ def site_map(
     max_pages: int,
     deadline: float | None,
     fetch_limit: int | None = None,
+    keep_bodies: bool = False,
 ) -> Result:
     """The map of ``url``'s section or site with the call's config, cache and robots.txt rules."""
     from .. import config as config_mod
@@ -85,6 +86,7 @@ def site_map(
             user_agent=settings.get("userAgent") or None,
             max_bytes=int(settings.get("fetchMaxBytes") or DEFAULT_MAX_BYTES),
             fetch_limit=fetch_limit,
+            keep_bodies=keep_bodies,
         )
         return mapper.run()
     finally:

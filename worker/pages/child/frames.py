@@ -22,9 +22,9 @@ HEADER = struct.Struct(">Q")
 _FIELDS = struct.Struct(">I")
 
 
-# What only the download asks (robots.txt is checked before a page is fetched): not the
-# reading's, and no JSON value.
-DOWNLOAD_ONLY = ("robots",)
+# What only the download asks (robots.txt is checked before a page is fetched, a crawl's map's
+# pages are downloads): not the reading's, and no JSON value.
+DOWNLOAD_ONLY = ("robots", "prefetched")
 
 
 def job(url: str, resp: Response, spec: Spec) -> bytes:

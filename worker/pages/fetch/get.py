@@ -31,7 +31,21 @@ def download(url: str, call: Call | None, opts: Options) -> Response:
             one = _with_headers(one, conditional)
         return fetch(target, call, one)
 
-    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False))
+    return negotiate.fetch(url, get, llms_txt=getattr(opts, "llms_txt", False), first=_prefetched(opts))
+
+
+def _prefetched(opts: Options) -> Response | None:
+    """The page another request of this call already downloaded (``opts.prefetched``: a crawl's
+    map), when this request would have taken it whole; told to ``opts.refuse`` as a download's
+    head is (the reading child starts on it)."""
+    resp = getattr(opts, "prefetched", None)
+    if resp is None or resp.truncated or len(resp.body) > opts.max_bytes:
+        return None
+    if opts.refuse is not None:
+        problem = opts.refuse(resp.content_type, len(resp.body))
+        if problem is not None:
+            raise problem
+    return resp
 
 
 def fetch(url: str, call: Call | None, opts: Options) -> Response:

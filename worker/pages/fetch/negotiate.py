@@ -91,8 +91,18 @@ def _usable_text(resp: Response | None) -> TypeGuard[Response]:
     )
 
 
-def fetch(url: str, get: Get, llms_txt: bool = False) -> Response:
-    """The Response to read for ``url``: markdown when the site offers it, else the page."""
+def reusable(resp: Response) -> bool:
+    """Whether an HTML page downloaded by another request (a crawl's map, which asks for HTML)
+    is the answer this module's first request would get: a 200 whose server says it does not
+    depend on the request's Accept (no ``Vary: Accept``), so a server that would answer the
+    markdown this module asks for first is asked again."""
+    vary = {v.strip().lower() for v in (resp.headers.get("vary") or "").split(",")}
+    return resp.status == 200 and _media(resp) in ("text/html", "application/xhtml+xml") and not vary & {"accept", "*"}
+
+
+def fetch(url: str, get: Get, llms_txt: bool = False, first: Response | None = None) -> Response:
+    """The Response to read for ``url``: markdown when the site offers it, else the page.
+    ``first``: the page as another request already downloaded it (``reusable``), for the first request."""
     from ...errors import WorkerError
     from ..net.client import HTML_ACCEPT
 
@@ -105,7 +115,7 @@ def fetch(url: str, get: Get, llms_txt: bool = False) -> Response:
             got.source_markdown = True
             return got
     try:
-        resp = get(url, None)
+        resp = first if first is not None else get(url, None)
     except WorkerError as exc:
         if exc.code == "http_error" and exc.extra.get("status") == 406:  # a server that refuses to negotiate
             return get(url, HTML_ACCEPT)

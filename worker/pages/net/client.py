@@ -47,6 +47,7 @@ class Options:
     llms_txt: bool
     robots: Any  # worker.pages.fetch.robots.RobotsCheck | None
     conditional: dict[str, str] | None  # a revalidation's If-None-Match / If-Modified-Since
+    prefetched: Response | None  # the page as another request of the call downloaded it (a crawl's map)
 
     def __init__(
         self,
