@@ -23,6 +23,9 @@ SOUP = "<html><body><h1>Soup %d</h1>" + "<p>Some words here." * 3000 + "</body><
 
 
 def _route(path):
+    if path.startswith("/sized/"):  # /sized/N: N hundred paragraphs
+        n = int(path.rsplit("/", 1)[1])
+        return "text/html; charset=utf-8", ("<html><body><h1>Sized %d</h1>" % n + "<p>Words." * 100 * n).encode()
     if path.startswith("/soup/"):
         n = int(path.rsplit("/", 1)[1])
         return "text/html; charset=utf-8", (SOUP % n).encode()
@@ -140,3 +143,27 @@ def test_pages_stopped_at_the_smaller_bound_are_read_again_before_a_slow_one(web
     items = fetch(web, 4, timeout=8.0)
     assert items[0]["error"]["code"] == "timeout"
     assert [it["ok"] for it in items[1:]] == [True] * 3, [it.get("error") for it in items[1:]]
+
+
+def test_with_two_readers_the_largest_page_ready_is_read_first(web, reads, monkeypatch):
+    # the two first readings are held for a second, so every download is ready after them
+    monkeypatch.setattr(pipeline, "_cores", lambda: 2)
+    real = spawn.Extractor.item
+    first = []
+
+    def item(self, url, resp, spec, deadline, shared=False):
+        first.append(url)  # list.append is atomic: the two reading threads share it
+        if len(first) <= 2:
+            time.sleep(1.0)
+        return real(self, url, resp, spec, deadline, shared)
+
+    monkeypatch.setattr(spawn.Extractor, "item", item)
+    sizes = [1, 5, 2, 8, 3, 7, 4, 6]
+    call = Call(timeout=60.0)
+    try:
+        items = pipeline.fetch_many(["%s/sized/%d" % (web.url, n) for n in sizes], call, allow_private=True)
+    finally:
+        call.cleanup()
+    assert all(it["ok"] for it in items)
+    later = [int(url.rsplit("/", 1)[1]) for url in first[2:]]
+    assert len(later) == 6 and later == sorted(later, reverse=True), first

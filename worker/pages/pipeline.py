@@ -216,7 +216,7 @@ def fetch_all(
     When the call's deadline comes first, finished items are kept and the rest are
     ``timeout`` items.
     """
-    import queue
+    import heapq
 
     from .child.spawn import Extractor
 
@@ -239,7 +239,18 @@ def fetch_all(
         prepare()  # extraction in this process: its imports before any pool thread exists
     lock = threading.Lock()
     cursor = iter(range(len(urls)))
-    done: queue.SimpleQueue[tuple[int, Response | Doc | None, BaseException | None]] = queue.SimpleQueue()
+    # Downloads ready to read. With two readers, the largest first: the longest readings start
+    # first and the two end together (a crawl's site-wide page, read last, kept one child busy
+    # alone for 2 s while the other stood idle); with one, in the order they came.
+    ready: list[tuple[int, int, Response | Doc | None, BaseException | None, int]] = []  # (-bytes, arrival, ..., index)
+    arrived = threading.Condition()
+    serial = iter(range(len(urls)))
+
+    def put(i: int, resp: Response | Doc | None, exc: BaseException | None) -> None:
+        size = len(getattr(resp, "body", b"") or b"") if shared else 0
+        with arrived:
+            heapq.heappush(ready, (-size, next(serial), resp, exc, i))
+            arrived.notify()
 
     def downloader():
         while True:
@@ -248,9 +259,9 @@ def fetch_all(
             if i is None:
                 return
             try:
-                done.put((i, get(urls[i], call, spec, reserve), None))
+                put(i, get(urls[i], call, spec, reserve), None)
             except BaseException as exc:  # the URL's own failure: its item
-                done.put((i, None, exc))
+                put(i, None, exc)
 
     threads = [
         threading.Thread(target=downloader, name="fetch-%d" % n, daemon=True)
@@ -260,7 +271,7 @@ def fetch_all(
         t.start()
     cutoff = _cutoff(call, reserve)
     put_off: list[tuple[int, Response | Doc, float | None]] = []  # pages stopped at their share: (index, page, share)
-    taken = [0]  # downloads taken from ``done`` by the readers
+    taken = [0]  # downloads taken from ``ready`` by the readers
     here = threading.Lock()
 
     def reading(reader: Extractor) -> None:
@@ -272,10 +283,10 @@ def fetch_all(
                 if taken[0] >= len(urls):
                     return
                 taken[0] += 1
-            try:
-                i, resp, exc = done.get(timeout=wait)
-            except queue.Empty:
-                return
+            with arrived:
+                if not arrived.wait_for(lambda: ready, timeout=wait):
+                    return
+                _, _, resp, exc, i = heapq.heappop(ready)
             if exc is not None or resp is None:
                 items[i] = error_item(urls[i], exc or WorkerError("network", "no response"))
                 continue
