@@ -28,16 +28,20 @@ def test_attributes_are_stripped_by_the_tags_grammar(markup, stripped):
     assert P.strip_attributes(markup) == stripped
 
 
+def _peak(fn, text):
+    """(fn(text), the most memory Python allocated meanwhile, in bytes)."""
+    tracemalloc.start()
+    try:
+        out = fn(text)
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_tag_of_200000_attributes_is_stripped_in_little_memory():
     # one match of the whole tag kept a frame for each attribute: 159 MB, over a reading
     # child's share of memory when two read a batch (CI: the page came back too_large)
-    html = pathological.attrs_quoted()
-    tracemalloc.start()
-    try:
-        out = P.strip_attributes(html)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    out, peak = _peak(P.strip_attributes, pathological.attrs_quoted())
     assert out.startswith("<html><body><div>text</div><p>Some words"), out[:80]
     assert peak < 10 * len(out) + 5_000_000, "peak %.0f MB" % (peak / 1e6)
 
@@ -45,11 +49,6 @@ def test_a_tag_of_200000_attributes_is_stripped_in_little_memory():
 def test_a_long_tag_is_cut_to_its_name_in_little_memory():
     html = pathological.attrs_quoted()
     assert len(html) > P.MAX_TAG_CHARS
-    tracemalloc.start()
-    try:
-        out = P.cut_long_tags(html)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    out, peak = _peak(P.cut_long_tags, html)
     assert out.startswith("<html><body><div>text</div>"), out[:80]
     assert peak < 2 * len(html) + 5_000_000, "peak %.0f MB" % (peak / 1e6)
