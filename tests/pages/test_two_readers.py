@@ -8,6 +8,7 @@ bound is read again by a child alone, with the whole bound, when time is left.
 Through the real pipeline (pipeline.fetch_many) against a local server on 127.0.0.1, with
 real children; each page's reading is recorded (which child, from when to when)."""
 
+import itertools
 import threading
 import time
 
@@ -146,15 +147,19 @@ def test_pages_stopped_at_the_smaller_bound_are_read_again_before_a_slow_one(web
 
 
 def test_with_two_readers_the_largest_page_ready_is_read_first(web, reads, monkeypatch):
-    # the two first readings are held for a second, so every download is ready after them
+    # the first reading is held for a second, so every download is ready after it; the second for
+    # five, so one reader takes the six others one after another (two popping at once could call
+    # item() in either order)
     monkeypatch.setattr(pipeline, "_cores", lambda: 2)
     real = spawn.Extractor.item
     first = []
+    calls = itertools.count()
 
     def item(self, url, resp, spec, deadline, shared=False):
-        first.append(url)  # list.append is atomic: the two reading threads share it
-        if len(first) <= 2:
-            time.sleep(1.0)
+        k = next(calls)  # atomic: the two reading threads share it
+        first.append(url)
+        if k < 2:
+            time.sleep(1.0 if k == 0 else 5.0)
         return real(self, url, resp, spec, deadline, shared)
 
     monkeypatch.setattr(spawn.Extractor, "item", item)
