@@ -95,7 +95,7 @@ def start_tag(html: str, pos: int) -> tuple[str, int] | None:
 
     Its attributes are matched ATTRIBUTES_AT_ONCE at a time: re keeps a frame for each
     repetition of a group it may give back, so one match of a tag's 200,000 attributes took
-    130 MB, over a reading child's share of memory (the grammar never needs to give one back,
+    159 MB (tracemalloc), over a reading child's share of memory (the grammar never needs to give one back,
     so reading in chunks finds the same end)."""
     import re
 
