@@ -47,7 +47,7 @@ def _check(request: FetchRequest) -> None:
 def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
     """The payload of ``fetch URL --crawl N`` (see the module's docstring)."""
     from .. import config as config_mod
-    from ..site import rank
+    from ..site import editions, rank
     from . import fetch, sitetext
     from . import map as map_tool
 
@@ -91,7 +91,10 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
             scores[i] = s
     else:
         order = list(range(len(entries)))
-    chosen = [entries[i] for i in order[:want]]
+    # a single-page edition of the section (all.html, print.html) says what the pages it holds say,
+    # at the cost of them all: they are read instead
+    skipped = editions.editions([e.record for e in entries])
+    chosen = [entries[i] for i in order if i not in skipped][:want]
     by_url: dict[str, float] = {e.url: scores[i] for i, e in enumerate(entries)}
     # the chosen pages the map downloaded are read as it got them: no second request to the site
     prefetched = {e.url: result.bodies[e.url] for e in chosen if e.url in result.bodies}
@@ -118,7 +121,7 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
     if not ok:
         raise fetch.batch_error(items) if items else WorkerError("http_error", "%s: no page could be read" % url)
     total = request.max_total_chars or DEFAULT_TOTAL_CHARS
-    crawl = {
+    crawl: dict[str, Any] = {
         "url": url,
         "scope": result.scope.describe(),
         "mode": result.scope.mode,
@@ -128,6 +131,8 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
         "failed": len(items) - len(ok),
         "followed": followed,
     }
+    if skipped:
+        crawl["editions"] = [entries[i].url for i in sorted(skipped)]
     titles = {e.url: e.title for e in entries}
     suffix = rank.site_suffix(titles.values())
     meta: dict[str, Any] = {"map": result.stats, "map_ms": map_ms, "read_ms": read_ms, "reused": meta_reused}

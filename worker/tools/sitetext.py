@@ -97,6 +97,8 @@ def crawl_text(payload: dict[str, Any]) -> str:
     lines.append(
         "pages: %s mapped, %s read (%s failed)" % (crawl.get("mapped", 0), crawl.get("read", 0), crawl.get("failed", 0))
     )
+    for url in crawl.get("editions") or ():
+        lines.append("not read, a single-page edition of pages read or mapped: %s" % url)
     budget = meta.get("budget")
     if isinstance(budget, dict) and passages is not None:
         lines.append(
