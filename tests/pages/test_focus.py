@@ -1,5 +1,8 @@
 """Focused passages (worker.pages.answer.focus): pure functions on made-up pages."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from worker.pages.answer import focus
 
 
@@ -360,3 +363,52 @@ def test_a_link_address_is_no_number_the_text_states():
     text = page({20: linked, 40: answer})
     view = focus.focused(text, "How many connections does the pool keep?", 60)
     assert view is not None and answer in view["content"], view
+
+
+_PIECES = [
+    "The",
+    "the",
+    "XMLHttp",
+    "fs.readFile",
+    "returns",
+    ".bashrc",
+    "HTTP",
+    "İstanbul",
+    "Été",
+    "été",
+    "can't",
+    "cannot",
+    "Cannot",
+    "__init__",
+    "snake_case",
+    "camelCase",
+    "A",
+    "a",
+    "e.g.",
+    "v1.2",
+    "漢字",
+    "--user",
+    "x",
+    " ",
+    " ",
+    ".",
+    "..",
+    "\n",
+    "-",
+    "'",
+    "_",
+    "0",
+    "Keys",
+    "entries",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_counted_is_each_runs_words_counted(text):
+    # the map's word counts take shortcuts for plain and capitalised words and for a run's end
+    # dots: the same counts as words() of each run of word characters and dots
+    from collections import Counter
+
+    expected = Counter(t for chunk in focus._CHUNK.findall(text) for t in focus.words(chunk))
+    assert focus.counted(text) == dict(expected)

@@ -127,7 +127,16 @@ def counted(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     chunks = Counter(_CHUNK.findall(text))
     for chunk, n in chunks.items():
-        for term in words(chunk) if not chunk.isalpha() or not chunk.islower() else _plain_word(chunk):
+        # A dot at either end is a sentence's end or a hidden file's start: no term has it, and a
+        # run without it is most often a plain word, which needs none of words' patterns. Nor does
+        # a capitalised or upper-case word in ASCII (no lower-case letter before a capital: no
+        # camelCase; "İ" lower-cases to two characters, which words() reads as two words).
+        core = chunk.strip(".") if chunk[0] == "." or chunk[-1] == "." else chunk
+        if core.isalpha() and (core.islower() or core.isascii() and (core.isupper() or core[1:].islower())):
+            got = _plain_word(core.lower())
+        else:
+            got = words(core) if core else []
+        for term in got:
             out[term] = out.get(term, 0) + n
     return out
 
