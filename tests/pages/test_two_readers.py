@@ -169,6 +169,6 @@ def test_with_two_readers_the_largest_page_ready_is_read_first(web, reads, monke
         items = pipeline.fetch_many(["%s/sized/%d" % (web.url, n) for n in sizes], call, allow_private=True)
     finally:
         call.cleanup()
-    assert all(it["ok"] for it in items)
+    assert all(it["ok"] for it in items), [it.get("error") for it in items]
     later = [int(url.rsplit("/", 1)[1]) for url in first[2:]]
     assert len(later) == 6 and later == sorted(later, reverse=True), first

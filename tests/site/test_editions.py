@@ -5,7 +5,7 @@ generated site on 127.0.0.1 (tests/fakes/site_server.py)."""
 from conftest import run_worker
 from fakes.site_server import SiteServer, page, para
 
-from worker.site import mapper
+from worker.site import record
 from worker.site.editions import editions, holds
 
 TOPICS = {
@@ -21,7 +21,7 @@ TOPICS = {
 
 
 def _record(text):
-    bag, words = mapper.bag(text)
+    bag, words = record.bag(text)
     return {"bag": bag, "words": words}
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
 
     from ..pages.net.client import Options, Response
     from ..runtime import Call
+    from .readers import Readers
 
 KEY_VERSION = 2  # 2: the bag's terms drop a plural's s (worker.pages.answer.focus.words)
 PAGE_S = 10.0  # one page's download at most, so a page that never ends costs one thread this long
@@ -39,7 +40,6 @@ SITEMAP_DEPTH = 4  # index files within index files
 SITEMAP_BYTES = 50 * 1024 * 1024
 MAX_TEXTS = 24  # link texts kept for one page
 MAX_KNOWN = 100_000  # URLs remembered as seen (listed or not)
-BAG_MAX = 4000  # distinct words counted for one page
 THREADS = 4
 KEEP_BYTES = 32 * 1024 * 1024  # of downloaded pages a crawl's map keeps for the reading
 
@@ -154,6 +154,7 @@ class Mapper:
         self.keep_bodies = keep_bodies
         self.bodies: dict[str, Response] = {}
         self.kept_bytes = 0
+        self.readers: Readers | None = None  # the map's other readers, while run() runs
 
     # -- time ---------------------------------------------------------------
     def left(self) -> float | None:
@@ -248,13 +249,20 @@ class Mapper:
 
     # -- the run ------------------------------------------------------------------
     def run(self) -> Result:
+        from .readers import Readers
+
         started = time.monotonic()
-        start_entry = self.read_start()
-        if not self.out_of_time():
-            sitemap_urls = self.read_robots()
-            self.read_llms()
-            self.read_sitemaps(sitemap_urls)
-        self.walk(start_entry)
+        self.readers = Readers(self.call)  # started now: their imports overlap the first downloads
+        try:
+            start_entry = self.read_start()
+            if not self.out_of_time():
+                sitemap_urls = self.read_robots()
+                self.read_llms()
+                self.read_sitemaps(sitemap_urls)
+            self.walk(start_entry)
+        finally:
+            self.readers.close()
+        self.warnings.extend(self.readers.warnings)
         self.flush()
         entries = self.ordered()
         for what, urls in self.problems.items():
@@ -344,31 +352,25 @@ class Mapper:
             self.bodies.setdefault(resp.final_url, resp)
 
     def read_page(self, resp: Response) -> dict[str, Any]:
-        from ..pages.checks import walls
-        from ..pages.read import content
-        from . import links
+        """The page's record (worker.site.record), read by a free child of the map's (readers) or here."""
+        from .record import Unread, record_of
 
-        kind = content.kind_of(resp.content_type) or content.kind_of(content.sniff(resp.body))
-        if kind not in ("html", "text"):
-            what = content.media_type(resp.content_type) or "unknown type"
-            self.problem("not a page (%s)" % what, resp.final_url)
-            raise WorkerError("unsupported_content", "%s is not a page (%s)" % (resp.final_url, what))
-        html, _, _ = content.decode(resp.body, resp.content_type, kind)
-        if kind == "html":
-            wall = walls.challenge(resp.status, resp.headers, html)
-            if wall is not None:
-                self.problem("a bot wall (%s)" % (wall.get("vendor") or wall["reason"]), resp.final_url)
-                raise walls.blocked_error(resp.final_url, wall, resp.status)
-            page = links.read(html)
-            record = links.summary(page)
-            text = links.plain_text(html)
-        else:  # markdown or text: its links are markdown links
-            from .sitemaps import llms_links
-
-            record = {"title": None, "links": llms_links(html)[: links.MAX_LINKS], "headings": [], "ids": []}
-            text = html
-        record["final_url"] = resp.final_url
-        record["bag"], record["words"] = bag(text)
+        try:
+            answer = self.readers.record(resp, self.deadline) if self.readers is not None else None
+        except WorkerError as exc:  # the map's deadline came while a child read it
+            self.problem(_problem(exc), resp.final_url)
+            raise
+        if answer is None:
+            try:
+                return record_of(resp)
+            except Unread as exc:
+                self.problem(exc.problem, resp.final_url)
+                raise exc.error from None
+        if "problem" in answer:
+            self.problem(answer["problem"], resp.final_url)
+            e = answer["error"]
+            raise WorkerError(e["code"], e["message"], e["hint"], e["retryable"], **e["extra"])
+        record: dict[str, Any] = answer["record"]
         return record
 
     def take(self, entry: Entry, record: dict[str, Any]) -> None:
@@ -599,18 +601,6 @@ class Mapper:
                 self.problem("not a sitemap", url)
             return {"kind": "missing", "urls": []}
         return {"kind": kind, "urls": urls}
-
-
-def bag(text: str) -> tuple[dict[str, int], int]:
-    """({term: count}, number of terms) of a page's text, the BAG_MAX most frequent terms
-    (worker.pages.answer.focus.words: the terms a question is matched by)."""
-    from ..pages.answer.focus import counted
-
-    counts = counted(text)
-    total = sum(counts.values())
-    if len(counts) > BAG_MAX:
-        counts = dict(sorted(counts.items(), key=lambda kv: -kv[1])[:BAG_MAX])
-    return counts, total
 
 
 def _media(resp: Response) -> str:

@@ -1,4 +1,5 @@
-"""The frames between the worker and its page-reading child: a job (URL, page, spec) out, an item back.
+"""The frames between the worker and its page-reading child: a job (URL, page, spec) out, an item back;
+or, for a map's reader (worker.site.readers), a page out and its record back (``record_job``).
 
 A frame is 8 bytes of big-endian length, then the payload. A job's payload is its
 fields as JSON (after 4 bytes of their length) followed by the page's body as it
@@ -35,7 +36,16 @@ def job(url: str, resp: Response, spec: Spec) -> bytes:
     return b"".join((HEADER.pack(_FIELDS.size + len(head) + len(body)), _FIELDS.pack(len(head)), head, body))
 
 
-def read_job(payload: bytes) -> tuple[str, Response, Spec]:
+def record_job(resp: Response) -> bytes:
+    """A map's page: the child answers its record (worker.site.record), not an item."""
+    fields = dict(vars(resp))
+    body = fields.pop("body")
+    head = json.dumps({"url": resp.final_url, "resp": fields, "spec": None}).encode("ascii")
+    return b"".join((HEADER.pack(_FIELDS.size + len(head) + len(body)), _FIELDS.pack(len(head)), head, body))
+
+
+def read_job(payload: bytes) -> tuple[str, Response, Spec | None]:
+    """(url, response, spec) of a job; spec None for a map's page (record_job)."""
     from ..net.client import Response
     from ..spec import Spec
 
@@ -44,6 +54,8 @@ def read_job(payload: bytes) -> tuple[str, Response, Spec]:
     resp = Response.__new__(Response)
     resp.__dict__.update(fields["resp"])
     resp.body = payload[_FIELDS.size + n :]
+    if fields["spec"] is None:
+        return fields["url"], resp, None
     spec = Spec.__new__(Spec)
     spec.__dict__.update(dict.fromkeys(DOWNLOAD_ONLY), **fields["spec"])
     return fields["url"], resp, spec

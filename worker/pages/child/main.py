@@ -14,7 +14,7 @@ import os
 import sys
 
 from . import frames
-from .spawn import MEMORY_ENV, PARENT_ENV
+from .spawn import MEMORY_ENV, PARENT_ENV, ROLE_ENV
 
 
 def _die_with_parent() -> None:
@@ -59,6 +59,18 @@ def _read_exact(stream, n: int) -> bytes | None:
     return data if data is not None and len(data) == n else None
 
 
+def _record(resp) -> dict:
+    """A map's page (frames.record_job): its record, or why the map cannot read it."""
+    from ...site.record import Unread, record_of
+
+    try:
+        return {"record": record_of(resp)}
+    except Unread as exc:
+        e = exc.error
+        error = {"code": e.code, "message": e.message, "hint": e.hint, "retryable": e.retryable, "extra": e.extra}
+        return {"problem": exc.problem, "error": error}
+
+
 def serve() -> None:
     out = os.dup(1)
     os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the frames
@@ -70,10 +82,15 @@ def serve() -> None:
 
     tune_gc()
     regex_cache.install_from_env()
-    from ..extract.core import prepare
-    from ..read.item import item_of
+    if os.environ.get(ROLE_ENV) == "map":  # a map's reader reads no page's content: no extractor
+        from ...site import record
 
-    prepare()
+        record.prepare()
+    else:
+        from ..extract.core import prepare
+        from ..read.item import item_of  # noqa: F401  (imported now, while the page downloads)
+
+        prepare()
     regex_cache.save()
     stdin = sys.stdin.buffer
     while True:
@@ -86,7 +103,12 @@ def serve() -> None:
         url, resp, spec = frames.read_job(payload)
         del payload
         try:
-            item = item_of(url, resp, spec)
+            if spec is None:
+                item = _record(resp)
+            else:
+                from ..read.item import item_of
+
+                item = item_of(url, resp, spec)
         except MemoryError:
             item = {"url": url, "ok": False, "memory": True}
         del resp

@@ -49,6 +49,8 @@ SHARED_HEAP_LIMIT_MB = 210
 # What the parent tells the child: its heap limit in bytes, the parent's pid.
 MEMORY_ENV = "WEBSEARCH_WORKER_EXTRACT_MEMORY"
 PARENT_ENV = "WEBSEARCH_WORKER_EXTRACT_PARENT"
+# "map" for a map's reader (worker.site.readers): records of pages, no extraction imported.
+ROLE_ENV = "WEBSEARCH_WORKER_CHILD_ROLE"
 # Set (to anything) to read pages in the worker's own process, as before this module:
 # no deadline or memory bound on a page's reading. For profiling and debugging
 # extraction, and the benchmark's baseline.
@@ -152,9 +154,10 @@ def _spawn(argv: list[str], env: dict[str, str]) -> _Child:
 class Extractor:
     """The call's extraction child: ``item(url, resp, spec, deadline)`` -> the item dict."""
 
-    def __init__(self, call: Call | None, shared: bool = False):
+    def __init__(self, call: Call | None, shared: bool = False, role: str = "page"):
         self.call = call
         self.shared = shared  # one of two children reading at once: the smaller memory bound
+        self.role = role  # "map": a map's reader (``record``), which imports no extractor
         self.proc: _Child | None = None
         self.inprocess = bool(os.environ.get(INPROCESS_ENV))
         self.broken: str | None = None  # why the child cannot be started, once it could not
@@ -168,6 +171,7 @@ class Extractor:
         env = dict(os.environ)
         env[MEMORY_ENV] = str((SHARED_HEAP_LIMIT_MB if self.shared else HEAP_LIMIT_MB) << 20)
         env[PARENT_ENV] = str(os.getpid())
+        env[ROLE_ENV] = self.role
         regex_cache.child_env(env)
         # the worker's own isolation: without -I, its PYTHONPATH and site hooks apply to the child too
         argv = [sys.executable] + (["-I"] if sys.flags.isolated else []) + ["-m", "worker.pages.child.main"]
@@ -222,6 +226,21 @@ class Extractor:
         if resident is not None and resident > (SHARED_MEMORY_MB // 2 if self.shared else RECYCLE_MB):
             self.close()  # the next page gets a fresh child, and its whole MEMORY_MB
         return item
+
+    def record(self, resp: Any, deadline: float | None) -> dict[str, Any]:
+        """A map's page read in the child (worker.site.record): ``{"record": ...}`` or ``{"problem",
+        "error"}``; raises WorkerError (timeout, too_large, the child's death), the child closed."""
+        if not self.start():
+            raise RuntimeError("no reading child")  # callers ask start() first
+        try:
+            answer = frames.read_item(self._exchange(frames.record_job(resp), deadline))
+        except WorkerError:
+            self.close()
+            raise
+        if answer.get("memory"):
+            self.close()
+            raise too_large(SHARED_HEAP_LIMIT_MB if self.shared else HEAP_LIMIT_MB)
+        return answer
 
     def _exchange(self, request: bytes, deadline: float | None) -> bytes:
         """Write one frame, read one back: until ``deadline``, while the child stays under its bound."""
