@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from ..pages.net.client import Response
     from ..runtime import Call
 
-MAX_READERS = 3
+MAX_READERS = 2  # each stopped at 180 MB: two and the worker stay under a batch's 500 MB (docs/limits.md)
 
 
 def cores() -> int:
