@@ -124,3 +124,19 @@ def test_a_map_with_readers_lists_what_a_map_read_in_one_process_lists(env, tmp_
     assert sorted(shared.payload["warnings"]) == sorted(alone.payload["warnings"])
     said = " ".join(shared.payload["warnings"])
     assert "not a page (image/png)" in said and "a bot wall" in said, said
+
+
+def test_readers_start_at_the_first_download_once_and_none_after_the_maps_end():
+    readers = Readers(None, count=1, start=False)  # a map read from the cache starts no process
+    assert readers.all == [] and readers.record(PAGES[0], None) is None
+    readers.start()
+    try:
+        first = list(readers.all)
+        readers.start()
+        assert len(first) == 1 and readers.all == first
+    finally:
+        readers.close()
+    late = Readers(None, count=1, start=False)
+    late.close()
+    late.start()  # a download thread still running past the map's end
+    assert late.all == []

@@ -364,13 +364,10 @@ def _page_deadline(cutoff: float | None, pending: int) -> tuple[float | None, bo
 
 
 def _cores() -> int:
-    """The CPUs this process may run on."""
-    import os
+    """The CPUs this process may run on (a name of this module's, for tests to set)."""
+    from .child.spawn import cores
 
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    return cores()
 
 
 def _adapter_may_render(urls: list[str], spec: Spec) -> bool:

@@ -252,7 +252,8 @@ class Mapper:
         from .readers import Readers
 
         started = time.monotonic()
-        self.readers = Readers(self.call)  # started now: their imports overlap the first downloads
+        # started at the first download, so their imports overlap it; a map read from the cache starts none
+        self.readers = Readers(self.call, start=False)
         try:
             start_entry = self.read_start()
             if not self.out_of_time():
@@ -325,6 +326,8 @@ class Mapper:
         record = self.cached("page", url)
         if record is not None:
             return record
+        if self.readers is not None:
+            self.readers.start()
         try:
             resp = self.get(url)
         except WorkerError as exc:

@@ -31,28 +31,37 @@ MAX_READERS = 2  # each stopped at 180 MB: two and the worker stay under a batch
 
 
 def cores() -> int:
-    """The CPUs this process may run on."""
-    import os
+    """The CPUs this process may run on (a name of this module's, for tests to set)."""
+    from ..pages.child.spawn import cores
 
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    return cores()
 
 
 class Readers:
     """``record(resp, deadline)``: the page's record from a free child, or None when none is free
     (the caller reads it itself). ``close()`` stops them all."""
 
-    def __init__(self, call: Call | None, count: int | None = None) -> None:
-        from ..pages.child.spawn import Extractor
-
-        n = min(MAX_READERS, cores() - 1) if count is None else count
+    def __init__(self, call: Call | None, count: int | None = None, start: bool = True) -> None:
+        self.call = call
+        self.count = min(MAX_READERS, cores() - 1) if count is None else count
         self.lock = threading.Lock()
         self.free: list[Extractor] = []
         self.all: list[Extractor] = []
         self.warnings: list[str] = []
-        for _ in range(max(0, n)):
+        self.started = self.closed = False
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the children, once (a map whose pages all come from the cache starts none)."""
+        from ..pages.child.spawn import Extractor
+
+        with self.lock:
+            if self.started:
+                return
+            self.started = True
+        call = self.call
+        for _ in range(max(0, self.count)):
             child = Extractor(call, shared=True, role="map")
             if not child.start():
                 if child.broken:
@@ -60,8 +69,13 @@ class Readers:
                         "map: its second reader could not be started (%s); pages are read in one process" % child.broken
                     )
                 break
-            self.free.append(child)
-            self.all.append(child)
+            with self.lock:
+                if not self.closed:  # a thread past the map's end (its join timed out) starts none
+                    self.free.append(child)
+                    self.all.append(child)
+                    continue
+            child.close()
+            return
 
     def record(self, resp: Response, deadline: float | None) -> dict[str, Any] | None:
         """The child's answer for ``resp``: ``{"record": ...}`` or ``{"problem", "error"}``; None when
@@ -87,6 +101,7 @@ class Readers:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             children, self.free, self.all = self.all, [], []
         for child in children:
             child.close()

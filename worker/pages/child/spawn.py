@@ -84,6 +84,14 @@ def _resident_mb(pid: int) -> float | None:
         return None
 
 
+def cores() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class _Child:
     """A spawned process and our ends of its pipes; ``kill`` for Call.cleanup."""
 
