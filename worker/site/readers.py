@@ -4,8 +4,8 @@
 A page's record is regular expressions over its text, in Python: the map's threads share one
 interpreter lock, so on their own they read one page at a time, on one core, while the
 others wait (Python's documentation: 12 s of one core for its 528 pages). With one child for
-each further core (worker.pages.child, the reading's children, started as the map starts so
-their imports overlap its first downloads), a thread that has downloaded a page hands it to a
+each further core (worker.pages.child, the reading's children, started at the map's first
+download so their imports overlap it; a map read from the cache starts none), a thread that has downloaded a page hands it to a
 free child and waits on a pipe, the lock free; when no child is free it reads the page itself.
 
 A child that dies, runs out of memory or cannot be started is a warning naming the stage, and
