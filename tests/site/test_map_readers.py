@@ -140,3 +140,53 @@ def test_readers_start_at_the_first_download_once_and_none_after_the_maps_end():
     late.close()
     late.start()  # a download thread still running past the map's end
     assert late.all == []
+
+
+def test_sigterm_ends_a_map_and_its_reading_child_with_the_worker(env):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from proctree import parents
+
+    site = docs_site()
+    site.delay = 0.5  # every answer late, so the map is still running when the signal comes
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-m", "worker", "map", site.url("/docs/index.html"), "--allow-private"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        child = None
+        end = time.monotonic() + 10
+        while child is None and time.monotonic() < end:
+            for pid in [p for p, pp in parents().items() if pp == proc.pid]:
+                try:
+                    with open("/proc/%d/cmdline" % pid, "rb") as f:
+                        if b"worker.pages.child.main" in f.read():
+                            child = pid
+                except OSError:
+                    continue
+            time.sleep(0.05)
+        assert child is not None, "no map reader under the worker"
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        site.stop()
+    assert proc.returncode == 130 and b'"cancelled"' in out, (proc.returncode, out[:300])
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/stat" % child, "rb") as f:
+                if f.read().split(b") ")[1][:1] == b"Z":
+                    break
+        except OSError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the map's reading child outlived the worker")
