@@ -92,3 +92,32 @@ def run_tree(argv, env=None, cwd=None, timeout=120, every=0.01):
     return TreeRun(
         proc.returncode, out.decode("ascii", "replace"), err.decode("utf-8", "replace"), seconds, peak[0], cpu
     )
+
+
+def reader_of(pid, within=10.0):
+    """The pid of ``pid``'s page-reading child, once it runs."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        for child in [p for p, pp in parents().items() if pp == pid]:
+            try:
+                with open("/proc/%d/cmdline" % child, "rb") as f:
+                    if b"worker.pages.child.main" in f.read():
+                        return child
+            except OSError:
+                continue
+        time.sleep(0.05)
+    raise AssertionError("no reading child under %d" % pid)
+
+
+def gone(pid, within=3.0):
+    """Whether ``pid`` has ended (or is a zombie, ended and not yet reaped) within ``within`` seconds."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                if f.read().split(b") ")[1][:1] == b"Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False

@@ -147,31 +147,14 @@ def test_sigterm_ends_a_map_and_its_reading_child_with_the_worker(env):
     import sys
 
     from conftest import ROOT
-    from proctree import parents
+    from proctree import gone, reader_of
 
     site = docs_site()
     site.delay = 0.5  # every answer late, so the map is still running when the signal comes
-    proc = subprocess.Popen(
-        [sys.executable, "-I", "-m", "worker", "map", site.url("/docs/index.html"), "--allow-private"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-    )
+    argv = [sys.executable, "-I", "-m", "worker", "map", site.url("/docs/index.html"), "--allow-private"]
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
-        child = None
-        end = time.monotonic() + 10
-        while child is None and time.monotonic() < end:
-            for pid in [p for p, pp in parents().items() if pp == proc.pid]:
-                try:
-                    with open("/proc/%d/cmdline" % pid, "rb") as f:
-                        if b"worker.pages.child.main" in f.read():
-                            child = pid
-                except OSError:
-                    continue
-            time.sleep(0.05)
-        assert child is not None, "no map reader under the worker"
+        child = reader_of(proc.pid)  # the map's reader: started at its first download
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=10)
     finally:
@@ -179,14 +162,4 @@ def test_sigterm_ends_a_map_and_its_reading_child_with_the_worker(env):
             proc.kill()
         site.stop()
     assert proc.returncode == 130 and b'"cancelled"' in out, (proc.returncode, out[:300])
-    end = time.monotonic() + 3
-    while time.monotonic() < end:
-        try:
-            with open("/proc/%d/stat" % child, "rb") as f:
-                if f.read().split(b") ")[1][:1] == b"Z":
-                    break
-        except OSError:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("the map's reading child outlived the worker")
+    assert gone(child), "the map's reading child outlived the worker"

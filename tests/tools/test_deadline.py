@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, Result
 from fakes import pathological
 from fakes.http_server import FakeWeb
-from proctree import parents, run_tree
+from proctree import gone, reader_of, run_tree
 
 pytestmark = pytest.mark.slow  # multi-megabyte pages and whole deadlines
 
@@ -125,34 +125,6 @@ def test_a_batch_of_eight_pathological_pages_keeps_what_it_read(web, env):
     assert left_behind(env) == []
 
 
-def _reader_of(pid, within=10.0):
-    """The pid of ``pid``'s page-reading child, once it runs."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        for child in [p for p, pp in parents().items() if pp == pid]:
-            try:
-                with open("/proc/%d/cmdline" % child, "rb") as f:
-                    if b"worker.pages.child.main" in f.read():
-                        return child
-            except OSError:
-                continue
-        time.sleep(0.05)
-    raise AssertionError("no reading child under %d" % pid)
-
-
-def _gone(pid, within=3.0):
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                if f.read().split(b") ")[1][:1] == b"Z":
-                    return True
-        except OSError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_the_reading_child_goes_with_the_worker(web, env, sig):
     proc = subprocess.Popen(
@@ -164,11 +136,11 @@ def test_the_reading_child_goes_with_the_worker(web, env, sig):
         stdin=subprocess.DEVNULL,
     )
     try:
-        child = _reader_of(proc.pid)
+        child = reader_of(proc.pid)
         time.sleep(0.5)  # the page is in the child's parser by now
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=10)
-        assert _gone(child), "the reading child outlived the worker"
+        assert gone(child), "the reading child outlived the worker"
         if sig == signal.SIGTERM:
             assert proc.returncode == 130 and b'"cancelled"' in out, (proc.returncode, out[:300])
     finally:
