@@ -412,3 +412,30 @@ def test_counted_is_each_runs_words_counted(text):
 
     expected = Counter(t for chunk in focus._CHUNK.findall(text) for t in focus.words(chunk))
     assert focus.counted(text) == dict(expected)
+
+
+def test_a_question_that_names_an_api_prefers_the_blocks_of_that_apis_own_entry(monkeypatch):
+    # the other block, in another entry, says more of the question's words; the answer sits in the
+    # named API's own entry: a section whose heading names it, or (as Sphinx pages flatten their
+    # entries) the paragraphs under its signature line
+    answer = "When no absolute path was made from the relative segments, the working directory is used."
+    asked = "what does path.resolve resolve relative segments against"
+    near = "path.relative gives the relative path from one path to another, resolved first."
+    sectioned = page({20: near, 40: answer}, {19: "## `path.relative(from, to)`", 39: "## `path.resolve([...paths])`"})
+    far = "path.relative gives the relative path from one path to another: both segments are resolved first."
+    signed = page({19: "path.relative(from, to)", 20: far, 39: "path.resolve(*paths)", 40: answer})
+
+    def answer_first(text, other, query=asked):
+        blocks, _ = focus.score(text, query)
+        a, o = text.find(answer), text.find(other)
+        return blocks[(a, a + len(answer))] > blocks[(o, o + len(other))]
+
+    assert answer_first(sectioned, near) and answer_first(signed, far)
+    monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.0)
+    assert not answer_first(sectioned, near) and not answer_first(signed, far)  # without the rule
+    # a question that names no API (a plain word, a CamelCase name) scores as before
+    for query in ("what does resolve resolve relative segments against", "what does PathResolve resolve"):
+        before = focus.score(sectioned, query)[0]
+        monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.25)
+        assert focus.score(sectioned, query)[0] == before
+        monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.0)

@@ -4,7 +4,8 @@ Pure functions.  The text is cut into blocks (paragraphs; a long one into
 pieces of a sentence or two); each block is scored BM25-style for the
 question's terms, in its context: the section headings it sits under, the
 signature line of the API entry it describes (``os.rename(src, dst)``), the
-rest of its paragraph when it is a piece of one, the block before it.  The best
+rest of its paragraph when it is a piece of one, the block before it; a block in the
+entry of an API the question names counts more.  The best
 blocks are taken until the budget is spent and given back in page order, each
 with its character offset, so ``--start-index`` reads on from any of them.
 
@@ -41,6 +42,10 @@ CARRY = 0.25  # a block keeps this much of the score of the block before it (an 
 QUESTION_CARRY = HEADING_WEIGHT
 PARAGRAPH_WEIGHT = 0.5  # a term elsewhere in a long paragraph counts this much for each of its pieces
 SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block describes (as in a heading)
+# A block in the entry of an API the question names (``path.resolve``, ``max_workers``: a section whose
+# heading, or a signature line whose entry, names it) counts this much more: the entry of the API
+# asked about answers before the pages' other mentions of it
+OWN_ENTRY_WEIGHT = 0.25
 SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
 CODE_WEIGHT = 0.8  # a code block counts this much of its score, unless the question asks how to do something
 QUANTITY_WEIGHT = 0.5  # a block that states a number counts this much more when the question asks how many
@@ -377,6 +382,7 @@ def score(
     quantity = QUANTITY_WEIGHT if _ASKS_QUANTITY.search(query.lower()) else 0.0
     code = 1.0 if _ASKS_HOW.search(query.lower()) else CODE_WEIGHT
     fences = [m.start() for m in FENCE.finditer(text)] if code != 1.0 else []
+    named = _named_entries(text, outline, query) if OWN_ENTRY_WEIGHT else None
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
@@ -403,8 +409,26 @@ def score(
             s *= 1 + quantity
         if fences and bisect_right(fences, k[0]) % 2:
             s *= code  # the block is inside a fenced code block (or opens one)
+        if named and (g in named[1] or (h >= 0 and not named[0].isdisjoint(outline.chains[h]))):
+            s *= 1 + OWN_ENTRY_WEIGHT  # in the entry of the API the question names
         scores[k] = s * 0.5 if k in heading_blocks else s  # a heading alone answers little
     return scores, outline
+
+
+def _named_entries(text: str, outline: Outline, query: str) -> tuple[set[int], set[int]] | None:
+    """The headings and the signature lines (their indexes) that name an API the question names: a
+    dotted, snake_case or dunder identifier of it (a plain word or a CamelCase name is no API's own);
+    None when it names none, or none is named."""
+    names = [i for i in identifiers(query) if "." in i or "_" in i]
+    if not names:
+        return None
+
+    def naming(spans: Any) -> set[int]:
+        return {n for n, (a, b) in enumerate(spans) if any(name in text[a:b].lower() for name in names)}
+
+    headings = naming(zip(outline.starts, outline.ends))
+    sigs = naming(outline.signatures)
+    return (headings, sigs) if headings or sigs else None
 
 
 def _states_quantity(low: str, block: tuple[int, int], links: list[tuple[int, int]]) -> bool:
