@@ -20,6 +20,8 @@ import threading
 import time
 import zlib
 
+from fakes.listening import close_listener
+
 KEY = "hostile-key-5f3b9c2a7e1d4086"  # the API key every provider entry uses; it must never come back out
 
 ARTICLE = (
@@ -268,12 +270,13 @@ class HostileServer:
         self._stop = False
 
     def start(self):
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
         return self
 
     def stop(self):
         self._stop = True
-        self.sock.close()
+        close_listener(self.sock, self._thread)  # the serving thread first: see fakes/listening.py
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.port, path)

@@ -23,6 +23,8 @@ import threading
 import time
 from urllib.parse import parse_qs, urlsplit
 
+from fakes.listening import close_listener
+
 
 class Route:
     def __init__(self, status=200, body=b"", headers=None, delay=0.0, hang=False, close=False):
@@ -113,10 +115,7 @@ class TlsProxy:
 
     def close(self):
         self._stop.set()
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        close_listener(self.sock, self._thread)  # the serving thread first: see fakes/listening.py
         with self._lock:
             conns = list(self._conns)
         for c in conns:
