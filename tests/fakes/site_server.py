@@ -82,11 +82,16 @@ class SiteServer:
         self.httpd = None
 
     def from_disk(self, rel):
+        original = rel
         rel = posixpath.normpath(unquote(rel)) if rel else "index.html"
         if rel.startswith(("..", "/")):
             return None
         path = os.path.join(self.root, rel)
         if os.path.isdir(path):
+            if original and not original.endswith("/"):
+                # a folder asked for without its slash: moved there, as nginx, Apache and
+                # http.server answer, so the page's relative links resolve from the folder
+                return (301, "text/html; charset=utf-8", b"", {"Location": self.prefix + original + "/"})
             path = os.path.join(path, "index.html")
         if not os.path.realpath(path).startswith(self.root) or not os.path.isfile(path):
             return None

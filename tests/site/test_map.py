@@ -5,7 +5,7 @@ import gzip
 import time
 
 from conftest import run_worker, worker_env
-from fakes.site_server import SiteServer, docs_site, page
+from fakes.site_server import SiteServer, docs_site, page, para
 
 
 def run_map(env, *args, timeout=60):
@@ -333,3 +333,25 @@ def test_pages_that_name_one_canonical_url_are_one_entry(env):
         site.stop()
     assert r.returncode == 0, r
     assert urls(r) == [site.url("/docs/index.html"), site.url("/docs/install.html")]
+
+
+def test_folder_pages_linked_with_and_without_their_slash_are_one_entry_each(env, tmp_path):
+    # An MkDocs site: each page is a folder's index.html, and its authors link a folder both as
+    # "../fields/" and as "../fields"; the server moves the second to the first (301), as static
+    # servers do. Each page is listed once, at its folder's URL, and no link resolves off the page.
+    root = tmp_path / "site"
+    nav = [("../serializers/", "Serializers"), ("../fields", "Fields"), ("../views/", "Views")]
+    for name in ("serializers", "fields", "views"):
+        (root / "api" / name).mkdir(parents=True)
+        (root / "api" / name / "index.html").write_text(page(name.title(), para("About %s." % name), nav))
+    (root / "index.html").write_text(page("Home", "", [("api/serializers/", "Serializers"), ("api/fields", "Fields")]))
+    site = SiteServer(root=str(root), prefix="/drf/").start()
+    try:
+        r = run_map(env, site.url("index.html"))
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert sorted(urls(r)) == sorted(
+        site.url(p) for p in ("index.html", "api/serializers/", "api/fields/", "api/views/")
+    )
+    assert "warnings" not in r.payload or not any("404" in w for w in r.payload["warnings"])

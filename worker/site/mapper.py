@@ -474,6 +474,10 @@ class Mapper:
                 first = by_final.get(k)
                 if first is None:
                     by_final[k] = entry
+                    if final != entry.url and self.scope.contains(final):
+                        # listed where the page is, not where a link said it was: a folder linked
+                        # without its slash ("../fields" -> "../fields/") is one page at one address
+                        entry.url = final
                 elif first is not entry:
                     for text in entry.texts:
                         first.add_text(text)
