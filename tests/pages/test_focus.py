@@ -439,3 +439,37 @@ def test_a_question_that_names_an_api_prefers_the_blocks_of_that_apis_own_entry(
         monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.25)
         assert focus.score(sectioned, query)[0] == before
         monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.0)
+
+
+def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
+    # PostgreSQL's settings and a command's options are definition lists, flattened to a line of
+    # code spans above the paragraphs that describe it: the entry of the setting a question names
+    terms = ["`maintenance_work_mem` (`integer`)", "`autovacuum_work_mem` (`integer`)", "`CONCURRENTLY`"]
+    answer = "For the collection of dead rows, the cleaner uses at most 1GB of memory."
+    other = "Sets the memory each cleaner worker uses; by default maintenance_work_mem applies."
+    text = page(
+        {
+            20: terms[0],
+            21: "Sets the memory for upkeep jobs such as building indexes.",
+            22: answer,
+            40: terms[1],
+            41: other,
+        }
+        | {50: terms[2]}
+    )
+    assert [text[a:b] for a, b in focus.signatures(text)] == terms
+    asked = "is there a ceiling on the memory maintenance_work_mem gives the cleaner for dead rows"
+
+    def answer_first():
+        blocks, _ = focus.score(text, asked)
+        a, o = text.find(answer), text.find(other)
+        return blocks[(a, a + len(answer))] > blocks[(o, o + len(other))]
+
+    assert answer_first()
+    monkeypatch.setattr(focus, "TERM_MAX", 0)
+    assert not answer_first()  # without the term lines
+
+
+def test_prose_and_lead_ins_with_code_spans_are_no_term_lines():
+    text = "Intro.\n\nUse `x` instead of `y`\n\n`a.js`:\n\n`x` and `y` differ\n\n`--clean` [`-c`]\n\n"
+    assert [text[a:b] for a, b in focus.signatures(text)] == ["`--clean` [`-c`]"]
