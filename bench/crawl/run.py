@@ -140,6 +140,12 @@ def reachable(root, start_rel):
     return seen
 
 
+def folder_page(url):
+    """A folder's URL as its page's (``.../fields/`` is ``.../fields/index.html``), as the questions name it."""
+    url = urldefrag(url)[0]
+    return url + "index.html" if url.endswith("/") else url
+
+
 def crawl_mode(site, env, questions, mode, timeout):
     rows = []
     for q in questions:
@@ -164,7 +170,7 @@ def crawl_mode(site, env, questions, mode, timeout):
                 "read": crawl.get("read", 0),
                 "mapped": crawl.get("mapped", 0),
                 "requests": asked,
-                "answer_page_read": any(p.get("url", "").endswith("/" + q["page"]) for p in passages)
+                "answer_page_read": any(folder_page(p.get("url", "")).endswith("/" + q["page"]) for p in passages)
                 or any((r.get("url") or "").endswith("/" + q["page"]) for r in payload.get("results") or ()),
                 "chars": sum(len(p.get("text") or "") for p in passages),
                 "error": None if payload.get("ok") else (payload.get("error") or {}).get("code"),

@@ -10,7 +10,12 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 QUESTIONS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "crawl", "questions")
-SITES = {"nodejs.jsonl": "/usr/share/doc/nodejs/api", "valgrind.jsonl": "/usr/share/doc/valgrind/html"}
+SITES = {
+    "nodejs.jsonl": ("/usr/share/doc/nodejs/api", "nodejs"),
+    "valgrind.jsonl": ("/usr/share/doc/valgrind/html", "valgrind"),
+    "postgresql.jsonl": ("/usr/share/doc/postgresql-doc-15/html", "postgresql-doc-15"),
+    "drf.jsonl": ("/usr/share/doc/python3-djangorestframework/html", "python-djangorestframework-doc"),
+}
 KEYS = {"site", "page", "chapter_root", "question", "answer", "answer_pages", "kind"}
 
 
@@ -37,6 +42,12 @@ class _Page(HTMLParser):
             self.parts.append(data)
 
 
+def _page(url):
+    """The page a link names: a folder's is its index.html (an MkDocs site links ``fields/``)."""
+    url = urldefrag(url)[0]
+    return url + "index.html" if url.endswith("/") else url
+
+
 def _read(path):
     page = _Page()
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -49,12 +60,12 @@ def test_each_answer_is_quoted_once_on_its_page_and_its_chapter_links_there(name
     with open(os.path.join(QUESTIONS, name), encoding="utf-8") as f:
         questions = [json.loads(line) for line in f if line.strip()]
     assert questions and all(set(q) == KEYS for q in questions)
-    root = SITES[name]
+    root, package = SITES[name]
     if not os.path.isdir(root):
-        pytest.skip("%s is missing (Debian's %s package installs it): answers not checked" % (root, name[:-6]))
+        pytest.skip("%s is missing (Debian's %s package installs it): answers not checked" % (root, package))
     for q in questions:
         text, _ = _read(os.path.join(root, q["page"]))
         assert text.count(q["answer"]) == 1, (q["page"], q["answer"])
         _, hrefs = _read(os.path.join(root, q["chapter_root"]))
-        linked = {urldefrag(urljoin("http://h/" + q["chapter_root"], h))[0] for h in hrefs}
+        linked = {_page(urljoin("http://h/" + q["chapter_root"], h)) for h in hrefs}
         assert "http://h/" + q["page"] in linked, (q["chapter_root"], q["page"])
