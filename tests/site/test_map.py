@@ -355,3 +355,38 @@ def test_folder_pages_linked_with_and_without_their_slash_are_one_entry_each(env
         site.url(p) for p in ("index.html", "api/serializers/", "api/fields/", "api/views/")
     )
     assert "warnings" not in r.payload or not any("404" in w for w in r.payload["warnings"])
+
+
+def test_a_crawl_from_a_chapters_contents_reads_the_chapters_pages_first(env):
+    # Every page shares one folder (PostgreSQL's manual, Valgrind's): the section is the whole site,
+    # and the page about background workers says more of the question's words. The user started
+    # from the maintenance chapter's contents page; its page on automatic cleaning answers.
+    nav = [("index.html", "Contents")]
+    answer = "The cleaner refreshes the statistics of a table after a tenth of its rows have changed."
+    pages = {
+        "/docs/index.html": page(
+            "Contents", "", [("maint.html", "Maintenance"), ("workers.html", "Background workers")]
+        ),
+        "/docs/maint.html": page(
+            "Maintenance", para("Keeping a database in shape."), nav + [("autovac.html", "Automatic cleaning")]
+        ),
+        "/docs/autovac.html": page(
+            "Automatic cleaning", para("The background cleaner keeps tables in shape.") + para(answer), nav
+        ),
+        "/docs/workers.html": page(
+            "Background workers",
+            para("It runs the code of an extension, started with the server."),
+            nav,
+        ),
+    }
+
+    site = SiteServer(pages=pages).start()
+    try:
+        asked = "how often does the background worker refresh a table's statistics"
+        r = crawl(env, site.url("/docs/maint.html"), "--crawl", "1", "--focus", asked)
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert r.payload["crawl"]["mapped"] == 4 and r.payload["crawl"]["read"] == 1
+    got = r.payload["passages"][0]
+    assert got["url"] == site.url("/docs/autovac.html") and answer in got["text"]

@@ -25,6 +25,10 @@ if TYPE_CHECKING:  # for annotations only: importing typing at run time costs st
     from typing import Any
 
 WEIGHTS = {"title": 2.0, "links": 1.0, "url": 1.0, "headings": 1.0, "ids": 1.0, "body": 2.0}
+# The pages the start page links to count this much more: a crawl started from a chapter's contents
+# page is asked about that chapter, also where every page of the site shares one folder (PostgreSQL's,
+# Valgrind's) and the section alone does not say which pages are the chapter's
+START_LINKS_WEIGHT = 1.0
 DEFINES_WEIGHT = 3.0  # a page that defines a name the question calls (``zip()``, ``os.rename``) is about it
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 K1, B = 1.2, 0.75
@@ -158,9 +162,14 @@ def scores(
     return total
 
 
-def order(pages: Sequence[dict[str, Any]], query: str, prefix_path: str = "/") -> list[tuple[int, float]]:
-    """(index, score) of ``pages``, best first; pages that share no term keep map order at the end."""
+def order(
+    pages: Sequence[dict[str, Any]], query: str, prefix_path: str = "/", linked: Iterable[int] = ()
+) -> list[tuple[int, float]]:
+    """(index, score) of ``pages``, best first; pages that share no term keep map order at the end.
+    ``linked``: the pages the start page links to, which count START_LINKS_WEIGHT more."""
     from ..pages.answer.focus import terms
 
     got = scores(pages, terms(query), prefix_path, named(query))
+    for i in linked:
+        got[i] *= 1 + START_LINKS_WEIGHT
     return sorted(enumerate(got), key=lambda kv: (-kv[1], kv[0]))

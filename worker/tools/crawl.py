@@ -84,7 +84,7 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
     records = [_page(e) for e in entries]
     scores: list[float] = [0.0] * len(entries)
     if request.focus:
-        ranked = rank.order(records, request.focus, prefix)
+        ranked = rank.order(records, request.focus, prefix, _linked_from_start(entries))
         order = [i for i, _ in ranked]
         scores = [0.0] * len(entries)
         for i, s in ranked:
@@ -176,6 +176,24 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
     payload["warnings"] = list(call.warnings) + warnings
     payload["text"] = sitetext.crawl_text(payload)
     return payload
+
+
+def _linked_from_start(entries: list[Entry]) -> set[int]:
+    """The indexes of the entries the start page links to: the pages of the chapter whose contents
+    the user gave (in a site whose pages share one folder, the section alone does not say it)."""
+    from ..site import scope as scope_mod
+
+    start = next((e for e in entries if "start" in e.found), None)
+    record = start.record if start is not None else None
+    if start is None or not record:
+        return set()
+    base = record.get("final_url") or start.url
+    keys = set()
+    for href, _ in record.get("links") or ():
+        url = scope_mod.absolute(base, href)
+        if url is not None:
+            keys.add(scope_mod.key(url))
+    return {i for i, e in enumerate(entries) if e.key in keys and e is not start}
 
 
 def _weight(text: str) -> int:
