@@ -514,22 +514,31 @@ class WorkerCount:
         self.thread.start()
 
     def run(self):
+        # One scan reads /proc one process after another: it can see a worker that ended and the
+        # one the server started in its place, which were never alive together. Processes seen in
+        # two scans in a row were (each was alive from its first reading to its second, and the
+        # scans do not overlap), so the count at once is taken over both.
+        before = None
         while not self.stop.is_set():
-            live = {key: parent for key, (state, parent) in _stats().items() if state not in (b"Z", b"X")}
-            workers = {
-                pid
-                for (pid, _), parent in live.items()
-                if parent == self.server_pid
-                and (_argv(pid)[2:5] == [b"-m", b"worker", b"fetch"] or _serving_prepared(pid))
-            }
+            now = {key: parent for key, (state, parent) in _stats().items() if state not in (b"Z", b"X")}
+            live = now if before is None else {key: parent for key, parent in now.items() if key in before}
+            before = now
+            workers = {pid for (pid, _), parent in live.items() if parent == self.server_pid and self.is_worker(pid)}
             for key, parent in live.items():
                 if parent in workers and key not in self.readers and b"worker.pages.child.main" in _argv(key[0]):
                     self.readers[key] = parent
             readers = {worker for key, worker in self.readers.items() if key in live}
             self.most = max(self.most, len(workers | readers))
             self.lingering = max(self.lingering, len(readers - workers))
-            self.pids.update(workers)
+            # every worker started, also one that lived less than two scans
+            self.pids.update(
+                pid for (pid, _), parent in now.items() if parent == self.server_pid and self.is_worker(pid)
+            )
             self.samples += 1
+
+    @staticmethod
+    def is_worker(pid):
+        return _argv(pid)[2:5] == [b"-m", b"worker", b"fetch"] or _serving_prepared(pid)
 
     def close(self):
         self.stop.set()
