@@ -44,6 +44,20 @@ THREADS = 4
 KEEP_BYTES = 32 * 1024 * 1024  # of downloaded pages a crawl's map keeps for the reading
 
 
+def resolved_links(record: dict[str, Any], url: str) -> list[tuple[str, str, str]]:
+    """(absolute URL, href, link text) of each link a page's record holds, resolved where the page
+    was read from (its final URL, and its ``<base href>``); links that are no http(s) URL left out."""
+    base = record.get("final_url") or url
+    if record.get("base"):
+        base = scope_mod.absolute(base, record["base"]) or base
+    out = []
+    for href, text in record.get("links") or ():
+        got = scope_mod.absolute(base, href)
+        if got is not None:
+            out.append((got, href, text))
+    return out
+
+
 class Entry:
     """One page of the map."""
 
@@ -384,13 +398,7 @@ class Mapper:
             entry.title = str(record["title"])
         if record.get("nofollow"):
             return
-        base = record.get("final_url") or entry.url
-        if record.get("base"):
-            base = scope_mod.absolute(base, record["base"]) or base
-        for href, text in record.get("links") or ():
-            url = scope_mod.absolute(base, href)
-            if url is None:
-                continue
+        for url, href, text in resolved_links(record, entry.url):
             frag = scope_mod.fragment(href)
             self.add(url, "nav", text + (" #" + frag if frag else ""), nav=True)
 

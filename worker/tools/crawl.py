@@ -182,17 +182,12 @@ def _linked_from_start(entries: list[Entry]) -> set[int]:
     """The indexes of the entries the start page links to: the pages of the chapter whose contents
     the user gave (in a site whose pages share one folder, the section alone does not say it)."""
     from ..site import scope as scope_mod
+    from ..site.mapper import resolved_links
 
     start = next((e for e in entries if "start" in e.found), None)
-    record = start.record if start is not None else None
-    if start is None or not record:
+    if start is None or not start.record:
         return set()
-    base = record.get("final_url") or start.url
-    keys = set()
-    for href, _ in record.get("links") or ():
-        url = scope_mod.absolute(base, href)
-        if url is not None:
-            keys.add(scope_mod.key(url))
+    keys = {scope_mod.key(url) for url, _, _ in resolved_links(start.record, start.url)}
     return {i for i, e in enumerate(entries) if e.key in keys and e is not start}
 
 
