@@ -72,7 +72,7 @@ def record(args, questions):
                 if mode == "single":
                     call = ["fetch", site.url(q["page"]), "--max-chars", "10000000", "--timeout", "60"]
                 else:
-                    start = q["chapter_root"] if mode == "chapter" else "index.html"
+                    start = q["chapter_root"] if mode == "chapter" else args.index
                     call = ["fetch", site.url(start), "--crawl", "30" if mode == "chapter" else "60"]
                     call += ["--focus", q["question"], "--max-total-chars", "4000", "--timeout", "60"]
                 jobs.append((call, path))
@@ -155,6 +155,7 @@ def main():
     ap.add_argument("--questions", default=bench.SHARED)
     ap.add_argument("--root", default=bench.PYDOCS, help="the site's folder (run.py's --root)")
     ap.add_argument("--prefix", default="/3.11/", help="the path it is served under (run.py's --prefix)")
+    ap.add_argument("--index", default="index.html", help="the documentation's home page (run.py's --index)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--misses", action="store_true")
     args = ap.parse_args()

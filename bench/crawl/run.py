@@ -146,10 +146,10 @@ def folder_page(url):
     return url + "index.html" if url.endswith("/") else url
 
 
-def crawl_mode(site, env, questions, mode, timeout):
+def crawl_mode(site, env, questions, mode, timeout, index="index.html"):
     rows = []
     for q in questions:
-        start = q["chapter_root"] if mode == "chapter" else "index.html"
+        start = q["chapter_root"] if mode == "chapter" else index
         n = 30 if mode == "chapter" else 60
         args = ["fetch", site.url(start), "--crawl", str(n), "--focus", q["question"]]
         args += ["--max-total-chars", "4000", "--timeout", str(timeout)]
@@ -203,8 +203,8 @@ def summary(rows):
     }
 
 
-def map_mode(site, env, root, timeout):
-    payload, took = cli(env, ["map", site.url("index.html"), "--max-pages", "5000", "--timeout", str(timeout)], timeout)
+def map_mode(site, env, root, timeout, index="index.html"):
+    payload, took = cli(env, ["map", site.url(index), "--max-pages", "5000", "--timeout", str(timeout)], timeout)
     listed = [r["url"] for r in payload.get("results") or ()]
     base = site.url("")
     inside, outside, missing = set(), [], []
@@ -219,7 +219,7 @@ def map_mode(site, env, root, timeout):
             inside.add(rel)
         else:
             missing.append(url)
-    want = reachable(root, "index.html")
+    want = reachable(root, index)
     return {
         "reachable": len(want),
         "listed": len(listed),
@@ -283,6 +283,7 @@ def main():
     ap.add_argument("--questions", default=SHARED)
     ap.add_argument("--root", default=PYDOCS)
     ap.add_argument("--prefix", default="/3.11/")
+    ap.add_argument("--index", default="index.html", help="the documentation's home page (Git's is git.html)")
     ap.add_argument("--warm", action="store_true", help="one cache for every call")
     ap.add_argument("--json", default=None, help="write every row here")
     ap.add_argument("--latency", type=float, default=0.0, help="ms before the site answers each request")
@@ -302,10 +303,10 @@ def main():
         for mode in modes:
             t = time.monotonic()
             if mode in ("chapter", "site"):
-                rows[mode] = crawl_mode(site, env, questions, mode, args.timeout)
+                rows[mode] = crawl_mode(site, env, questions, mode, args.timeout, args.index)
                 report[mode] = summary(rows[mode])
             elif mode == "map":
-                report[mode] = map_mode(site, env, args.root, args.timeout)
+                report[mode] = map_mode(site, env, args.root, args.timeout, args.index)
             elif mode == "single":
                 report[mode], rows[mode] = single_mode(site, env, questions, args.timeout)
             else:
