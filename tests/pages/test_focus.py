@@ -473,3 +473,33 @@ def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
 def test_prose_and_lead_ins_with_code_spans_are_no_term_lines():
     text = "Intro.\n\nUse `x` instead of `y`\n\n`a.js`:\n\n`x` and `y` differ\n\n`--clean` [`-c`]\n\n"
     assert [text[a:b] for a, b in focus.signatures(text)] == ["`--clean` [`-c`]"]
+
+
+def test_a_boxs_title_heading_does_not_end_the_section_it_sits_in():
+    # DocBook writes a note's label as a heading (<div class="note"><h3>Note</h3>): the settings
+    # after the box are still the section's, in the label a passage carries and in the words that
+    # the section's heading lends its blocks
+    answer = "The pool keeps twelve spare slots for the harbour master."
+    text = "\n\n".join(
+        [
+            "## 4.1. Ferry Reservations",
+            "Bookings open a month before the crossing and close an hour before it.",
+            "### Note",
+            "On public holidays the office answers the telephone until noon only.",
+            answer,
+            "## 4.2. Cargo",
+            "A van pays the fare of two cars; a lorry, that of four.",
+        ]
+    )
+    view = focus.focused(text, "how many ferry reservations are spare", 120)
+    assert answer in view["content"]
+    shown = focus.parts(view["content"], view["passages"], 0)
+    (held,) = [p for p, t in zip(view["passages"], shown) if answer in t]
+    assert held.get("section") == "4.1. Ferry Reservations"
+    outline = focus.Outline(text)
+    titles = [text[a:b] for a, b in zip(outline.starts, outline.ends)]
+    assert titles == ["## 4.1. Ferry Reservations", "## 4.2. Cargo"]
+    # the plural is a reference page's own section, and a heading that says more is a heading
+    for head in ("### Notes", "### Note on holidays"):
+        outline = focus.Outline(text.replace("### Note", head))
+        assert head in [text.replace("### Note", head)[a:b] for a, b in zip(outline.starts, outline.ends)]

@@ -15,6 +15,14 @@ HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site
 _BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
 _ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
+# A box's title: DocBook (PostgreSQL's manual, and any site its stylesheets build) writes a note's
+# or a tip's label as a heading (<div class="note"><h3>Note</h3>), which would end the section it
+# sits in and head every paragraph after the box, the next setting's entry too. The label alone,
+# one word, is no section ("Notes", a reference page's own section, is one).
+_BOX_TITLE = re.compile(
+    r"#{1,6}[ \t]+(?:note|tip|hint|warning|caution|important|danger|attention|notice|remark)[ \t]*:?[ \t]*(?:\n|$)",
+    re.IGNORECASE,
+)
 
 
 class Outline:
@@ -32,7 +40,7 @@ class Outline:
         at = 0 if text.startswith("#") else find("\n#")
         while at >= 0:
             m = match(text, at + (text[at] == "\n"))
-            if m:
+            if m and not _BOX_TITLE.match(text, m.start()):
                 level = len(m.group(1))
                 while stack and stack[-1][0] >= level:
                     stack.pop()
