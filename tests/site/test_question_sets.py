@@ -15,6 +15,8 @@ SITES = {
     "valgrind.jsonl": ("/usr/share/doc/valgrind/html", "valgrind"),
     "postgresql.jsonl": ("/usr/share/doc/postgresql-doc-15/html", "postgresql-doc-15"),
     "drf.jsonl": ("/usr/share/doc/python3-djangorestframework/html", "python-djangorestframework-doc"),
+    "sqlite.jsonl": ("/usr/share/doc/sqlite3", "sqlite3-doc"),
+    "git.jsonl": ("/usr/share/doc/git-doc", "git-doc"),
 }
 KEYS = {"site", "page", "chapter_root", "question", "answer", "answer_pages", "kind"}
 
