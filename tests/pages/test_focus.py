@@ -503,3 +503,19 @@ def test_a_boxs_title_heading_does_not_end_the_section_it_sits_in():
     for head in ("### Notes", "### Note on holidays"):
         outline = focus.Outline(text.replace("### Note", head))
         assert head in [text.replace("### Note", head)[a:b] for a, b in zip(outline.starts, outline.ends)]
+
+
+def test_a_question_about_what_holds_when_nothing_is_set_asks_for_the_default():
+    assert "defaul" in focus.terms("How long does the cache keep a password if I don't configure anything?")
+    assert "defaul" in focus.terms("If I haven't changed anything, how big are the pages?")
+    assert "defaul" not in focus.terms("How do I configure the cache?")
+    answer = "The timeout option sets the seconds a password is kept (default: 900)."
+    text = page(
+        {
+            20: "The cache keeps a password in memory and never writes it to the disk.",
+            30: "A password is kept in the cache for an hour when the timeout is 3600.",
+            45: answer,
+        }
+    )
+    view = focus.focused(text, "Out of the box, how long is a password kept in the cache?", 100)
+    assert answer in view["content"]

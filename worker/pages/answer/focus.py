@@ -164,9 +164,22 @@ def _stem(word: str) -> str:
     return word[:PREFIX]
 
 
+# A question about what happens when nothing is set ("out of the box", "if I haven't changed
+# anything", "without configuring it") asks for the default, in the page's word for it
+_ASKS_DEFAULT = re.compile(
+    r"\bout of the box\b|\b(?:don['\u2019]t|do not|haven['\u2019]t|have not|never|didn['\u2019]t|without)"
+    r" (?:\w+ )?(?:configur|chang|set|touch|specif|pass|giv)\w*",
+    re.IGNORECASE,
+)
+
+
 def terms(query: str) -> list[str]:
-    """The distinct search terms of ``query`` (see ``words``), and the operators it names."""
-    return list(dict.fromkeys(words(query) + symbols(query)))
+    """The distinct search terms of ``query`` (see ``words``), the operators it names, and
+    "default" when it asks what holds when nothing is set."""
+    found = words(query) + symbols(query)
+    if _ASKS_DEFAULT.search(query):
+        found += words("default")
+    return list(dict.fromkeys(found))
 
 
 # An operator or a printed token the question names (==, ===, :=, ->, ???:???), written apart:
