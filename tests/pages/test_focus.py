@@ -519,3 +519,24 @@ def test_a_question_about_what_holds_when_nothing_is_set_asks_for_the_default():
     )
     view = focus.focused(text, "Out of the box, how long is a password kept in the cache?", 100)
     assert answer in view["content"]
+
+
+def test_a_comment_line_in_a_fenced_example_is_no_heading():
+    # a shell or Python example's "# comment" at the start of a line, inside a fence, is code: it
+    # neither ends the section it sits in nor lends its words to the sections after it
+    text = "\n\n".join(
+        [
+            "## Stashing",
+            "```\n# ... hack hack hack ...\n$ git stash push\n```",
+            "Untracked files are stashed too when the option says so.",
+            "~~~\n# Error because the match returns None\n~~~",
+            "## Cleaning",
+            "The clean command removes files that nothing tracks.",
+        ]
+    )
+    outline = focus.Outline(text)
+    assert [text[a:b] for a, b in zip(outline.starts, outline.ends)] == ["## Stashing", "## Cleaning"]
+    view = focus.focused(text, "are untracked files stashed", 70)
+    shown = focus.parts(view["content"], view["passages"], 0)
+    (held,) = [p for p, t in zip(view["passages"], shown) if "Untracked files" in t]
+    assert held.get("section") == "Stashing"

@@ -12,6 +12,8 @@ from bisect import bisect_right
 
 PIECE = 250  # a block longer than this is scored in pieces of about this size
 HEADING = re.compile(r"(#{1,6})[ \t]+\S[^\n]*")  # a markdown heading line (site/passages.py reads it too)
+# a fenced code block's opening or closing line (focus and site/plain.py read it too)
+FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 _BLANK = re.compile(r"\n(?:[ \t>]*\n)+")  # blank lines, in a quote too ("\n>\n")
 _ITEM = re.compile(r"\n[ \t]*(?:[-*+] |\d{1,3}[.)] )")  # a list item's start, on its line
 _LINE_OR_SENTENCE = re.compile(r"\n|[.!?;:\u3002\uff01\uff1f](?=\s|$)")
@@ -37,9 +39,14 @@ class Outline:
         self.signatures: list[tuple[int, int]] = []  # API entries' signature lines (see signatures), when read
         stack: list[tuple[int, int]] = []
         find, match = text.find, HEADING.match
+        # a "# comment" line of a shell or Python example is no heading: the fences' lines, in
+        # order, open and close code, so a line after an odd number of them is inside one
+        fences = [m.start() for m in FENCE.finditer(text)] if "```" in text or "~~~" in text else []
         at = 0 if text.startswith("#") else find("\n#")
         while at >= 0:
             m = match(text, at + (text[at] == "\n"))
+            if m and fences and bisect_right(fences, m.start()) % 2:
+                m = None
             if m and not _BOX_TITLE.match(text, m.start()):
                 level = len(m.group(1))
                 while stack and stack[-1][0] >= level:

@@ -23,7 +23,7 @@ import math
 import re
 from bisect import bisect_right
 
-from .blocks import HEADING, PIECE, Finder, Outline
+from .blocks import FENCE, HEADING, PIECE, Finder, Outline
 from .shown_links import Links, inside, link_targets
 
 TYPE_CHECKING = False
@@ -106,8 +106,6 @@ def words(text: str) -> list[str]:
 # A question that asks how to do something may be answered by code; one that asks what, why or
 # whether, in words, which an example naming the question's identifiers would crowd out
 _ASKS_HOW = re.compile(r"\bhow (?:do|does|can|to|should|would|could)\b|\bexamples?\b")
-# a fenced code block's opening or closing line (site/plain.py reads it too)
-FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 # A question that asks for a quantity ("how many listeners", "how long ... by default") is
 # answered by a block that states one ("a maximum of 10", "Default: 5000", "ten thousand hours").
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large|small|often|far|deep|old|fast)\b")
