@@ -40,6 +40,17 @@ def test_a_long_reference_page_that_shares_a_short_pages_words_is_none():
     assert editions([intro, glossary, reference]) == set()
 
 
+def test_pages_that_share_a_long_pages_text_but_not_side_by_side_are_not_held_by_it():
+    # Git's git-log.html, git-rev-list.html and git-show.html include the same options: each holds
+    # most of the others' words, yet none of them is an edition of the rest
+    shared = TOPICS["pool"] * 6 + TOPICS["retry"] * 6
+    log = _record(shared + TOPICS["proxy"] * 2 + TOPICS["cookies"])
+    rev_list = _record(shared + TOPICS["proxy"])
+    show = _record(shared + TOPICS["cookies"])
+    assert holds(log["bag"], rev_list["bag"]) and holds(log["bag"], show["bag"])
+    assert editions([log, rev_list, show]) == set()
+
+
 def test_a_page_holding_a_single_other_page_is_none():
     one = _record(TOPICS["pool"] * 6)
     copy = _record(TOPICS["pool"] * 6 + TOPICS["retry"] * 2)

@@ -11,7 +11,12 @@ A page is an edition of others when it holds them: each of at least HOLDS_PAGES 
 map has COVER of its words' occurrences counted at least as often in the page, and those
 pages' words add up to at least HELD_SHARE of the page's own. The second condition keeps a
 long reference page whose vocabulary holds a few short pages' (an introduction, a glossary):
-those make little of its words.
+those make little of its words. And an edition holds its pages side by side: taken together,
+their word occurrences are counted in it JOINT of the time. Pages that merely share a long
+page's words each find them there, not all at once: Git's git-config.html names every word of
+55 command pages whose settings it repeats (64% of their words together), and git-log.html
+those of git-rev-list.html, git-show.html and git-diff-tree.html, which share its options
+(39%); Node's all.html holds its modules at 95%.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ HELD_SHARE = 0.5  # the share of the edition's words the pages it holds make
 CANDIDATES = 3  # only the longest pages are asked: an edition is longer than what it holds
 MIN_WORDS = 50  # a page shorter than this (a redirect's stub, a nav page) counts for none
 PREFILTER = 0.6  # the share of a page's distinct words an edition's bag must name (a set test in C)
+JOINT = 0.8  # the share of the held pages' word occurrences, summed, an edition counts as often
 
 
 def _bag(record: dict[str, Any] | None) -> tuple[dict[str, int], int] | None:
@@ -38,11 +44,11 @@ def _bag(record: dict[str, Any] | None) -> tuple[dict[str, int], int] | None:
     return bag, words
 
 
-def holds(big: dict[str, int], small: dict[str, int]) -> bool:
-    """Whether ``big`` counts COVER of ``small``'s word occurrences at least as often."""
+def holds(big: dict[str, int], small: dict[str, int], cover: float = COVER) -> bool:
+    """Whether ``big`` counts ``cover`` of ``small``'s word occurrences at least as often."""
     if len(small.keys() & big.keys()) < PREFILTER * len(small):
         return False
-    allowed = (1 - COVER) * sum(small.values())
+    allowed = (1 - cover) * sum(small.values())
     missing = 0
     get = big.get
     for t, c in small.items():
@@ -61,7 +67,16 @@ def editions(records: Sequence[dict[str, Any] | None]) -> set[int]:
         return set()
     out = set()
     for i, big, words in sorted(known, key=lambda k: -k[2])[:CANDIDATES]:
-        held = [w for j, bag, w in known if j != i and w < words and holds(big, bag)]
-        if len(held) >= HOLDS_PAGES and sum(held) >= HELD_SHARE * words:
-            out.add(i)
+        held = [(bag, w) for j, bag, w in known if j != i and w < words and holds(big, bag)]
+        if len(held) >= HOLDS_PAGES and sum(w for _, w in held) >= HELD_SHARE * words:
+            if holds(big, _summed(bag for bag, _ in held), JOINT):
+                out.add(i)
+    return out
+
+
+def _summed(bags: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for bag in bags:
+        for t, c in bag.items():
+            out[t] = out.get(t, 0) + c
     return out
