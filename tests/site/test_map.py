@@ -390,3 +390,37 @@ def test_a_crawl_from_a_chapters_contents_reads_the_chapters_pages_first(env):
     assert r.payload["crawl"]["mapped"] == 4 and r.payload["crawl"]["read"] == 1
     got = r.payload["passages"][0]
     assert got["url"] == site.url("/docs/autovac.html") and answer in got["text"]
+
+
+def test_a_crawl_from_a_folders_index_does_not_favour_the_pages_it_links_to(env):
+    # A site's home links to its top pages (the news, the manual's contents): a crawl from it is
+    # asked about the whole site, and the page that answers is one the home does not link to.
+    answer = "The cleaner refreshes the statistics of a table after a tenth of its rows have changed."
+    nav = [("index.html", "Home")]
+    pages = {
+        "/docs/index.html": page("Home", "", [("news.html", "News"), ("maint.html", "Maintenance")]),
+        "/docs/news.html": page(
+            "News",
+            para("This release makes the background cleaner faster on big tables.")
+            + para("The statistics views gained two columns."),
+            nav,
+        ),
+        "/docs/maint.html": page(
+            "Maintenance", para("Keeping a database in shape."), nav + [("autovac.html", "Automatic cleaning")]
+        ),
+        "/docs/autovac.html": page(
+            "Automatic cleaning", para("The background cleaner keeps tables in shape.") + para(answer), nav
+        ),
+    }
+    site = SiteServer(pages=pages).start()
+    try:
+        asked = "how often does the background cleaner refresh a table's statistics"
+        got = {}
+        for start in ("/docs/index.html", "/docs/"):
+            r = crawl(env, site.url(start), "--crawl", "1", "--focus", asked)
+            assert r.returncode == 0, r
+            got[start] = r.payload["passages"][0]
+    finally:
+        site.stop()
+    for p in got.values():
+        assert p["url"] == site.url("/docs/autovac.html") and answer in p["text"]

@@ -180,15 +180,28 @@ def run_crawl(request: FetchRequest, call: Call) -> dict[str, Any]:
 
 def _linked_from_start(entries: list[Entry]) -> set[int]:
     """The indexes of the entries the start page links to: the pages of the chapter whose contents
-    the user gave (in a site whose pages share one folder, the section alone does not say it)."""
+    the user gave (in a site whose pages share one folder, the section alone does not say it).
+    None from a folder's index page: a crawl from a site's home is asked about the whole site, and
+    the home's links are its top pages (about, download, the manual's parts), no answer's
+    neighbourhood (from SQLite's home: 14 answers of 35 with them, 18 without)."""
     from ..site import scope as scope_mod
     from ..site.mapper import resolved_links
 
     start = next((e for e in entries if "start" in e.found), None)
-    if start is None or not start.record:
+    if start is None or not start.record or _is_index(start.url):
         return set()
     keys = {scope_mod.key(url) for url, _, _ in resolved_links(start.record, start.url)}
     return {i for i, e in enumerate(entries) if e.key in keys and e is not start}
+
+
+def _is_index(url: str) -> bool:
+    """Whether the URL names its folder's index page (``docs/``, ``docs/index.html``)."""
+    from urllib.parse import urlsplit
+
+    from ..site.scope import INDEX_FILES
+
+    path = urlsplit(url).path
+    return path.endswith("/") or path.rsplit("/", 1)[-1] in INDEX_FILES
 
 
 def _weight(text: str) -> int:
