@@ -23,7 +23,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for annotations only: importing typing at run time costs start-up time
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
 COVER = 0.9  # the share of a page's word occurrences an edition holds as often
@@ -74,7 +74,8 @@ def editions(records: Sequence[dict[str, Any] | None]) -> set[int]:
     return out
 
 
-def _summed(bags: Any) -> dict[str, int]:
+def _summed(bags: Iterable[dict[str, int]]) -> dict[str, int]:
+    """The word counts of several pages added up: the pages side by side."""
     out: dict[str, int] = {}
     for bag in bags:
         for t, c in bag.items():
