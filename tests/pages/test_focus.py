@@ -470,6 +470,37 @@ def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
     assert not answer_first()  # without the term lines
 
 
+def test_an_entrys_later_paragraphs_read_in_the_words_of_its_first(monkeypatch):
+    # A setting's first paragraph says what it is; its default and limits follow in paragraphs
+    # of their own that repeat none of those words: they are read as that entry's
+    terms = ["`reserved_slots` (`integer`)", "`idle_timeout` (`integer`)", "`keepalive_count` (`integer`)"]
+    answer = "The default value is three."
+    text = page(
+        {
+            20: terms[0],
+            21: "Determines the number of connection slots kept back for administrators when the server is full.",
+            22: answer,
+            40: terms[1],
+            41: "Ends a session that has been idle for longer than this.",
+            42: "Administrators are kept to the same limit, counted back from their last query. The default is one minute.",
+            60: terms[2],
+            61: "The number of keepalive messages that can be lost before a client is dropped.",
+            62: "The default is nine, and a server that is full keeps its count.",
+        }
+    )
+    asked = "How many connection slots are kept back by default for administrators?"
+
+    def answer_first():
+        blocks, _ = focus.score(text, asked)
+        a = text.find(answer)
+        mine = blocks[(a, a + len(answer))]
+        return all(mine > v for k, v in blocks.items() if k[0] > text.find(terms[1]))
+
+    assert answer_first()
+    monkeypatch.setattr(focus, "LEAD_WEIGHT", 0.0)
+    assert not answer_first()
+
+
 def test_prose_and_lead_ins_with_code_spans_are_no_term_lines():
     text = "Intro.\n\nUse `x` instead of `y`\n\n`a.js`:\n\n`x` and `y` differ\n\n`--clean` [`-c`]\n\n"
     assert [text[a:b] for a, b in focus.signatures(text)] == ["`--clean` [`-c`]"]

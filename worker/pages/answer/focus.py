@@ -3,9 +3,10 @@
 Pure functions.  The text is cut into blocks (paragraphs; a long one into
 pieces of a sentence or two); each block is scored BM25-style for the
 question's terms, in its context: the section headings it sits under, the
-signature line of the API entry it describes (``os.rename(src, dst)``), the
-rest of its paragraph when it is a piece of one, the block before it; a block in the
-entry of an API the question names counts more.  The best
+signature line of the API entry it describes (``os.rename(src, dst)``) and that
+entry's first paragraph, the rest of its paragraph when it is a piece of one,
+the block before it; a block in the entry of an API the question names counts
+more.  The best
 blocks are taken until the budget is spent and given back in page order, each
 with its character offset, so ``--start-index`` reads on from any of them.
 
@@ -46,6 +47,10 @@ SIGNATURE_WEIGHT = 0.6  # a term in the signature of the API entry a block descr
 # heading, or a signature line whose entry, names it) counts this much more: the entry of the API
 # asked about answers before the pages' other mentions of it
 OWN_ENTRY_WEIGHT = 0.25
+# An entry's first paragraph says what it is ("Determines the number of connection slots kept for
+# superusers"); its later paragraphs (the default, the limits) rarely repeat those words: a term
+# of the first counts this much for each of them
+LEAD_WEIGHT = 0.3
 SECTION_WEIGHT = 0.2  # a block gets this much of its section's own score (the section scored as one block)
 CODE_WEIGHT = 0.8  # a code block counts this much of its score, unless the question asks how to do something
 QUANTITY_WEIGHT = 0.5  # a block that states a number counts this much more when the question asks how many
@@ -401,6 +406,15 @@ def score(
     code = 1.0 if _ASKS_HOW.search(query.lower()) else CODE_WEIGHT
     fences = [m.start() for m in FENCE.finditer(text)] if code != 1.0 else []
     named = _named_entries(text, outline, query) if OWN_ENTRY_WEIGHT else None
+    leads: dict[int, set[int]] = {}  # {signature index: the terms of its entry's first paragraph}
+    if LEAD_WEIGHT and sigs:
+        para_terms: dict[tuple[int, int], set[int]] = {}
+        for k, c in counts.items():
+            para_terms.setdefault(finder.paragraph(k[0]), set()).update(c)
+        for g, sg in enumerate(sigs):
+            nb = finder.after(sg[1])
+            if nb is not None and _under(sig_starts, outline, nb[0]) == g:
+                leads[g] = para_terms.get(finder.paragraph(nb[0]), set())
     for k in candidates:
         h = outline.at(k[0])
         context: dict[int, float] = {}
@@ -413,6 +427,9 @@ def score(
         if g >= 0 and sigs[g] != k:
             for t in counts.get(sigs[g], empty):
                 context.setdefault(t, SIGNATURE_WEIGHT / HEADING_WEIGHT * idf_[t])
+        if g >= 0 and leads.get(g):
+            for t in leads[g]:
+                context.setdefault(t, LEAD_WEIGHT / HEADING_WEIGHT * idf_[t])
         if paragraphs:
             for t in paragraphs.get(finder.paragraph(k[0]), ()):
                 if t not in context:
