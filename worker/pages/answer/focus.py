@@ -178,9 +178,11 @@ _ASKS_DEFAULT = re.compile(
 
 def terms(query: str) -> list[str]:
     """The distinct search terms of ``query`` (see ``words``), the operators it names, and
-    "default" when it asks what holds when nothing is set."""
+    "default" when it asks what holds when nothing is set, or a quantity: a reference page
+    states a setting's number as its default ("how many loose objects before they are packed":
+    "The default value is 6700")."""
     found = words(query) + symbols(query)
-    if _ASKS_DEFAULT.search(query):
+    if _ASKS_DEFAULT.search(query) or _ASKS_QUANTITY.search(query.lower()):
         found += words("default")
     return list(dict.fromkeys(found))
 
