@@ -540,6 +540,8 @@ def test_a_question_about_what_holds_when_nothing_is_set_asks_for_the_default():
     assert "defaul" in focus.terms("How long does the cache keep a password if I don't configure anything?")
     assert "defaul" in focus.terms("If I haven't changed anything, how big are the pages?")
     assert "defaul" not in focus.terms("How do I configure the cache?")
+    assert "defaul" in focus.terms("If I define a column without saying whether it is stored, which kind is it?")
+    assert "defaul" not in focus.terms("How do I stash files I haven't added to the index?")
     assert "defaul" in focus.terms("How many loose objects pile up before they are packed?")
     answer = "The timeout option sets the seconds a password is kept (default: 900)."
     text = page(

@@ -168,10 +168,10 @@ def _stem(word: str) -> str:
 
 
 # A question about what happens when nothing is set ("out of the box", "if I haven't changed
-# anything", "without configuring it") asks for the default, in the page's word for it
+# anything", "without configuring it", "without saying which") asks for the default, in the page's word for it
 _ASKS_DEFAULT = re.compile(
     r"\bout of the box\b|\b(?:don['\u2019]t|do not|haven['\u2019]t|have not|never|didn['\u2019]t|without)"
-    r" (?:\w+ )?(?:configur|chang|set|touch|specif|pass|giv)\w*",
+    r" (?:\w+ )?(?:configur|chang|set|touch|specif|pass|giv|say|choos|pick|put|provid|declar)\w*",
     re.IGNORECASE,
 )
 
