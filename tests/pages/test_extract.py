@@ -1366,6 +1366,39 @@ def test_a_documentation_page_without_main_is_read_from_the_element_named_as_its
     assert "Indexes are a common way" in r["text"] and "Supported versions" in r["text"]
 
 
+def _asciidoc_manpage(body_class):
+    options = "".join(
+        "<div class='dlist'><dl><dt class='hdlist1'>--option-%d</dt><dd><p>Option number %d changes how "
+        "the commits are listed, and what is shown for each of them in the output.</p></dd></dl></div>" % (i, i)
+        for i in range(12)
+    )
+    return (
+        "<html><head><meta name='generator' content='AsciiDoc 10.2.0'><title>git-log(1)</title></head>"
+        "<body class='%s'><div id='header'><h1>git-log(1) Manual Page</h1><h2>NAME</h2>"
+        "<div class='sectionbody'><p>git-log - Show commit logs</p></div></div>"
+        "<div id='content'><div class='sect1'><h2 id='_synopsis'>SYNOPSIS</h2><div class='sectionbody'>"
+        "<div class='verseblock'><pre class='content'><em>git log</em> [&lt;options&gt;]</pre></div></div></div>"
+        "<div class='sect1'><h2 id='_description'>DESCRIPTION</h2><div class='sectionbody'><div class='paragraph'>"
+        "<p>Shows the commit logs, newest first, from the commits given on the command line.</p></div></div></div>"
+        "<div class='sect1'><h2 id='_options'>OPTIONS</h2><div class='sectionbody'>%s</div></div></div>"
+        "<div id='footnotes'><hr></div><div id='footer'><div id='footer-text'>Last updated 2023-01-01</div></div>"
+        "</body></html>" % (body_class, options)
+    )
+
+
+def test_a_man_pages_name_line_is_read_with_its_content():
+    # AsciiDoc writes a man page's title and NAME section ("git-log - Show commit logs": what the
+    # command does, in one line) inside div#header, which readers drop as the site's header
+    r = extract(_asciidoc_manpage("manpage"), url="https://git.example.org/docs/git-log.html", fmt="markdown")
+    text = r["text"]
+    assert "git-log - Show commit logs" in text and "## NAME" in text
+    assert text.index("git-log - Show commit logs") < text.index("SYNOPSIS") < text.index("--option-11")
+    assert not any("manpage-header" in w for w in r["warnings"])
+    # an article's header (not a man page) is left to the readers, as before
+    r = extract(_asciidoc_manpage("article"), url="https://git.example.org/docs/git-log.html", fmt="markdown")
+    assert "git-log - Show commit logs" not in r["text"] and "--option-11" in r["text"]
+
+
 def test_reacts_streamed_segments_are_read_where_the_page_shows_them():
     # React streams what a Suspense boundary waited for as hidden <div id="S:n"> at the
     # end of the body, and its script moves each in place of <template id="B:n">

@@ -11,6 +11,12 @@ Small named steps over one tree, each a rule a person can check on the page:
 - breadcrumbs: the trail of the page's parents (marked by class, id, ARIA label or
   schema.org's BreadcrumbList).
 
+And one the other way, run on the whole page before any extractor reads:
+
+- manpage_header: AsciiDoc and Asciidoctor write a man page's title and its NAME section
+  ("git-log - Show commit logs") inside ``div#header``, which every reader drops as the site's
+  header; they are moved to the top of ``div#content``, where the page shows them.
+
 Pure functions over lxml trees; no I/O.
 """
 
@@ -117,6 +123,25 @@ def breadcrumbs(tree: HtmlElement) -> int:
         drop(el)
         dropped += 1
     return dropped
+
+
+def manpage_header(tree: HtmlElement) -> int:
+    """Move a man page's title and NAME section out of its header into its content (see above).
+    Returns how many elements moved."""
+    body = tree.find(".//body")
+    if body is None or "manpage" not in (body.get("class") or "").split():
+        return 0
+    header, content = body.find("div[@id='header']"), body.find("div[@id='content']")
+    if header is None or content is None:
+        return 0
+    moved = [
+        el
+        for el in header
+        if el.tag in ("h1", "h2") or el.tag == "div" and "sectionbody" in (el.get("class") or "").split()
+    ]
+    for el in reversed(moved):
+        content.insert(0, el)
+    return len(moved)
 
 
 # Applied to what an extractor chose (the region, the page's markup for trafilatura's text,

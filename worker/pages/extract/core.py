@@ -248,6 +248,7 @@ def _prepare(html, url, fmt, result):
     _stage(result, "status-messages", "a script's failure messages are kept", stages.status_messages, tree)
     # before any extractor: a heading's permalink mark is read as its text by each (0.5 ms)
     _stage(result, "permalink-marks", "the marks are kept", stages.permalink_marks, tree)
+    _stage(result, "manpage-header", "a man page's NAME line is left in its header", stages.manpage_header, tree)
     return Page(tree, url, fmt, kind, sure, facts)
 
 

@@ -44,6 +44,12 @@ def permalink_marks(tree: HtmlElement) -> None:
     permalink_marks(tree)
 
 
+def manpage_header(tree: HtmlElement) -> None:
+    from .chrome import manpage_header
+
+    manpage_header(tree)
+
+
 def marked_thread(root: HtmlElement) -> HtmlElement | None:
     from .thread import thread_root
 
