@@ -1387,8 +1387,8 @@ def _asciidoc_manpage(body_class):
 
 
 def test_a_man_pages_name_line_is_read_with_its_content():
-    # AsciiDoc writes a man page's title and NAME section ("git-log - Show commit logs": what the
-    # command does, in one line) inside div#header, which readers drop as the site's header
+    # AsciiDoc writes a man page's NAME section ("git-log - Show commit logs": what the command
+    # does, in one line) inside div#header, which readers drop as the site's header
     r = extract(_asciidoc_manpage("manpage"), url="https://git.example.org/docs/git-log.html", fmt="markdown")
     text = r["text"]
     assert "git-log - Show commit logs" in text and "## NAME" in text

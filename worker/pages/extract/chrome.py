@@ -13,9 +13,11 @@ Small named steps over one tree, each a rule a person can check on the page:
 
 And one the other way, run on the whole page before any extractor reads:
 
-- manpage_header: AsciiDoc and Asciidoctor write a man page's title and its NAME section
-  ("git-log - Show commit logs") inside ``div#header``, which every reader drops as the site's
-  header; they are moved to the top of ``div#content``, where the page shows them.
+- manpage_header: AsciiDoc and Asciidoctor write a man page's NAME section ("git-log - Show
+  commit logs") inside ``div#header``, which every reader drops as the site's header; it is
+  moved to the top of ``div#content``, where the page shows it. The header's title ("git-log(1)
+  Manual Page") stays: it is the page's <title> again, and as the heading over the whole page it
+  would lend every block its words (a Git question lost to it).
 
 Pure functions over lxml trees; no I/O.
 """
@@ -126,7 +128,7 @@ def breadcrumbs(tree: HtmlElement) -> int:
 
 
 def manpage_header(tree: HtmlElement) -> int:
-    """Move a man page's title and NAME section out of its header into its content (see above).
+    """Move a man page's NAME section out of its header into its content (see above).
     Returns how many elements moved."""
     body = tree.find(".//body")
     if body is None or "manpage" not in (body.get("class") or "").split():
@@ -135,9 +137,7 @@ def manpage_header(tree: HtmlElement) -> int:
     if header is None or content is None:
         return 0
     moved = [
-        el
-        for el in header
-        if el.tag in ("h1", "h2") or el.tag == "div" and "sectionbody" in (el.get("class") or "").split()
+        el for el in header if el.tag == "h2" or el.tag == "div" and "sectionbody" in (el.get("class") or "").split()
     ]
     for el in reversed(moved):
         content.insert(0, el)
