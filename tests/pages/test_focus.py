@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.pages.answer import focus
+from worker.pages.answer import blocks, focus
 
 
 def page(paragraphs, headings=None):
@@ -466,7 +466,7 @@ def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
         return blocks[(a, a + len(answer))] > blocks[(o, o + len(other))]
 
     assert answer_first()
-    monkeypatch.setattr(focus, "TERM_MAX", 0)
+    monkeypatch.setattr(blocks, "TERM_MAX", 0)
     assert not answer_first()  # without the term lines
 
 

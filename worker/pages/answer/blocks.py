@@ -1,5 +1,6 @@
 """A page's markdown cut into the blocks focus scores: paragraphs between blank lines, heading
-lines, and pieces of a sentence or two of a long paragraph; and its outline of headings.
+lines, and pieces of a sentence or two of a long paragraph; its outline of headings; and the
+lines that head a reference page's entries (API signatures, definition-list terms).
 
 No I/O: the blocks are found with a few C-level passes (blank lines, heading lines), so a
 long page costs what the blocks asked for cost.
@@ -133,3 +134,35 @@ class Finder:
         while pos < len(text) and text[pos].isspace():
             pos += 1
         return self.block(pos) if pos < len(text) else None
+
+
+# An API entry's signature, alone on its line between blank lines: what a reference page's
+# description paragraphs are about (Sphinx, Javadoc and rustdoc flatten their entries to such lines):
+# ``*class *pkg.Name(*a*, *b=1*)``, ``@functools.lru_cache(*maxsize=128*)``, ``void Py_DECREF(PyObject \*o)``,
+# ``Popen.returncode``.  A line of prose ends with a stop, or has more than two words before its "(".
+_SIGNATURE = re.compile(
+    r"[ \t]*(?:\*[A-Za-z ]{1,30}\*[ ]?)?(?:[A-Za-z_][\w\[\]()./:]*(?: \\?\*+)? ){0,2}@?"
+    r"(?:[A-Za-z_][\w.]*\([^\n]*\)(?:[ ]*(?:->|\u2192)[^\n]{1,80})?|[A-Za-z_]\w*(?:\.\w+)+(?: = [^\n]{1,60})?)[ \t]*"
+)
+_ONE_LINE = re.compile(r"\n\n([ \t]*[*@A-Za-z_`][^\n]{2,400})(?=\n\n)")  # a paragraph of one line
+# A definition list's term, alone on its line: code spans and the brackets, commas and slashes between
+# them. Reference pages flatten their entries to such lines too: PostgreSQL's ```work_mem` (`integer`)``,
+# a command's ```CONCURRENTLY```, a program's ```--clean```; the paragraphs under one describe it.
+_TERM = re.compile(r"[ \t]*`[^`\n]+`(?:[ ,/()\[\]|]*`[^`\n]+`)*[ )\]]*")
+TERM_MAX = 120  # a longer line of code spans is code, not an entry's name
+
+
+def signatures(text: str) -> list[tuple[int, int]]:
+    """The spans of the text's API signature lines (_SIGNATURE) and entry terms (_TERM), each a block of its own."""
+    out = []
+    full = _SIGNATURE.fullmatch
+    padded = "\n\n" + text + "\n\n"  # the first and last paragraphs too: offsets are 2 more than the text's
+    for m in _ONE_LINE.finditer(padded):
+        start, end = m.start(1) - 2, m.end(1) - 2
+        if text[end - 1] not in ".:;,!?" and (
+            full(text, start, end) or end - start <= TERM_MAX and _TERM.fullmatch(text, start, end)
+        ):
+            while text[start] in " \t":
+                start += 1
+            out.append((start, end))
+    return out
