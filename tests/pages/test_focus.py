@@ -441,6 +441,13 @@ def test_a_question_that_names_an_api_prefers_the_blocks_of_that_apis_own_entry(
         monkeypatch.setattr(focus, "OWN_ENTRY_WEIGHT", 0.0)
 
 
+def ranks_first(text, question, answer, rivals):
+    """Whether the block ``answer`` scores above each of the ``rivals`` spans for ``question``."""
+    scores, _ = focus.score(text, question)
+    a = text.find(answer)
+    return all(scores[(a, a + len(answer))] > scores.get(k, 0.0) for k in rivals)
+
+
 def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
     # PostgreSQL's settings and a command's options are definition lists, flattened to a line of
     # code spans above the paragraphs that describe it: the entry of the setting a question names
@@ -460,14 +467,10 @@ def test_a_definition_lists_term_line_heads_its_entry(monkeypatch):
     assert [text[a:b] for a, b in focus.signatures(text)] == terms
     asked = "is there a ceiling on the memory maintenance_work_mem gives the cleaner for dead rows"
 
-    def answer_first():
-        blocks, _ = focus.score(text, asked)
-        a, o = text.find(answer), text.find(other)
-        return blocks[(a, a + len(answer))] > blocks[(o, o + len(other))]
-
-    assert answer_first()
+    o = text.find(other)
+    assert ranks_first(text, asked, answer, [(o, o + len(other))])
     monkeypatch.setattr(blocks, "TERM_MAX", 0)
-    assert not answer_first()  # without the term lines
+    assert not ranks_first(text, asked, answer, [(o, o + len(other))])  # without the term lines
 
 
 def test_an_entrys_later_paragraphs_read_in_the_words_of_its_first(monkeypatch):
@@ -490,15 +493,10 @@ def test_an_entrys_later_paragraphs_read_in_the_words_of_its_first(monkeypatch):
     )
     asked = "How many connection slots are kept back by default for administrators?"
 
-    def answer_first():
-        blocks, _ = focus.score(text, asked)
-        a = text.find(answer)
-        mine = blocks[(a, a + len(answer))]
-        return all(mine > v for k, v in blocks.items() if k[0] > text.find(terms[1]))
-
-    assert answer_first()
+    others = [k for k in focus.score(text, asked)[0] if k[0] > text.find(terms[1])]  # the other entries' blocks
+    assert ranks_first(text, asked, answer, others)
     monkeypatch.setattr(focus, "LEAD_WEIGHT", 0.0)
-    assert not answer_first()
+    assert not ranks_first(text, asked, answer, others)
 
 
 def test_prose_and_lead_ins_with_code_spans_are_no_term_lines():
