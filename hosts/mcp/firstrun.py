@@ -127,6 +127,7 @@ class FirstRun:
         self.waiting: list[Waiting] = []
         self.offsets: dict[Any, float] = {}  # progressToken -> the last value sent here
         self.child: subprocess.Popen[bytes] | None = None
+        self.relay: threading.Thread | None = None
         self.reach: tools.Reach | None = None
 
     # -- output --------------------------------------------------------------
@@ -218,7 +219,8 @@ class FirstRun:
                 if call.token is not None:
                     self.offsets[call.token] = call.progress
                 self._to_child(json.dumps(call.handed_over()).encode() + b"\n")
-        threading.Thread(target=self._relay, args=(child,), name="relay", daemon=True).start()
+        self.relay = threading.Thread(target=self._relay, args=(child,), name="relay", daemon=True)
+        self.relay.start()
         _log("the worker is installed; serving from its venv")
 
     def _to_child(self, line: bytes) -> None:
@@ -360,7 +362,13 @@ class FirstRun:
             child = self.child
         if child is not None and child.stdin is not None:
             child.stdin.close()
-            return child.wait()
+            code = child.wait()
+            # The relay writes the server's last lines, then ends this process with its code. Returning
+            # first would shut the interpreter down under the relay and the ticker, daemon threads both:
+            # the suite saw this process die of SIGSEGV there once.
+            if self.relay is not None:
+                self.relay.join(10)
+            return code
         return 0
 
     def stop(self) -> None:
