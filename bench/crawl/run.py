@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 from html.parser import HTMLParser
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests"))
@@ -129,7 +129,7 @@ def reachable(root, start_rel):
         for href in parser.hrefs:
             target = urldefrag(urljoin("http://x/" + rel, href))[0]
             parts = urlsplit(target)
-            nrel = parts.path.lstrip("/")
+            nrel = unquote(parts.path.lstrip("/"))  # CMake's "Unix%20Makefiles.html" is a file with a space
             if nrel.endswith("/") or not nrel:
                 nrel += "index.html"  # a folder's page (sites whose URLs end in /)
             if parts.netloc != "x" or not nrel.endswith((".html", ".htm")):
@@ -212,7 +212,7 @@ def map_mode(site, env, root, timeout, index="index.html"):
         if not url.startswith(base):
             outside.append(url)
             continue
-        rel = urlsplit(url).path[len(site.prefix) :] or "index.html"
+        rel = unquote(urlsplit(url).path[len(site.prefix) :]) or "index.html"
         if rel.endswith("/"):
             rel += "index.html"
         if os.path.isfile(os.path.join(root, rel)):
