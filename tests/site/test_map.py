@@ -392,6 +392,31 @@ def test_a_crawl_from_a_chapters_contents_reads_the_chapters_pages_first(env):
     assert got["url"] == site.url("/docs/autovac.html") and answer in got["text"]
 
 
+def test_a_contents_page_in_one_folder_for_the_pages_of_another_crawls_them(env):
+    # CMake's shape: manual/cmake-commands.7.html lists command/*.html. Its own folder holds no
+    # command, so the section is the folder above both.
+    names = ["add_test", "set", "list", "math", "option", "macro", "foreach", "message", "project", "include"]
+    answer = "A test that runs longer than the TIMEOUT property is killed and reported as failed."
+    pages = {"/help/manual/commands.html": page("Commands", "", [("../command/%s.html" % n, n) for n in names])}
+    for n in names:
+        body = para("The %s command of the build language." % n) + (para(answer) if n == "add_test" else "")
+        pages["/help/command/%s.html" % n] = page(n, body, [("../manual/commands.html", "Commands")])
+    pages["/blog/post.html"] = page("A post about tests that time out", para(answer))
+    site = SiteServer(pages=pages).start()
+    try:
+        start = site.url("/help/manual/commands.html")
+        r = crawl(env, start, "--crawl", "5", "--focus", "what happens to a test that runs too long")
+        m = run_map(env, start)
+    finally:
+        site.stop()
+    assert r.returncode == 0, r
+    assert r.payload["crawl"]["scope"].endswith("/help/") and r.payload["crawl"]["read"] == 5
+    assert answer in r.payload["passages"][0]["text"]
+    assert r.payload["passages"][0]["url"] == site.url("/help/command/add_test.html")
+    assert m.payload["scope"]["prefix"] == "/help/"
+    assert sorted(urls(m)) == sorted([start] + [site.url("/help/command/%s.html" % n) for n in names])
+
+
 def test_a_crawl_from_a_folders_index_does_not_favour_the_pages_it_links_to(env):
     # A site's home links to its top pages (the news, the manual's contents): a crawl from it is
     # asked about the whole site, and the page that answers is one the home does not link to.

@@ -91,6 +91,26 @@ def test_scope_section_site_and_keys():
     assert scope.key("https://d.example/a?b=2&a=1") == scope.key("https://d.example/a?a=1&b=2")
 
 
+def test_a_contents_page_widens_its_section_to_the_folder_of_the_pages_it_lists():
+    base = "https://cmake.example/help/"
+    start = scope.Scope(base + "manual/cmake-commands.7.html")
+    commands = [base + "command/%s.html" % n for n in ("add_test", "set", "list", "math", "option", "macro")]
+    chrome = [base + "index.html", base + "genindex.html", base + "manual/cmake-modules.7.html"]
+    assert start.listed(commands + chrome).prefix == "/help/manual/"  # 6 links: too few to say
+    commands += [base + "command/%s/" % n for n in ("foreach", "function", "message", "project")]
+    wide = start.listed(commands + chrome)
+    assert wide.prefix == "/help/" and wide.contains(base + "command/set.html") and wide.start == start.start
+    assert not wide.contains("https://cmake.example/blog/x.html")
+    # half of its links stay in its own folder: a chapter's contents page keeps its folder
+    own = [base + "manual/page%d.html" % i for i in range(12)]
+    assert start.listed(commands + own).prefix == "/help/manual/"
+    # links to another host, or that are no page, say nothing of the section
+    elsewhere = ["https://other.example/help/command/%d.html" % i for i in range(20)]
+    images = [base + "images/%d.png" % i for i in range(20)]
+    assert start.listed(elsewhere + images + chrome).prefix == "/help/manual/"
+    assert scope.Scope(base + "manual/x.html", "site").listed(commands).prefix == "/"
+
+
 def test_plain_drops_markup_keeps_words_and_code():
     md = "See [`open()`](https://d.example/f.html#open) and **strict=True**  \n> quoted *text*\n```\nx = a*b*c\n```"
     assert plain.plain(md) == "See open() and strict=True\nquoted text\nx = a*b*c"

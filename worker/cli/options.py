@@ -362,7 +362,8 @@ def _scope_option(f: Any, lead: str = "") -> None:
         "--scope",
         choices=SCOPES,
         default=None,
-        help=lead + "section (default: the URL's folder and below) or site (its whole host)",
+        help=lead
+        + "section (default: the URL's folder and below, or the folder its contents page lists) or site (its whole host)",
     )
 
 

@@ -311,7 +311,8 @@ class Mapper:
         return nav + rest
 
     def read_start(self) -> Entry:
-        """The start page, read first: a redirect moves the scope to where it lands (``/docs/`` -> ``/docs/en/5.0/``)."""
+        """The start page, read first: a redirect moves the scope to where it lands (``/docs/`` -> ``/docs/en/5.0/``),
+        and a contents page widens it to the folder of the pages it lists (worker.site.scope.Scope.listed)."""
         record: dict[str, Any] | None = None
         try:
             record = self.page_record(self.start)
@@ -322,6 +323,9 @@ class Mapper:
         final = (record or {}).get("final_url") or self.start
         if final != self.start and scope_mod.Scope(final, self.mode).host == self.scope.host:
             self.scope = scope_mod.Scope(final, self.mode)
+        if record is not None and not record.get("nofollow"):
+            # a contents page in one folder for the pages of another (CMake's manual/ lists command/)
+            self.scope = self.scope.listed([u for u, _, _ in resolved_links(record, final)])
         entry = self.add(final, "start", nav=True) or self.add(self.start, "start", nav=True)
         if entry is None:  # a start URL that is no page (an image...): still the map's first entry
             key = scope_mod.key(self.start)

@@ -3,7 +3,8 @@ one key per page, and nothing that is not a page.
 
 Pure functions.  A URL belongs when its host is the start's (``www.`` or not, http or
 https, the default port or none) and, for a section, its path starts with the start
-URL's folder (``/docs/3/library/asyncio.html`` -> ``/docs/3/library/``).  Two URLs
+URL's folder (``/docs/3/library/asyncio.html`` -> ``/docs/3/library/``), or the folder
+above it when the start page is the contents of another folder (``listed``).  Two URLs
 are one page when their keys are equal: the scheme, a ``www.``, a default port, the
 fragment, a trailing ``index.html``, the order of query parameters and tracking
 parameters do not count.  A link into an ever-deeper loop of paths
@@ -29,6 +30,7 @@ NOT_PAGES = frozenset(
     wav ogg flac pdf epub mobi doc docx xls xlsx ppt pptx odt csv tsv sqlite db pickle pkl npy parquet""".split()
 )
 INDEX_FILES = ("index.html", "index.htm")
+LISTS_MIN = 10  # links into one other folder that make the start page its contents
 TRACKING_PREFIXES = ("utm_",)
 TRACKING = frozenset({"fbclid", "gclid", "msclkid", "mc_cid", "mc_eid", "_ga", "_gl", "igshid", "ref_src"})
 
@@ -58,7 +60,7 @@ def folder(path: str) -> str:
 class Scope:
     """The pages a map may list: ``mode`` "section" (the start URL's folder) or "site" (its host)."""
 
-    def __init__(self, start: str, mode: str = "section") -> None:
+    def __init__(self, start: str, mode: str = "section", prefix: str | None = None) -> None:
         parts = urlsplit(start)
         if mode not in SCOPES:
             raise ValueError("unknown scope %r" % mode)
@@ -66,7 +68,43 @@ class Scope:
         self.mode = mode
         self.host = _host(parts.hostname)
         self.port = _port(parts)
-        self.prefix = folder(parts.path) if mode == "section" else "/"
+        self.prefix = "/" if mode != "section" else prefix or folder(parts.path)
+
+    def listed(self, urls: list[str]) -> Scope:
+        """This section, or the wider one the start page lays out when it links to ``urls``.
+
+        A page whose links go, at least half of them and at least LISTS_MIN, to the pages of
+        one folder outside its own is that folder's contents page: its section is the folder
+        above both.  CMake's ``/help/manual/cmake-commands.7.html`` lists
+        ``/help/command/*.html``: its section is ``/help/``, not ``/help/manual/`` where it
+        has no command.  A page whose links stay mostly in its folder keeps it."""
+        if self.mode != "section":
+            return self
+        pages = {}
+        for url in urls:
+            if not self.same_site(url):
+                continue
+            path = urlsplit(url).path or "/"
+            for name in INDEX_FILES:
+                if path.endswith("/" + name):
+                    path = path[: -len(name)]
+            if page_like(path):
+                pages[path] = True
+        pages.pop(urlsplit(self.start).path or "/", None)
+        counts: dict[str, int] = {}
+        for path in pages:
+            if not path.startswith(self.prefix):
+                home = folder(path.rstrip("/"))  # the folder a page is in: /a/b/ is one of /a/'s
+                counts[home] = counts.get(home, 0) + 1
+        if not counts:
+            return self
+        home, most = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if most < LISTS_MIN or 2 * most < len(pages):
+            return self
+        above = self.prefix
+        while not home.startswith(above):
+            above = folder(above[:-1])
+        return Scope(self.start, self.mode, above)
 
     def describe(self) -> str:
         """The scope as a person reads it: ``docs.example.org/3/library/`` or ``docs.example.org``."""
