@@ -17,6 +17,8 @@ SITES = {
     "drf.jsonl": ("/usr/share/doc/python3-djangorestframework/html", "python-djangorestframework-doc"),
     "sqlite.jsonl": ("/usr/share/doc/sqlite3", "sqlite3-doc"),
     "git.jsonl": ("/usr/share/doc/git-doc", "git-doc"),
+    "cmake.jsonl": ("/usr/share/doc/cmake-data/html", "cmake-doc"),
+    "httpd.jsonl": ("/usr/share/doc/apache2-doc/manual/en", "apache2-doc"),
 }
 KEYS = {"site", "page", "chapter_root", "question", "answer", "answer_pages", "kind"}
 
