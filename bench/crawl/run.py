@@ -5,7 +5,7 @@ Usage (from the repo root, with the dev venv's python):
 
     python bench/crawl/run.py [--modes chapter,site,map,single] [--limit N] [--timeout S]
                               [--questions FILE] [--root DIR] [--prefix /3.11/] [--warm]
-                              [--latency MS]
+                              [--latency MS] [--sitemap FILE SITE_URL]
 
 The site (default: the Python 3.11 documentation of Debian's python3-doc, 498 pages in
 /usr/share/doc/python3.11/html) is served from 127.0.0.1 under --prefix, as the real site
@@ -13,7 +13,10 @@ lives; the questions (default: ../shared/data/docs-qa-dev/questions.jsonl) each 
 ``answer`` on ``page`` and a contents page ``chapter_root`` that links to it.  Every call
 is a fresh worker process with a cache of its own (``--warm``: one cache for all calls);
 ``--latency MS`` delays every answer of the site, as a site across a network does, and each
-crawl call's row counts the requests it made to the site.
+crawl call's row counts the requests it made to the site.  ``--sitemap FILE SITE_URL`` serves
+the site's own sitemap (an MkDocs site's ``sitemap.xml.gz``) at the prefix's ``sitemap.xml``,
+named in robots.txt, its URLs moved from the real site's address to the local one; the map's
+row then counts the pages the sitemap named.
 
 Modes:
 
@@ -203,9 +206,24 @@ def summary(rows):
     }
 
 
+def serve_sitemap(site, path, site_url):
+    """The site's sitemap as the real site serves it: its URLs on this host, named in robots.txt."""
+    import gzip
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    local = site.url("").encode()
+    data = data.replace(site_url.rstrip("/").encode() + b"/", local)
+    site.pages[site.prefix + "sitemap.xml"] = (200, "application/xml", data)
+    site.pages["/robots.txt"] = (200, "text/plain", "User-agent: *\nSitemap: %s\n" % site.url("sitemap.xml"))
+
+
 def map_mode(site, env, root, timeout, index="index.html"):
     payload, took = cli(env, ["map", site.url(index), "--max-pages", "5000", "--timeout", str(timeout)], timeout)
     listed = [r["url"] for r in payload.get("results") or ()]
+    from_sitemap = sum(1 for r in payload.get("results") or () if "sitemap" in (r.get("found") or ()))
     base = site.url("")
     inside, outside, missing = set(), [], []
     for url in listed:
@@ -223,6 +241,7 @@ def map_mode(site, env, root, timeout, index="index.html"):
     return {
         "reachable": len(want),
         "listed": len(listed),
+        "from_sitemap": from_sitemap,
         "listed_reachable": len(want & inside),
         "coverage": round(len(want & inside) / max(1, len(want)), 4),
         "outside_prefix": len(outside),
@@ -287,6 +306,13 @@ def main():
     ap.add_argument("--warm", action="store_true", help="one cache for every call")
     ap.add_argument("--json", default=None, help="write every row here")
     ap.add_argument("--latency", type=float, default=0.0, help="ms before the site answers each request")
+    ap.add_argument(
+        "--sitemap",
+        nargs=2,
+        metavar=("FILE", "SITE_URL"),
+        help="serve FILE (a sitemap, gzip or not) at the prefix's sitemap.xml and name it in robots.txt, "
+        "its URLs moved from SITE_URL (the real site's, as the generator wrote them) to the local site",
+    )
     args = ap.parse_args()
     if not os.path.isdir(args.root):
         raise SystemExit("%s is missing: apt-get install python3-doc" % args.root)
@@ -295,6 +321,8 @@ def main():
     if args.limit:
         questions = questions[: args.limit]
     site = SiteServer(root=args.root, prefix=args.prefix, delay=args.latency / 1000).start()
+    if args.sitemap:
+        serve_sitemap(site, *args.sitemap)
     env = Env(args.warm)
     modes = args.modes.split(",")
     report = {"questions": len(questions), "timeout": args.timeout, "warm": args.warm}
