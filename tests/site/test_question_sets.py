@@ -19,6 +19,7 @@ SITES = {
     "git.jsonl": ("/usr/share/doc/git-doc", "git-doc"),
     "cmake.jsonl": ("/usr/share/doc/cmake-data/html", "cmake-doc"),
     "httpd.jsonl": ("/usr/share/doc/apache2-doc/manual/en", "apache2-doc"),
+    "typer.jsonl": ("/usr/share/doc/python-typer-doc/html", "python-typer-doc"),
 }
 KEYS = {"site", "page", "chapter_root", "question", "answer", "answer_pages", "kind"}
 
