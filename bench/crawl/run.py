@@ -173,6 +173,8 @@ def crawl_mode(site, env, questions, mode, timeout, index="index.html"):
                 "read": crawl.get("read", 0),
                 "mapped": crawl.get("mapped", 0),
                 "requests": asked,
+                # a passage of the answer's page was returned (not whether the page was read:
+                # replay.py's record keeps the pages read)
                 "answer_page_read": any(folder_page(p.get("url", "")).endswith("/" + q["page"]) for p in passages)
                 or any((r.get("url") or "").endswith("/" + q["page"]) for r in payload.get("results") or ()),
                 "chars": sum(len(p.get("text") or "") for p in passages),
