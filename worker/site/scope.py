@@ -80,17 +80,9 @@ class Scope:
         has no command.  A page whose links stay mostly in its folder keeps it."""
         if self.mode != "section":
             return self
-        pages = {}
-        for url in urls:
-            if not self.same_site(url):
-                continue
-            path = urlsplit(url).path or "/"
-            for name in INDEX_FILES:
-                if path.endswith("/" + name):
-                    path = path[: -len(name)]
-            if page_like(path):
-                pages[path] = True
-        pages.pop(urlsplit(self.start).path or "/", None)
+        pages = {urlsplit(key(url)).path or "/" for url in urls if self.same_site(url)}  # "a/index.html" is "a/"
+        pages = {path for path in pages if page_like(path)}
+        pages.discard(urlsplit(self.start).path or "/")
         counts: dict[str, int] = {}
         for path in pages:
             if not path.startswith(self.prefix):
