@@ -20,6 +20,8 @@ SITES = {
     "cmake.jsonl": ("/usr/share/doc/cmake-data/html", "cmake-doc"),
     "httpd.jsonl": ("/usr/share/doc/apache2-doc/manual/en", "apache2-doc"),
     "typer.jsonl": ("/usr/share/doc/python-typer-doc/html", "python-typer-doc"),
+    "markdown.jsonl": ("/usr/share/doc/python-markdown-doc/docs", "python-markdown-doc"),
+    "pytest.jsonl": ("/usr/share/doc/python-pytest-doc/html", "python-pytest-doc"),
 }
 KEYS = {"site", "page", "chapter_root", "question", "answer", "answer_pages", "kind"}
 
