@@ -116,7 +116,7 @@ export const FetchSchema = Type.Object({
 			minimum: 1,
 			maximum: 100,
 			description:
-				"Read up to N pages of the URL's documentation section (its folder and below) instead of the URL alone: with focus, the pages best for the question, and the passages that answer it ranked across all of them (each with its page, section and offset); without, the pages in the site's order. Use it when the answer is somewhere in a site's docs and you do not know the page.",
+				"Read up to N pages of the URL's documentation section (its folder and below, or the folder its contents page lists) instead of the URL alone: with focus, the pages best for the question, and the passages that answer it ranked across all of them (each with its page, section and offset); without, the pages in the site's order. Use it when the answer is somewhere in a site's docs and you do not know the page.",
 		}),
 	),
 	map: Type.Optional(
